@@ -1,0 +1,15 @@
+// The scope catalogue. Every Core field declares the scope it needs (see the scope inventory test).
+export const allScopes = [
+  'organizations:read',
+  'organizations:write',
+  'organization_access_tokens:read',
+  'organization_access_tokens:write',
+  'products:read',
+  'products:write',
+] as const;
+
+export type Scope = (typeof allScopes)[number];
+
+export function isScope(value: string): value is Scope {
+  return (allScopes as readonly string[]).includes(value);
+}

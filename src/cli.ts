@@ -1,0 +1,147 @@
+// The `kassa` command: serve, migrate, bootstrap, and writing the next migration.
+import { parseArgs } from 'node:util';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { ConfigError, environmentNames, loadConfig, type EnvironmentName } from './config.ts';
+import { DatabaseLockedError, openDatabase } from './db/client.ts';
+import { applyMigrations, migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
+import { createLogger } from './logger.ts';
+import { startKassa } from './server.ts';
+import { bootstrap } from './bootstrap.ts';
+
+const usage = `Usage: kassa <command> [options]
+
+Commands:
+  serve                          Start the API server (both environments). The default.
+  migrate                        Apply pending database migrations to both environments.
+  bootstrap [--environment production|sandbox] [--json] [--email EMAIL] [--organization NAME]
+                                 Create a user, an organization and an all-scopes organization
+                                 access token. With --json, print them as one JSON object.
+  migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
+
+Configuration comes from environment variables; see README.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'migrate':
+      return migrate();
+    case 'bootstrap':
+      return runBootstrap(rest);
+    case 'migration':
+      return createMigration(rest);
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
+      return 2;
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const kassa = await startKassa(config, logger);
+  logger.info({ url: kassa.url, production: `${kassa.url}/v1`, sandbox: `${kassa.url}/sandbox/v1` }, 'Kassa is listening');
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      process.once(signal, () => process.exit(1));
+      kassa.close().then(resolve, (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  logger.info('stopped');
+  return 0;
+}
+
+async function migrate(): Promise<number> {
+  const config = loadConfig();
+  for (const name of environmentNames) {
+    const database = await openDatabase(config.databases[name]);
+    try {
+      const applied = await applyMigrations(database.adapterFactory);
+      process.stdout.write(`${name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}\n`);
+    } finally {
+      await database.close();
+    }
+  }
+  return 0;
+}
+
+async function runBootstrap(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      environment: { type: 'string', default: 'production' },
+      json: { type: 'boolean', default: false },
+      email: { type: 'string' },
+      organization: { type: 'string' },
+    },
+  });
+  if (!environmentNames.includes(values.environment as EnvironmentName)) {
+    process.stderr.write(`--environment must be production or sandbox (got "${values.environment}").\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const result = await bootstrap(config, values.environment as EnvironmentName, { email: values.email, organizationName: values.organization });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    process.stdout.write(
+      [
+        `Bootstrapped the ${values.environment} environment.`,
+        `  user:                      ${result.user_email}`,
+        `  password:                  ${result.user_password}`,
+        `  organization id:           ${result.organization_id}`,
+        `  organization access token: ${result.organization_access_token}`,
+        'The password and token are shown only now.',
+        '',
+      ].join('\n'),
+    );
+  }
+  return 0;
+}
+
+async function createMigration(args: string[]): Promise<number> {
+  const [sub, rawName] = args;
+  if (sub !== 'create' || !rawName) {
+    process.stderr.write('Usage: kassa migration create <name>\n');
+    return 2;
+  }
+  const name = rawName.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  // The migrations are replayed into a throwaway in-memory database and compared with the schema.
+  const sql = await pendingSchemaChange(new PrismaPGlite(new PGlite()));
+  if (!sql) {
+    process.stdout.write('prisma/schema.prisma and the migrations agree: nothing to write.\n');
+    return 0;
+  }
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const dir = path.join(migrationsDir, `${stamp}_${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'migration.sql'), sql);
+  process.stdout.write(`Wrote ${path.relative(process.cwd(), dir)}/migration.sql\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof ConfigError || error instanceof DatabaseLockedError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`kassa: ${(error as Error)?.stack ?? error}\n`);
+    process.exit(1);
+  },
+);

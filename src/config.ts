@@ -1,0 +1,92 @@
+// All configuration comes from the environment, is read here once and validated at start.
+// Every variable is documented in README.md.
+import path from 'node:path';
+
+export type EnvironmentName = 'production' | 'sandbox';
+export const environmentNames: readonly EnvironmentName[] = ['production', 'sandbox'];
+
+export type DatabaseConfig = { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
+
+export interface Config {
+  host: string;
+  port: number;
+  logLevel: string;
+  tokenPrefix: string;
+  shutdownTimeoutMs: number;
+  databases: Record<EnvironmentName, DatabaseConfig>;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function oneOf(env: Env, name: string, fallback: string, allowed: readonly string[]): string {
+  const raw = env[name] || fallback;
+  if (!allowed.includes(raw)) throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+  return raw;
+}
+
+function postgresUrl(env: Env, name: string): string {
+  const raw = env[name]!;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a postgres:// connection URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `must be a postgres:// connection URL (got protocol "${url.protocol}")`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const tokenPrefix = env.TOKEN_PREFIX || 'service';
+  if (!/^[a-z][a-z0-9]{1,15}$/.test(tokenPrefix)) {
+    throw new ConfigError('TOKEN_PREFIX', `must be 2 to 16 lowercase letters or digits, starting with a letter (got "${tokenPrefix}")`);
+  }
+  const poolSize = integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
+  let databases: Config['databases'];
+  if (env.DATABASE_URL || env.SANDBOX_DATABASE_URL) {
+    if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL', 'must be set when SANDBOX_DATABASE_URL is set');
+    if (!env.SANDBOX_DATABASE_URL) throw new ConfigError('SANDBOX_DATABASE_URL', 'must be set when DATABASE_URL is set: sandbox needs its own database');
+    const production = postgresUrl(env, 'DATABASE_URL');
+    const sandbox = postgresUrl(env, 'SANDBOX_DATABASE_URL');
+    if (production === sandbox) throw new ConfigError('SANDBOX_DATABASE_URL', 'must name a different database than DATABASE_URL');
+    databases = {
+      production: { kind: 'postgres', url: production, poolSize },
+      sandbox: { kind: 'postgres', url: sandbox, poolSize },
+    };
+  } else {
+    // `memory://` keeps both environments in memory, for tests and throwaway runs.
+    const dataDir = env.DATA_DIR || '.data';
+    const dirOf = (name: EnvironmentName) => (dataDir.startsWith('memory://') ? 'memory://' : path.join(path.resolve(dataDir), name));
+    databases = {
+      production: { kind: 'embedded', dataDir: dirOf('production') },
+      sandbox: { kind: 'embedded', dataDir: dirOf('sandbox') },
+    };
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    tokenPrefix,
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    databases,
+  };
+}

@@ -1,0 +1,72 @@
+// The request context: built once per request, the same for GraphQL and REST. Services read it;
+// nothing below this module reads HTTP headers.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Config, EnvironmentName } from './config.ts';
+import type { Db } from './db/client.ts';
+import { hashToken } from './auth/tokens.ts';
+import { UnauthenticatedError } from './graphql/errors.ts';
+import { type Scope, allScopes } from './auth/scopes.ts';
+
+export interface Environment {
+  name: EnvironmentName;
+  prisma: Db;
+  config: Config;
+}
+
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'organization'; organizationId: string; tokenId: string; scopes: ReadonlySet<Scope> }
+  | { kind: 'user'; userId: string; sessionId: string; organizationIds: string[]; scopes: ReadonlySet<Scope> }
+  | { kind: 'customer'; customerId: string; organizationId: string; scopes: ReadonlySet<Scope> };
+
+export interface Context {
+  environment: Environment;
+  prisma: Db;
+  principal: Principal;
+  requestId: string;
+  clientIp: string;
+  now(): Date;
+}
+
+/** Request-scoped values the logger stamps on every line written while serving the request. */
+export const requestScope = new AsyncLocalStorage<{ requestId: string; environment: EnvironmentName }>();
+
+export function bearerToken(authorization: string | undefined): string | undefined | null {
+  if (authorization === undefined || authorization === '') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1] : null;
+}
+
+/**
+ * Resolves the principal behind an `Authorization` header. No header means anonymous; a header
+ * that names no live token of this environment is refused outright.
+ */
+export async function resolvePrincipal(environment: Environment, authorization: string | undefined, now: Date): Promise<Principal> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return { kind: 'anonymous' };
+  if (token === null) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>".');
+  const { prisma, config } = environment;
+  const tokenHash = hashToken(token);
+  const live = { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
+  if (token.startsWith(`${config.tokenPrefix}_oat_`)) {
+    const oat = await prisma.organizationAccessToken.findFirst({ where: { tokenHash, ...live } });
+    if (oat) {
+      return { kind: 'organization', organizationId: oat.organizationId, tokenId: oat.id, scopes: new Set(oat.scopes as Scope[]) };
+    }
+  } else if (token.startsWith(`${config.tokenPrefix}_us_`)) {
+    const session = await prisma.userSession.findFirst({
+      where: { tokenHash, revokedAt: null, expiresAt: { gt: now } },
+      include: { user: { select: { memberships: { select: { organizationId: true } } } } },
+    });
+    if (session) {
+      return {
+        kind: 'user',
+        userId: session.userId,
+        sessionId: session.id,
+        organizationIds: session.user.memberships.map((m) => m.organizationId),
+        scopes: new Set(allScopes),
+      };
+    }
+  }
+  throw new UnauthenticatedError('The access token is invalid, expired or revoked.');
+}

@@ -1,0 +1,76 @@
+// The one Pothos builder. Plugins: scope-auth (who may resolve each field, declared on the field)
+// and prisma (GraphQL selections become Prisma selections, so nested queries need no batching code).
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import { DateTimeResolver, JSONObjectResolver, UUIDResolver } from 'graphql-scalars';
+import type { Context, Principal } from '../context.ts';
+import type { Scope } from '../auth/scopes.ts';
+import { getDatamodel } from '../generated/prisma/pothos-types.ts';
+import type PrismaTypes from '../generated/prisma/pothos-types.ts';
+import { NotPermittedError, UnauthenticatedError } from './errors.ts';
+
+export type PrincipalKind = Exclude<Principal['kind'], 'anonymous'>;
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: {
+    /** The principal is one of these kinds. */
+    principal: PrincipalKind | PrincipalKind[];
+    /** The principal holds this scope, or any of these scopes. */
+    scope: Scope | Scope[];
+  };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    UUID: { Input: string; Output: string };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
+    ProductSortProperty: { Input: string; Output: string };
+  };
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+}>({
+  defaultFieldNullability: false,
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  scopeAuth: {
+    authScopes: ({ principal }) => ({
+      principal: (kinds) => (Array.isArray(kinds) ? kinds : [kinds]).includes(principal.kind as PrincipalKind),
+      scope: (scopes) => principal.kind !== 'anonymous' && (Array.isArray(scopes) ? scopes : [scopes]).some((s) => principal.scopes.has(s)),
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) => {
+      if (ctx.principal.kind === 'anonymous') return new UnauthenticatedError();
+      return new NotPermittedError(describeFailure(result.failure));
+    },
+  },
+});
+
+function describeFailure(failure: AuthFailure): string {
+  switch (failure.kind) {
+    case AuthScopeFailureType.AuthScope:
+      if (failure.scope === 'scope') {
+        const scopes = ([] as string[]).concat(failure.parameter as string | string[]);
+        return `The access token lacks the required scope: ${scopes.join(' or ')}.`;
+      }
+      return `This field is not available to this kind of token (requires: ${([] as string[]).concat(failure.parameter as string).join(' or ')}).`;
+    case AuthScopeFailureType.AnyAuthScopes:
+    case AuthScopeFailureType.AllAuthScopes:
+      return failure.failures.map(describeFailure).join(' ');
+    default:
+      return 'You are not permitted to perform this action.';
+  }
+}
+
+builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('UUID', UUIDResolver);
+builder.addScalarType('JSONObject', JSONObjectResolver);
+
+builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });
+builder.mutationType({});

@@ -1,0 +1,21 @@
+// The two API surfaces. `core` is the organization API (organization, user and OAuth tokens);
+// `customerPortal` is the signed-in customer's API. Each root declares which principals reach it,
+// so a token of the wrong kind is refused before any field below runs.
+import { builder, type PrincipalKind } from './builder.ts';
+
+export const CoreQuery = builder.objectRef<object>('CoreQuery').implement({
+  description: 'The organization-level Core API: full access to the organizations the token reaches.',
+});
+export const CoreMutation = builder.objectRef<object>('CoreMutation').implement({
+  description: 'Privileged mutations of the Core API.',
+});
+export const CustomerPortalQuery = builder.objectRef<object>('CustomerPortalQuery').implement({
+  description: "The Customer Portal API: only the signed-in customer's own data.",
+});
+
+const core = { authScopes: { principal: ['organization', 'user'] as PrincipalKind[] }, resolve: () => ({}) };
+const portal = { authScopes: { principal: 'customer' as PrincipalKind }, resolve: () => ({}) };
+
+builder.queryField('core', (t) => t.field({ type: CoreQuery, ...core }));
+builder.mutationField('core', (t) => t.field({ type: CoreMutation, ...core }));
+builder.queryField('customerPortal', (t) => t.field({ type: CustomerPortalQuery, ...portal }));

@@ -1,0 +1,89 @@
+// Organizations and their access tokens. A token's plaintext exists only in the create response;
+// the database keeps its SHA-256.
+import type { Config } from '../../config.ts';
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import { generateToken, hashToken } from '../../auth/tokens.ts';
+import { type Scope, allScopes, isScope } from '../../auth/scopes.ts';
+import { ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { organizationFilter, owningOrganization } from './access.ts';
+
+export function slugify(name: string): string {
+  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'organization';
+}
+
+export async function createOrganization(prisma: Db, input: { name: string; ownerId: string }) {
+  const base = slugify(input.name);
+  const taken = await prisma.organization.count({ where: { slug: { startsWith: base } } });
+  const slug = taken ? `${base}-${taken + 1}` : base;
+  return prisma.organization.create({
+    data: { name: input.name, slug, members: { create: { userId: input.ownerId } } },
+  });
+}
+
+export async function listOrganizations(ctx: Context, args: PageArgs, query: object) {
+  const window = pageWindow(args);
+  const where = { id: organizationFilter(ctx) };
+  const [items, total] = await Promise.all([
+    ctx.prisma.organization.findMany({ ...query, where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...window }),
+    ctx.prisma.organization.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getOrganization(ctx: Context, id: string, query: object) {
+  const organization = await ctx.prisma.organization.findFirst({ ...query, where: { id, AND: { id: organizationFilter(ctx) } } });
+  if (!organization) throw new ResourceNotFoundError('Organization not found.');
+  return organization;
+}
+
+export interface AccessTokenInput {
+  organizationId?: string | null;
+  comment: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+}
+
+export async function issueAccessToken(prisma: Db, config: Config, organizationId: string, input: AccessTokenInput, now: Date) {
+  const issues = new ValidationIssues();
+  const unknown = input.scopes.filter((s) => !isScope(s));
+  if (unknown.length) issues.add(['input', 'scopes'], `Unknown scope(s): ${unknown.join(', ')}. Known scopes: ${allScopes.join(', ')}.`);
+  if (input.scopes.length === 0) issues.add(['input', 'scopes'], 'Grant at least one scope.');
+  if (input.comment.length > 200) issues.add(['input', 'comment'], 'String should have at most 200 characters', 'string_too_long');
+  if (input.expiresAt && input.expiresAt <= now) issues.add(['input', 'expiresAt'], 'The expiry must be in the future.');
+  issues.throwIfAny();
+  const token = generateToken(config.tokenPrefix, 'oat');
+  const record = await prisma.organizationAccessToken.create({
+    data: {
+      organizationId,
+      comment: input.comment,
+      scopes: [...new Set(input.scopes as Scope[])],
+      expiresAt: input.expiresAt ?? null,
+      tokenHash: hashToken(token),
+    },
+  });
+  return { token, record };
+}
+
+export function createAccessToken(ctx: Context, input: AccessTokenInput) {
+  const organizationId = owningOrganization(ctx, input.organizationId, ['input', 'organizationId']);
+  return issueAccessToken(ctx.prisma, ctx.environment.config, organizationId, input, ctx.now());
+}
+
+export async function listAccessTokens(ctx: Context, args: PageArgs & { organizationId?: string[] | null }, query: object) {
+  const window = pageWindow(args);
+  const where = { organizationId: organizationFilter(ctx, args.organizationId), revokedAt: null };
+  const [items, total] = await Promise.all([
+    ctx.prisma.organizationAccessToken.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...window }),
+    ctx.prisma.organizationAccessToken.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function revokeAccessToken(ctx: Context, id: string, query: object) {
+  const where = { id, organizationId: organizationFilter(ctx), revokedAt: null };
+  const { count } = await ctx.prisma.organizationAccessToken.updateMany({ where, data: { revokedAt: ctx.now() } });
+  if (count === 0) throw new ResourceNotFoundError('Organization access token not found.');
+  return ctx.prisma.organizationAccessToken.findUniqueOrThrow({ ...query, where: { id } });
+}

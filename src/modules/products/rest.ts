@@ -1,0 +1,46 @@
+import type { RestRoute } from '../../rest/routes.ts';
+import { defineWireConstants } from '../../rest/wire.ts';
+
+// Benefits, media files and custom fields are not modelled yet; the wire format still carries them.
+defineWireConstants('Product', { benefits: [], medias: [], attached_custom_fields: [] });
+
+const ProductWire = /* GraphQL */ `
+  fragment ProductWire on Product {
+    id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata
+    prices {
+      id createdAt modifiedAt amountType isArchived productId type recurringInterval
+      ... on ProductPriceFixed { priceCurrency priceAmount }
+      ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }
+    }
+  }`;
+
+export const productRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/products/',
+    operation: `query ($page: Int, $limit: Int, $id: [UUID!], $organizationId: [UUID!], $query: String, $isArchived: Boolean,
+        $isRecurring: Boolean, $metadata: JSONObject, $sorting: [ProductSortProperty!]) {
+      core { products(page: $page, limit: $limit, id: $id, organizationId: $organizationId, query: $query, isArchived: $isArchived,
+          isRecurring: $isRecurring, metadata: $metadata, sorting: $sorting) {
+        items { ...ProductWire } pagination { totalCount maxPage } } }
+    } ${ProductWire}`,
+  },
+  {
+    method: 'POST',
+    path: '/v1/products/',
+    body: 'input',
+    status: 201,
+    operation: `mutation ($input: ProductCreateInput!) { core { productCreate(input: $input) { ...ProductWire } } } ${ProductWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/products/{id}',
+    operation: `query ($id: UUID!) { core { product(id: $id) { ...ProductWire } } } ${ProductWire}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/products/{id}',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: ProductUpdateInput!) { core { productUpdate(id: $id, input: $input) { ...ProductWire } } } ${ProductWire}`,
+  },
+];

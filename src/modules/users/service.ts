@@ -1,0 +1,46 @@
+// Users and their sign-in sessions. A session token (`<prefix>_us_…`) makes its bearer that user on
+// the Core API, for every organization they belong to.
+import type { Config } from '../../config.ts';
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import { generateToken, hashToken } from '../../auth/tokens.ts';
+import { RequestValidationError, UnauthenticatedError } from '../../graphql/errors.ts';
+
+export const sessionLifetimeMs = 7 * 24 * 3600 * 1000;
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Verifying against this when the email is unknown keeps both answers equally slow.
+const decoyHash = hashPassword('decoy password that matches nothing');
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function createUser(prisma: Db, input: { email: string; password: string }) {
+  const email = normalizeEmail(input.email);
+  if (!emailPattern.test(email)) throw RequestValidationError.at(['email'], 'value is not a valid email address');
+  if (input.password.length < 12) throw RequestValidationError.at(['password'], 'Password must be at least 12 characters long');
+  return prisma.user.create({ data: { email, passwordHash: await hashPassword(input.password) } });
+}
+
+export async function signIn(ctx: Context, email: string, password: string) {
+  const user = await ctx.prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+  const valid = await verifyPassword(password, user?.passwordHash ?? (await decoyHash));
+  if (!user || !valid) throw new UnauthenticatedError('Unknown email or wrong password.');
+  return createSession(ctx.prisma, ctx.environment.config, user.id, ctx.now());
+}
+
+export async function createSession(prisma: Db, config: Config, userId: string, now: Date) {
+  const token = generateToken(config.tokenPrefix, 'us');
+  const session = await prisma.userSession.create({
+    data: { userId, tokenHash: hashToken(token), expiresAt: new Date(now.getTime() + sessionLifetimeMs) },
+    include: { user: true },
+  });
+  return { token, session };
+}
+
+export async function signOut(ctx: Context) {
+  if (ctx.principal.kind !== 'user') return false;
+  await ctx.prisma.userSession.update({ where: { id: ctx.principal.sessionId }, data: { revokedAt: ctx.now() } });
+  return true;
+}

@@ -1,0 +1,201 @@
+// The REST adapter: matches a documented path, turns path, query and body into the operation's
+// variables, runs the operation through the same envelop pipeline as /graphql, and maps the result
+// (or its error) to the REST body. It holds no business rules.
+import {
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  coerceInputValue,
+  getNullableType,
+  isListType,
+  isNonNullType,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLInt,
+  getNamedType,
+} from 'graphql';
+import type { GetEnvelopedFn } from '@envelop/core';
+import type { Context } from '../context.ts';
+import { KassaError, RequestValidationError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
+import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
+import { fromWire, snakeCase, toWire } from './wire.ts';
+
+export interface RestRequest {
+  method: string;
+  /** The path under the environment's base, e.g. `/v1/products/`. */
+  path: string;
+  query: URLSearchParams;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+export interface RestResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type RestHandler = (request: RestRequest, context: Context) => Promise<RestResponse>;
+
+export function restError(status: number, error: string, detail: string): RestResponse {
+  return { status, body: { error, detail } };
+}
+
+function validationResponse(issues: ValidationIssue[]): RestResponse {
+  return { status: 422, body: { detail: issues } };
+}
+
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  const seen = new Set<string>();
+  return routes.map((route) => {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`Duplicate REST route ${key}`);
+    seen.add(key);
+    return compileRoute(schema, route);
+  });
+}
+
+export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnvelopedFn<any>): RestHandler {
+  return async (request, context) => {
+    const match = matchRoute(routes, request.method, request.path);
+    if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
+    if (!match) return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.`);
+    const { route, params } = match;
+
+    const issues = new ValidationIssues();
+    let body: unknown;
+    if (route.body) {
+      const parsed = parseJsonBody(request);
+      if ('response' in parsed) return parsed.response;
+      body = parsed.value;
+    }
+    const variables: Record<string, unknown> = {};
+    for (const binding of route.variables) {
+      const raw =
+        binding.source === 'path'
+          ? params[binding.wireName]
+          : binding.source === 'body'
+            ? fromWire(body, binding.type, ['body'], (loc) => issues.add(loc, 'Extra inputs are not permitted', 'extra_forbidden'))
+            : queryValue(request.query, binding, issues);
+      if (raw === undefined) {
+        if (isNonNullType(binding.type)) issues.add(wireLoc(binding), 'Field required', 'missing');
+        continue;
+      }
+      coerceInputValue(raw, binding.type, (path, _invalid, error) => {
+        issues.add([...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))], error.message, 'value_error');
+      });
+      variables[binding.name] = raw;
+    }
+    if (issues.list.length) return validationResponse(issues.list);
+
+    const { execute, contextFactory, schema } = getEnveloped(context);
+    const contextValue = await contextFactory();
+    const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+    if (result.errors?.length) return errorResponse(result.errors[0], route, context);
+    if (route.status === 204) return { status: 204 };
+    const [rootKey, fieldKey] = route.resultPath;
+    const value = (result.data?.[rootKey] as Record<string, unknown> | null)?.[fieldKey];
+    return { status: route.status, body: toWire(value, route.shape) };
+  };
+}
+
+function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+  let pathMatched = false;
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    for (const [i, name] of route.pathParams.entries()) {
+      try {
+        params[name] = decodeURIComponent(m[i + 1]);
+      } catch {
+        params[name] = m[i + 1];
+      }
+    }
+    return { route, params };
+  }
+  return pathMatched ? ('method-not-allowed' as const) : null;
+}
+
+function parseJsonBody(request: RestRequest): { value: unknown } | { response: RestResponse } {
+  const mediaType = request.contentType?.split(';')[0].trim().toLowerCase();
+  if (request.body.length === 0) {
+    return { response: validationResponse([{ loc: ['body'], msg: 'Field required: send a JSON body', type: 'missing' }]) };
+  }
+  if (mediaType !== 'application/json') {
+    return { response: restError(415, 'UnsupportedMediaType', `Send the body as JSON with "Content-Type: application/json" (got ${mediaType ? `"${mediaType}"` : 'none'}).`) };
+  }
+  try {
+    return { value: JSON.parse(request.body.toString('utf8')) };
+  } catch (error) {
+    return { response: validationResponse([{ loc: ['body'], msg: `JSON decode error: ${(error as Error).message}`, type: 'json_invalid' }]) };
+  }
+}
+
+function wireLoc(binding: VariableBinding): Loc {
+  return binding.source === 'body' ? ['body'] : [binding.source, binding.wireName];
+}
+
+/** A query parameter as the variable's type: repeated keys make lists, `name[key]=v` makes objects. */
+function queryValue(query: URLSearchParams, binding: VariableBinding, issues: ValidationIssues): unknown {
+  const nullable = getNullableType(binding.type) as GraphQLInputType;
+  const named = getNamedType(binding.type);
+  if (named.name === 'JSONObject') {
+    const object: Record<string, string[]> = {};
+    const bracketed = new RegExp(`^${binding.wireName}\\[([^\\]]+)\\]$`);
+    for (const [key, value] of query) {
+      const m = bracketed.exec(key);
+      if (m) (object[m[1]] ??= []).push(value);
+    }
+    return Object.keys(object).length ? object : undefined;
+  }
+  const values = query.getAll(binding.wireName);
+  if (values.length === 0) return undefined;
+  const convert = (raw: string, loc: Loc) => {
+    if (named === GraphQLInt) {
+      if (/^[+-]?\d+$/.test(raw.trim())) return Number(raw);
+      issues.add(loc, 'Input should be a valid integer, unable to parse string as an integer', 'int_parsing');
+    } else if (named === GraphQLFloat) {
+      if (raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
+      issues.add(loc, 'Input should be a valid number, unable to parse string as a number', 'float_parsing');
+    } else if (named === GraphQLBoolean) {
+      const lowered = raw.toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+      if (['false', '0', 'no', 'off'].includes(lowered)) return false;
+      issues.add(loc, 'Input should be a valid boolean, unable to interpret input', 'bool_parsing');
+    } else {
+      return raw;
+    }
+    return null;
+  };
+  if (isListType(nullable)) return values.map((v, i) => convert(v, [...wireLoc(binding), i]));
+  return convert(values[values.length - 1], wireLoc(binding));
+}
+
+/** A GraphQL error as the REST error body the client library parses. */
+function errorResponse(error: GraphQLError, route: CompiledRoute, context: Context): RestResponse {
+  const original = innermost(error);
+  if (original instanceof RequestValidationError) {
+    return validationResponse(original.issues.map((issue) => ({ ...issue, loc: restLoc(issue.loc, route) })));
+  }
+  if (original instanceof KassaError) return restError(original.status, original.restError, original.message);
+  return restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${context.requestId} when reporting it.`);
+}
+
+function innermost(error: Error): Error {
+  let current: Error = error;
+  while ((current as GraphQLError).originalError) current = (current as GraphQLError).originalError!;
+  return current;
+}
+
+/** A loc in GraphQL argument terms (`['input', 'priceAmount']`) in REST terms (`['body', 'price_amount']`). */
+function restLoc(loc: Loc, route: CompiledRoute): Loc {
+  const [argument, ...rest] = loc;
+  const binding = route.variables.find((v) => v.name === argument);
+  const tail = rest.map((p) => (typeof p === 'string' ? snakeCase(p) : p));
+  if (!binding) return [typeof argument === 'string' ? snakeCase(argument) : argument, ...tail];
+  return [...wireLoc(binding), ...tail];
+}

@@ -1,0 +1,106 @@
+// A REST route is a table entry: method, documented path, and the GraphQL operation it runs.
+// Path parameters bind to the operation's variables of the same name, query parameters to the
+// variables whose snake_case name they carry, and the JSON body to the `body` variable.
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  GraphQLObjectType,
+  Kind,
+  getNamedType,
+  isCompositeType,
+  parse,
+  typeFromAST,
+  validate,
+} from 'graphql';
+import { camelCase, wireShape, type WireShape } from './wire.ts';
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** The documented path, trailing slash included, with `{name}` parameters. */
+  path: string;
+  operation: string;
+  /** The variable that receives the JSON body. */
+  body?: string;
+  /** The success status: 200 unless said otherwise; 204 sends no body. */
+  status?: number;
+}
+
+export interface VariableBinding {
+  name: string;
+  type: GraphQLInputType;
+  source: 'path' | 'query' | 'body';
+  /** The name on the wire: the path parameter or query parameter. */
+  wireName: string;
+}
+
+export interface CompiledRoute extends RestRoute {
+  pattern: RegExp;
+  pathParams: string[];
+  document: DocumentNode;
+  variables: VariableBinding[];
+  /** The result's root field and the field under it whose value is the REST body. */
+  resultPath: [string, string];
+  shape: WireShape | null;
+  status: number;
+}
+
+export class RouteDefinitionError extends Error {}
+
+export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
+  const where = `${route.method} ${route.path}`;
+  const document = parse(route.operation);
+  const errors = validate(schema, document);
+  if (errors.length) throw new RouteDefinitionError(`${where}: ${errors.map((e) => e.message).join('; ')}`);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const fragments = Object.fromEntries(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const pattern = new RegExp(`^${route.path.split(/\{\w+\}/).map(escapeRegExp).join('([^/]+)')}$`);
+
+  const variables: VariableBinding[] = (operation.variableDefinitions ?? []).map((definition) => {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+    const pathParam = pathParams.find((p) => camelCase(p) === name);
+    if (pathParam) return { name, type, source: 'path', wireName: pathParam };
+    if (route.body === name) return { name, type, source: 'body', wireName: 'body' };
+    return { name, type, source: 'query', wireName: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) };
+  });
+  for (const p of pathParams) {
+    if (!variables.some((v) => v.source === 'path' && v.wireName === p)) throw new RouteDefinitionError(`${where}: no variable for path parameter {${p}}`);
+  }
+  if (route.body && !variables.some((v) => v.source === 'body')) throw new RouteDefinitionError(`${where}: no variable $${route.body}`);
+
+  // The REST body is the value of the single field under the single root field.
+  const root = operation.selectionSet.selections[0];
+  const rootType = schema.getRootType(operation.operation)!;
+  if (operation.selectionSet.selections.length !== 1 || root.kind !== Kind.FIELD || !root.selectionSet) {
+    throw new RouteDefinitionError(`${where}: the operation must select one root field (core or customerPortal)`);
+  }
+  const inner = root.selectionSet.selections[0];
+  if (root.selectionSet.selections.length !== 1 || inner.kind !== Kind.FIELD) {
+    throw new RouteDefinitionError(`${where}: the operation must select one field under ${root.name.value}`);
+  }
+  const namespaceType = getNamedType(rootType.getFields()[root.name.value].type) as GraphQLObjectType;
+  const resultType = getNamedType(namespaceType.getFields()[inner.name.value].type);
+  const shape = inner.selectionSet && isCompositeType(resultType) ? wireShape(schema, resultType, inner.selectionSet, fragments) : null;
+
+  return {
+    ...route,
+    status: route.status ?? 200,
+    pattern,
+    pathParams,
+    document,
+    variables,
+    resultPath: [root.alias?.value ?? root.name.value, inner.alias?.value ?? inner.name.value],
+    shape,
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+}

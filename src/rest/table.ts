@@ -1,0 +1,5 @@
+// Every REST route Kassa serves, one list per resource module.
+import { productRoutes } from '../modules/products/rest.ts';
+import type { RestRoute } from './routes.ts';
+
+export const restRoutes: RestRoute[] = [...productRoutes];

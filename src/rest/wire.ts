@@ -1,0 +1,108 @@
+// The wire format: how GraphQL results and inputs look on the REST surface (and in webhook payloads).
+// Field names are snake_case, everything else is the GraphQL value unchanged. The mapping follows
+// the schema, so values of opaque scalars (metadata) keep their own keys.
+import {
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  getNamedType,
+  isAbstractType,
+  isCompositeType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+} from 'graphql';
+import type { Loc } from '../graphql/errors.ts';
+
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** How one selection set maps to its wire object: response key to wire key and nested shape. */
+export interface WireShape {
+  fields: Map<string, { wire: string; shape: WireShape | null }>;
+  /** Wire fields with a constant value, for parts of a resource Kassa does not model (yet). */
+  constants: Record<string, unknown>;
+}
+
+const wireConstants = new Map<string, Record<string, unknown>>();
+
+/** Declares wire fields that always carry the same value for objects of a GraphQL type. */
+export function defineWireConstants(typeName: string, constants: Record<string, unknown>): void {
+  wireConstants.set(typeName, { ...wireConstants.get(typeName), ...constants });
+}
+
+export function wireShape(
+  schema: GraphQLSchema,
+  parentType: GraphQLCompositeType,
+  selectionSet: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+): WireShape {
+  const shape: WireShape = { fields: new Map(), constants: { ...wireConstants.get(parentType.name) } };
+  const visit = (type: GraphQLCompositeType, set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name === '__typename') continue;
+        const key = selection.alias?.value ?? name;
+        if (!(isObjectType(type) || isInterfaceType(type))) continue;
+        const field = type.getFields()[name];
+        const named = getNamedType(field.type);
+        shape.fields.set(key, {
+          wire: snakeCase(key),
+          shape: selection.selectionSet && isCompositeType(named) ? wireShape(schema, named, selection.selectionSet, fragments) : null,
+        });
+      } else {
+        const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
+        const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;
+        if (isAbstractType(type) && isObjectType(condition)) Object.assign(shape.constants, wireConstants.get(condition.name));
+        visit(condition, set2.selectionSet);
+      }
+    }
+  };
+  visit(parentType, selectionSet);
+  return shape;
+}
+
+export function toWire(value: unknown, shape: WireShape | null): unknown {
+  if (value === null || value === undefined || shape === null) return value ?? null;
+  if (Array.isArray(value)) return value.map((item) => toWire(item, shape));
+  const out: Record<string, unknown> = {};
+  const source = value as Record<string, unknown>;
+  for (const [key, field] of shape.fields) {
+    if (key in source) out[field.wire] = toWire(source[key], field.shape);
+  }
+  for (const [key, constant] of Object.entries(shape.constants)) {
+    if (!(key in out)) out[key] = structuredClone(constant);
+  }
+  return out;
+}
+
+/**
+ * A wire input (snake_case keys) as the GraphQL input it stands for. Keys that name no input field
+ * are reported, so a typo never silently drops a change.
+ */
+export function fromWire(value: unknown, type: GraphQLInputType, loc: Loc, unknownKey: (loc: Loc) => void): unknown {
+  if (value === null || value === undefined) return value;
+  if (isNonNullType(type)) return fromWire(value, type.ofType, loc, unknownKey);
+  if (isListType(type)) {
+    return Array.isArray(value) ? value.map((item, i) => fromWire(item, type.ofType, [...loc, i], unknownKey)) : fromWire(value, type.ofType, loc, unknownKey);
+  }
+  if (isInputObjectType(type) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = type.getFields();
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const field = fields[camelCase(key)];
+      if (!field) unknownKey([...loc, key]);
+      else out[field.name] = fromWire(item, field.type, [...loc, key], unknownKey);
+    }
+    return out;
+  }
+  return value;
+}
+
+

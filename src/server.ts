@@ -1,0 +1,208 @@
+// Composes the HTTP service: for each environment (production at /v1, sandbox at /sandbox/v1) its
+// own database, GraphQL endpoint and REST routes; plus /healthz and /readyz for operators.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 'graphql-yoga';
+import { type Config, type EnvironmentName, environmentNames } from './config.ts';
+import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
+import { openDatabase, type Database } from './db/client.ts';
+import { applyMigrations } from './db/schema-engine.ts';
+import { KassaError } from './graphql/errors.ts';
+import { schema } from './graphql/schema.ts';
+import type { Logger } from './logger.ts';
+import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
+import { restRoutes } from './rest/table.ts';
+
+export const maxBodyBytes = 1024 * 1024;
+
+export interface KassaOptions {
+  /** The clock every request reads; tests move it. */
+  clock?: () => Date;
+}
+
+interface ServedEnvironment {
+  environment: Environment;
+  database: Database;
+  yoga: YogaServerInstance<Context, object>;
+  rest: RestHandler;
+  base: string;
+}
+
+export interface Kassa {
+  server: Server;
+  url: string;
+  environments: Record<EnvironmentName, ServedEnvironment>;
+  close(): Promise<void>;
+}
+
+export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger): Promise<{ environment: Environment; database: Database }> {
+  const database = await openDatabase(config.databases[name]);
+  const applied = await applyMigrations(database.adapterFactory);
+  if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
+  return { environment: { name, prisma: database.prisma, config }, database };
+}
+
+export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
+  const clock = options.clock ?? (() => new Date());
+  const routes = compileRoutes(schema, restRoutes);
+  const maskError = (error: unknown, message: string) => {
+    const masked = yogaMaskError(error, message, false);
+    if (masked === error) return masked;
+    logger.error({ err: innermost(error) }, 'unexpected error');
+    const requestId = requestScope.getStore()?.requestId;
+    return new GraphQLError(masked.message, { ...(masked as GraphQLError), extensions: { ...(masked as GraphQLError).extensions, requestId } });
+  };
+
+  const environments = {} as Record<EnvironmentName, ServedEnvironment>;
+  for (const name of environmentNames) {
+    const { environment, database } = await openEnvironment(name, config, logger);
+    const base = name === 'production' ? '' : '/sandbox';
+    const yoga = createYoga<Context>({
+      schema,
+      graphqlEndpoint: `${base}/v1/graphql`,
+      landingPage: false,
+      graphiql: { title: `Kassa GraphQL (${name})` },
+      maskedErrors: { maskError },
+      logging: yogaLogger(logger),
+    });
+    environments[name] = { environment, database, yoga, rest: createRestHandler(routes, yoga.getEnveloped), base };
+  }
+
+  let accepting = true;
+  const server = createServer((req, res) => {
+    const requestId = requestIdOf(req);
+    res.setHeader('x-request-id', requestId);
+    if (!accepting) res.setHeader('connection', 'close');
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://kassa');
+    const served = pickEnvironment(environments, url.pathname);
+    res.on('finish', () => {
+      logger.info(
+        { requestId, environment: served?.environment.name, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    });
+    requestScope.run({ requestId, environment: served?.environment.name ?? 'production' }, () => {
+      handle(req, res, url, served, requestId).catch((error) => {
+        logger.error({ err: error, requestId }, 'unexpected error');
+        if (!res.headersSent) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
+        else res.destroy();
+      });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string) {
+    if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
+    if (url.pathname === '/readyz') return send(res, await readiness());
+    if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
+    const path = url.pathname.slice(served.base.length);
+    const isGraphQL = path === '/v1/graphql';
+    let context: Context;
+    try {
+      const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
+      context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp: req.socket.remoteAddress ?? '', now: clock };
+    } catch (error) {
+      if (!(error instanceof KassaError)) throw error;
+      res.setHeader('www-authenticate', 'Bearer');
+      if (isGraphQL) return send(res, { status: error.status, body: { errors: [error.toJSON()] } });
+      return send(res, restError(error.status, error.restError, error.message));
+    }
+    if (isGraphQL) return (served.yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, ctx: Context) => Promise<void>)(req, res, context);
+    const body = await readBody(req);
+    if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+    const response = await served.rest({ method: req.method ?? 'GET', path, query: url.searchParams, contentType: req.headers['content-type'], body }, context);
+    send(res, response);
+  }
+
+  async function readiness(): Promise<RestResponse> {
+    if (!accepting) return { status: 503, body: { status: 'shutting_down' } };
+    const checks = await Promise.all(
+      environmentNames.map(async (name) => {
+        try {
+          await environments[name].environment.prisma.$queryRaw`SELECT 1`;
+          return [name, 'ok'] as const;
+        } catch {
+          return [name, 'unavailable'] as const;
+        }
+      }),
+    );
+    const ready = checks.every(([, state]) => state === 'ok');
+    return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', databases: Object.fromEntries(checks) } };
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`,
+    environments,
+    // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), then
+    // closes the databases.
+    async close() {
+      accepting = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await closed;
+      clearTimeout(timer);
+      for (const name of environmentNames) await environments[name].database.close();
+    },
+  };
+}
+
+function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string): ServedEnvironment | undefined {
+  if (pathname === '/v1' || pathname.startsWith('/v1/')) return environments.production;
+  if (pathname === '/sandbox/v1' || pathname.startsWith('/sandbox/v1/')) return environments.sandbox;
+  return undefined;
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** The body, or null when it is larger than allowed (the rest is not read). */
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBodyBytes) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, response: RestResponse): void {
+  if (response.headers) for (const [k, v] of Object.entries(response.headers)) res.setHeader(k, v);
+  if (response.status === 204 || response.body === undefined) {
+    res.writeHead(response.status).end();
+    return;
+  }
+  const payload = JSON.stringify(response.body);
+  res.writeHead(response.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
+}
+
+function innermost(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
+}
+
+function yogaLogger(logger: Logger) {
+  const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
+    const [first, ...rest] = args;
+    if (first instanceof Error) logger[level]({ err: first }, rest.map(String).join(' ') || first.message);
+    else logger[level](args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+  };
+  return { debug: forward('debug'), info: forward('info'), warn: forward('warn'), error: forward('error') };
+}
