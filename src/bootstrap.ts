@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config, EnvironmentName } from './config.ts';
 import { openDatabase, type Db } from './db/client.ts';
-import { applyMigrations } from './db/schema-engine.ts';
+import { migrate } from './db/migrate.ts';
 import { allScopes } from './auth/scopes.ts';
 import { generatePassword } from './auth/passwords.ts';
 import { createUser } from './modules/users/service.ts';
@@ -23,7 +23,7 @@ export async function bootstrap(
 ): Promise<BootstrapResult> {
   const database = await openDatabase(config.databases[environment]);
   try {
-    await applyMigrations(database.adapterFactory);
+    await migrate(database.migrationTarget);
     return await bootstrapEnvironment(database.prisma, config, options);
   } finally {
     await database.close();

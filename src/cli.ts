@@ -6,7 +6,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { ConfigError, environmentNames, loadConfig, type EnvironmentName } from './config.ts';
 import { DatabaseLockedError, openDatabase } from './db/client.ts';
-import { applyMigrations, migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
+import { migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
+import { migrate } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { startKassa } from './server.ts';
 import { bootstrap } from './bootstrap.ts';
@@ -20,6 +21,7 @@ Commands:
                                  Create a user, an organization and an all-scopes organization
                                  access token. With --json, print them as one JSON object.
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
+  schema                         Print the GraphQL schema (the contract in schema.graphql).
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -33,11 +35,14 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve();
     case 'migrate':
-      return migrate();
+      return migrateAll();
     case 'bootstrap':
       return runBootstrap(rest);
     case 'migration':
       return createMigration(rest);
+    case 'schema':
+      process.stdout.write((await import('./graphql/schema.ts')).printContract());
+      return 0;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
       return 2;
@@ -65,12 +70,12 @@ async function serve(): Promise<number> {
   return 0;
 }
 
-async function migrate(): Promise<number> {
+async function migrateAll(): Promise<number> {
   const config = loadConfig();
   for (const name of environmentNames) {
     const database = await openDatabase(config.databases[name]);
     try {
-      const applied = await applyMigrations(database.adapterFactory);
+      const applied = await migrate(database.migrationTarget);
       process.stdout.write(`${name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}\n`);
     } finally {
       await database.close();

@@ -8,7 +8,7 @@ import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
 import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
 import { openDatabase, type Database } from './db/client.ts';
-import { applyMigrations } from './db/schema-engine.ts';
+import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
@@ -39,7 +39,7 @@ export interface Kassa {
 
 export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger): Promise<{ environment: Environment; database: Database }> {
   const database = await openDatabase(config.databases[name]);
-  const applied = await applyMigrations(database.adapterFactory);
+  const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
   return { environment: { name, prisma: database.prisma, config }, database };
 }
@@ -56,8 +56,9 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   };
 
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
-  for (const name of environmentNames) {
-    const { environment, database } = await openEnvironment(name, config, logger);
+  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger)));
+  for (const { environment, database } of opened) {
+    const name = environment.name;
     const base = name === 'production' ? '' : '/sandbox';
     const yoga = createYoga<Context>({
       schema,

@@ -5,16 +5,17 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import type { MigrationTarget } from './migrate.ts';
 
 export type Db = PrismaClient;
 
 export interface Database {
   prisma: PrismaClient;
-  /** The same connection, as the schema engine takes it (for migrations). */
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** The same database, as the migration runner takes it. */
+  migrationTarget: MigrationTarget;
   close(): Promise<void>;
 }
 
@@ -69,11 +70,10 @@ async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; unlock: ()
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   if (config.kind === 'embedded') {
     const { pglite, unlock } = await openPGlite(config.dataDir);
-    const adapterFactory = new PrismaPGlite(pglite);
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       prisma,
-      adapterFactory,
+      migrationTarget: pgliteTarget(pglite),
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -81,13 +81,64 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       },
     };
   }
-  const adapterFactory = new PrismaPg({ connectionString: config.url, max: config.poolSize });
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }) });
   return {
     prisma,
-    adapterFactory,
+    migrationTarget: postgresTarget(config.url),
     async close() {
       await prisma.$disconnect();
+    },
+  };
+}
+
+// An embedded directory is held by one process (see lockDataDir), so it needs no database lock.
+function pgliteTarget(pglite: PGlite): MigrationTarget {
+  const on = (db: Pick<PGlite, 'exec' | 'query'>) => ({
+    exec: async (sql: string) => void (await db.exec(sql)),
+    query: async <T>(sql: string, params?: unknown[]) => (await db.query<T>(sql, params)).rows,
+  });
+  return {
+    ...on(pglite),
+    transaction: (work) => pglite.transaction((tx) => work(on(tx))),
+    locked: (work) => work(),
+  };
+}
+
+// Prisma's own advisory lock key, so Kassa and `prisma migrate deploy` exclude each other too.
+const migrationLockKey = 72707369;
+
+function postgresTarget(url: string): MigrationTarget {
+  let client: pg.Client | undefined;
+  const connection = () => {
+    if (!client) throw new Error('migration target used outside locked()');
+    return client;
+  };
+  const on = () => ({
+    exec: async (sql: string) => void (await connection().query(sql)),
+    query: async <T>(sql: string, params?: unknown[]) => (await connection().query(sql, params)).rows as T[],
+  });
+  return {
+    ...on(),
+    async transaction(work) {
+      await connection().query('BEGIN');
+      try {
+        await work(on());
+        await connection().query('COMMIT');
+      } catch (error) {
+        await connection().query('ROLLBACK');
+        throw error;
+      }
+    },
+    async locked(work) {
+      client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [migrationLockKey]);
+        return await work();
+      } finally {
+        await client.end();
+        client = undefined;
+      }
     },
   };
 }

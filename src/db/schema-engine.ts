@@ -1,5 +1,6 @@
 // Prisma's schema engine, run in-process from its WebAssembly build: the CLI's native engine
 // cannot be downloaded on machines without outside network, and this one needs no download.
+// It writes new migrations (`kassa migration create`) and checks them against schema.prisma.
 import { readFile, readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -59,17 +60,6 @@ export async function readMigrations(): Promise<MigrationList> {
       })),
     ),
   };
-}
-
-/** Applies every migration not yet recorded in `_prisma_migrations`; returns the names applied. */
-export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await openSchemaEngine(factory);
-  try {
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: await readMigrations(), filters: noFilters });
-    return appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
 }
 
 /**

@@ -1,9 +1,14 @@
 // Assembles the schema: each resource module registers its types and fields on the builder.
-import { lexicographicSortSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './roots.ts';
 import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
 import '../modules/products/schema.ts';
 
-export const schema = lexicographicSortSchema(builder.toSchema());
+export const schema = builder.toSchema();
+
+/** The schema as committed in schema.graphql: the contract clients and tools read. */
+export function printContract(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

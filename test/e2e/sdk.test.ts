@@ -1,0 +1,288 @@
+// The official client library, @polar-sh/sdk, against a real Kassa server in both environments.
+// Every response the SDK receives is parsed by its own schemas: a wire-format mistake surfaces as
+// a ResponseValidationError, which fails the test that made the call.
+import { randomUUID } from 'node:crypto';
+import { Polar } from '@polar-sh/sdk';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
+import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
+import type { Product } from '@polar-sh/sdk/models/components/product.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EnvironmentName } from '../../src/config.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** The rejection of a call, for asserting on its class and fields. */
+async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to be rejected, but it succeeded');
+}
+
+function expectWellFormedProduct(product: Product, organizationId: string) {
+  expect(typeof product.id).toBe('string');
+  expect(product.organizationId).toBe(organizationId);
+  expect(product.createdAt).toBeInstanceOf(Date);
+  expect(Number.isNaN(product.createdAt.getTime())).toBe(false);
+  expect(product.metadata).toEqual({});
+  expect(product.benefits).toEqual([]);
+  expect(product.medias).toEqual([]);
+  expect(product.attachedCustomFields).toEqual([]);
+  expect(product.isArchived).toBe(false);
+  expect(product.prices).toHaveLength(1);
+  expect(product.prices[0].createdAt).toBeInstanceOf(Date);
+  expect(product.prices[0].productId).toBe(product.id);
+}
+
+describe.each<[EnvironmentName, () => string]>([
+  ['production', () => server.url],
+  ['sandbox', () => `${server.url}/sandbox`],
+])('the official SDK against %s', (environment, serverURL) => {
+  /** A fresh organization of this environment, and an SDK client holding its all-scopes token. */
+  async function newClient() {
+    const { token, organizationId } = await server.bootstrap(environment);
+    return { polar: new Polar({ accessToken: token, serverURL: serverURL() }), organizationId };
+  }
+
+  it('creates a one-time product with a fixed price and returns it as a typed Product', async () => {
+    const { polar, organizationId } = await newClient();
+    const startedAt = Date.now();
+    const product = await polar.products.create({
+      name: 'E-book',
+      description: 'A book, once.',
+      recurringInterval: null,
+      prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }],
+    });
+    expectWellFormedProduct(product, organizationId);
+    expect(product).toMatchObject({ name: 'E-book', description: 'A book, once.', recurringInterval: null, isRecurring: false });
+    expect(product.createdAt.getTime()).toBeGreaterThanOrEqual(startedAt - 5_000);
+    expect(product.createdAt.getTime()).toBeLessThanOrEqual(Date.now() + 5_000);
+    expect(product.prices[0]).toMatchObject({ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd', type: 'one_time', recurringInterval: null, isArchived: false });
+  });
+
+  it('creates a monthly subscription product whose price is recurring', async () => {
+    const { polar, organizationId } = await newClient();
+    const product = await polar.products.create({
+      name: 'Pro plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 900 }],
+    });
+    expectWellFormedProduct(product, organizationId);
+    expect(product).toMatchObject({ name: 'Pro plan', description: null, recurringInterval: 'month', isRecurring: true });
+    expect(product.prices[0]).toMatchObject({ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd', type: 'recurring', recurringInterval: 'month' });
+  });
+
+  it('creates a pay-what-you-want product with minimum, maximum and preset amounts', async () => {
+    const { polar, organizationId } = await newClient();
+    const product = await polar.products.create({
+      name: 'Donation',
+      recurringInterval: null,
+      prices: [{ amountType: 'custom', priceCurrency: 'eur', minimumAmount: 500, maximumAmount: 10_000, presetAmount: 2_000 }],
+    });
+    expectWellFormedProduct(product, organizationId);
+    expect(product.prices[0]).toMatchObject({ amountType: 'custom', priceCurrency: 'eur', minimumAmount: 500, maximumAmount: 10_000, presetAmount: 2_000, type: 'one_time' });
+  });
+
+  it('creates a pay-what-you-want product without bounds, reporting the amounts as null', async () => {
+    const { polar, organizationId } = await newClient();
+    const product = await polar.products.create({ name: 'Tip jar', recurringInterval: null, prices: [{ amountType: 'custom' }] });
+    expectWellFormedProduct(product, organizationId);
+    expect(product.prices[0]).toMatchObject({ amountType: 'custom', priceCurrency: 'usd', minimumAmount: null, maximumAmount: null, presetAmount: null });
+  });
+
+  it('creates a free product', async () => {
+    const { polar, organizationId } = await newClient();
+    const product = await polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    expectWellFormedProduct(product, organizationId);
+    expect(product).toMatchObject({ name: 'Free sample', isRecurring: false, recurringInterval: null });
+    expect(product.prices[0]).toMatchObject({ amountType: 'free', type: 'one_time', isArchived: false });
+  });
+
+  it('creates a yearly free product with metadata and reads the metadata back', async () => {
+    const { polar } = await newClient();
+    const metadata = { plan: 'community', seats: 5, ratio: 0.5, internal: true };
+    const product = await polar.products.create({ name: 'Community', recurringInterval: 'year', prices: [{ amountType: 'free' }], metadata });
+    expect(product.metadata).toEqual(metadata);
+    expect(product.prices[0]).toMatchObject({ amountType: 'free', type: 'recurring', recurringInterval: 'year' });
+    expect((await polar.products.get({ id: product.id })).metadata).toEqual(metadata);
+  });
+
+  it('lists products across pages with the async iterator, collecting every id exactly once', async () => {
+    const { polar } = await newClient();
+    const created: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const product = await polar.products.create({ name: `Paged product ${i}`, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 100 * i }] });
+      created.push(product.id);
+    }
+    const pageSizes: number[] = [];
+    const seen: string[] = [];
+    for await (const page of await polar.products.list({ limit: 2 })) {
+      pageSizes.push(page.result.items.length);
+      expect(page.result.pagination).toEqual({ totalCount: 5, maxPage: 3 });
+      for (const item of page.result.items) {
+        expect(item.createdAt).toBeInstanceOf(Date);
+        seen.push(item.id);
+      }
+    }
+    expect(pageSizes).toEqual([2, 2, 1]);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen)).toEqual(new Set(created));
+    // The default order is newest first.
+    expect(seen).toEqual([...created].reverse());
+  });
+
+  it('lists an organization without products as a single empty page', async () => {
+    const { polar } = await newClient();
+    const pages = [];
+    for await (const page of await polar.products.list({})) pages.push(page.result);
+    expect(pages).toEqual([{ items: [], pagination: { totalCount: 0, maxPage: 0 } }]);
+  });
+
+  it('filters the list by archived state and by name', async () => {
+    const { polar } = await newClient();
+    const kept = await polar.products.create({ name: 'Alpha widget', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    const archived = await polar.products.create({ name: 'Beta gadget', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    await polar.products.update({ id: archived.id, productUpdate: { isArchived: true } });
+    const live = await polar.products.list({ isArchived: false });
+    expect(live.result.items.map((p) => p.id)).toEqual([kept.id]);
+    const byName = await polar.products.list({ query: 'GADGET' });
+    expect(byName.result.items.map((p) => p.id)).toEqual([archived.id]);
+  });
+
+  it('gets a product by id, equal to what create returned', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Gettable', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 4200 }] });
+    const fetched = await polar.products.get({ id: created.id });
+    expect(fetched).toEqual(created);
+  });
+
+  it('renames a product, keeping its id and its price', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Old name', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const updated = await polar.products.update({ id: created.id, productUpdate: { name: 'New name' } });
+    expect(updated.id).toBe(created.id);
+    expect(updated.name).toBe('New name');
+    expect(updated.prices.map((p) => p.id)).toEqual([created.prices[0].id]);
+    expect(updated.modifiedAt).toBeInstanceOf(Date);
+    expect((await polar.products.get({ id: created.id })).name).toBe('New name');
+  });
+
+  it('archives a product, which is still readable by id and reports isArchived', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Retiring', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const archived = await polar.products.update({ id: created.id, productUpdate: { isArchived: true } });
+    expect(archived.isArchived).toBe(true);
+    expect((await polar.products.get({ id: created.id })).isArchived).toBe(true);
+    const unarchived = await polar.products.update({ id: created.id, productUpdate: { isArchived: false } });
+    expect(unarchived.isArchived).toBe(false);
+  });
+
+  it('replaces the price with a new one, which gets a new id while the old one leaves the product', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Repriced', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const updated = await polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'fixed', priceAmount: 2500, priceCurrency: 'usd' }] } });
+    expect(updated.prices).toHaveLength(1);
+    expect(updated.prices[0].id).not.toBe(created.prices[0].id);
+    expect(updated.prices[0]).toMatchObject({ amountType: 'fixed', priceAmount: 2500, type: 'recurring', recurringInterval: 'month', isArchived: false });
+    expect((await polar.products.get({ id: created.id })).prices.map((p) => p.id)).toEqual([updated.prices[0].id]);
+  });
+
+  it('replaces a fixed price with a pay-what-you-want price', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Now flexible', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const updated = await polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'custom', minimumAmount: 100 }] } });
+    expect(updated.prices).toHaveLength(1);
+    expect(updated.prices[0]).toMatchObject({ amountType: 'custom', minimumAmount: 100, maximumAmount: null, presetAmount: null });
+  });
+
+  it('keeps an existing price when it is sent back by id alongside other changes', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Stable price', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 3000 }] });
+    const priceId = created.prices[0].id;
+    const updated = await polar.products.update({
+      id: created.id,
+      productUpdate: { name: 'Stable price, new name', description: 'Now described', prices: [{ id: priceId }] },
+    });
+    expect(updated).toMatchObject({ name: 'Stable price, new name', description: 'Now described' });
+    expect(updated.prices).toHaveLength(1);
+    expect(updated.prices[0]).toMatchObject({ id: priceId, amountType: 'fixed', priceAmount: 3000 });
+  });
+
+  it('accepts an empty update and returns the product unchanged', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Untouched', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    const updated = await polar.products.update({ id: created.id, productUpdate: {} });
+    expect({ ...updated, modifiedAt: undefined }).toEqual({ ...created, modifiedAt: undefined });
+  });
+
+  it('throws ResourceNotFound when getting an id that does not exist', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(polar.products.get({ id: randomUUID() }));
+    expect(error).toBeInstanceOf(ResourceNotFound);
+    expect(error).not.toBeInstanceOf(ResponseValidationError);
+    const notFound = error as ResourceNotFound;
+    expect(notFound.statusCode).toBe(404);
+    expect(notFound.error).toBe('ResourceNotFound');
+    expect(notFound.detail).toMatch(/not found/i);
+  });
+
+  it('throws ResourceNotFound when updating an id that does not exist', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(polar.products.update({ id: randomUUID(), productUpdate: { name: 'Ghost product' } }));
+    expect(error).toBeInstanceOf(ResourceNotFound);
+    expect((error as ResourceNotFound).statusCode).toBe(404);
+  });
+
+  it("throws ResourceNotFound for another organization's product", async () => {
+    const owner = await newClient();
+    const stranger = await newClient();
+    const product = await owner.polar.products.create({ name: 'Private', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    expect(await rejectionOf(stranger.polar.products.get({ id: product.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(stranger.polar.products.update({ id: product.id, productUpdate: { name: 'Hijacked' } }))).toBeInstanceOf(ResourceNotFound);
+    expect((await owner.polar.products.get({ id: product.id })).name).toBe('Private');
+  });
+
+  it('throws HTTPValidationError naming the name field when the name is too short', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(polar.products.create({ name: 'ab', recurringInterval: null, prices: [{ amountType: 'free' }] }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    const invalid = error as HTTPValidationError;
+    expect(invalid.statusCode).toBe(422);
+    expect(invalid.detail).toEqual([expect.objectContaining({ loc: ['body', 'name'], type: 'string_too_short' })]);
+    expect(invalid.detail![0].msg).toMatch(/at least 3 characters/);
+  });
+
+  it('throws HTTPValidationError naming the price amount when it is below the minimum', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(polar.products.create({ name: 'Too cheap', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 10 }] }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((error as HTTPValidationError).detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'prices', 0, 'price_amount'], type: 'greater_than_equal' }),
+    ]);
+  });
+
+  it('throws HTTPValidationError naming the price id when keeping a price the product does not have', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Strict', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    const error = await rejectionOf(polar.products.update({ id: created.id, productUpdate: { prices: [{ id: randomUUID() }] } }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'prices', 0, 'id'] })]);
+    expect((await polar.products.get({ id: created.id })).prices.map((p) => p.id)).toEqual([created.prices[0].id]);
+  });
+
+  it('throws HTTPValidationError naming the interval when changing a product from monthly to yearly', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Monthly only', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900 }] });
+    const error = await rejectionOf(polar.products.update({ id: created.id, productUpdate: { recurringInterval: 'year' } }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'recurring_interval'] })]);
+  });
+});

@@ -1,0 +1,115 @@
+// Starts a real Kassa server on 127.0.0.1 for end-to-end tests: embedded in-memory databases by
+// default, or two fresh databases on a PostgreSQL server with KASSA_TEST_DATABASE=postgres
+// (dropped again when the server closes).
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { loadConfig, type Config, type EnvironmentName } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startKassa, type Kassa } from '../../src/server.ts';
+import { bootstrapEnvironment, type BootstrapOptions } from '../../src/bootstrap.ts';
+
+export const postgresAdminUrl = process.env.KASSA_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const usePostgres = process.env.KASSA_TEST_DATABASE === 'postgres';
+
+export interface TestServer {
+  kassa: Kassa;
+  url: string;
+  config: Config;
+  /** Everything the server logged, one JSON line each. */
+  logs: string[];
+  /** The API base of an environment: `${url}/v1` or `${url}/sandbox/v1`. */
+  base(environment?: EnvironmentName): string;
+  /** A user, an organization and an all-scopes organization token, made through the services. */
+  bootstrap(environment?: EnvironmentName, options?: BootstrapOptions): Promise<{ userEmail: string; userPassword: string; organizationId: string; token: string }>;
+  clock: { now: Date | null };
+  close(): Promise<void>;
+}
+
+async function createPostgresDatabases(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const suffix = randomBytes(4).toString('hex');
+  const names = [`kassa_test_${suffix}_production`, `kassa_test_${suffix}_sandbox`];
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  await admin.connect();
+  for (const name of names) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = (name: string) => {
+    const u = new URL(postgresAdminUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  return {
+    env: { DATABASE_URL: url(names[0]), SANDBOX_DATABASE_URL: url(names[1]), DATABASE_POOL_SIZE: '5' },
+    async drop() {
+      const client = new pg.Client({ connectionString: postgresAdminUrl });
+      await client.connect();
+      for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const databases = usePostgres ? await createPostgresDatabases() : { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...databases.env, ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const clock = { now: null as Date | null };
+  const kassa = await startKassa(config, createLogger(config.logLevel, sink), { clock: () => clock.now ?? new Date() });
+  return {
+    kassa,
+    url: kassa.url,
+    config,
+    logs,
+    clock,
+    base: (environment = 'production') => `${kassa.url}${environment === 'sandbox' ? '/sandbox' : ''}/v1`,
+    async bootstrap(environment = 'production', options = {}) {
+      const result = await bootstrapEnvironment(kassa.environments[environment].environment.prisma, config, options);
+      return { userEmail: result.user_email, userPassword: result.user_password, organizationId: result.organization_id, token: result.organization_access_token };
+    },
+    async close() {
+      await kassa.close();
+      await databases.drop();
+    },
+  };
+}
+
+/** A small JSON client for the REST surface. */
+export function restClient(base: string, token?: string) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = text;
+    }
+    return { status: response.status, body: json, headers: response.headers };
+  };
+}
+
+/** A GraphQL client: returns the whole response body and the HTTP status. */
+export function graphqlClient(base: string, token?: string) {
+  return async (query: string, variables: Record<string, unknown> = {}) => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, body: (await response.json()) as { data?: any; errors?: any[] } };
+  };
+}
