@@ -111,9 +111,12 @@ describe('a request without an Authorization header', () => {
   });
 
   it('is told how to authenticate with a WWW-Authenticate: Bearer challenge', async () => {
+    // RFC 7235 section 3.1: a 401 response must carry a WWW-Authenticate challenge.
     const { rest: restResponse, graphql: graphqlResponse } = await withHeader(undefined);
-    expect(restResponse.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(graphqlResponse.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(restResponse.status).toBe(401);
+    expect(String(restResponse.headers.get('www-authenticate'))).toMatch(/^Bearer\b/);
+    expect(graphqlResponse.status).toBe(401);
+    expect(String(graphqlResponse.headers.get('www-authenticate'))).toMatch(/^Bearer\b/);
   });
 
   it('can still sign in, the one operation that needs no token', async () => {
@@ -129,7 +132,8 @@ describe('a malformed Authorization header', () => {
     expectRestUnauthorized(restResponse);
     expect(restResponse.body.detail).toMatch(/Bearer/);
     expectGraphQLUnauthenticated(graphqlResponse);
-    expect(restResponse.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(String(restResponse.headers.get('www-authenticate'))).toMatch(/^Bearer\b/);
+    expect(String(graphqlResponse.headers.get('www-authenticate'))).toMatch(/^Bearer\b/);
   });
 
   it('with a valid token after "Basic" is still refused', async () => {
@@ -197,6 +201,23 @@ describe('an expired organization access token', () => {
     expect(response.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(response.body.errors![0].extensions.issues).toEqual([expect.objectContaining({ loc: ['input', 'expiresAt'] })]);
     expect(await tokenCount(a.organizationId)).toBe(before);
+  });
+});
+
+describe('an expired user session', () => {
+  it('gets 401 from REST and GraphQL once its lifetime has passed', async () => {
+    const response = await graphql()('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token expiresAt } }', {
+      email: a.userEmail,
+      password: a.userPassword,
+    });
+    const { token: session, expiresAt } = response.body.data.signIn as { token: string; expiresAt: string };
+    expect((await rest(session)('GET', '/products/')).status).toBe(200);
+
+    server.clock.now = new Date(new Date(expiresAt).getTime() + 1_000);
+    expectRestUnauthorized(await rest(session)('GET', '/products/'));
+    expectGraphQLUnauthenticated(await graphql(session)(productsQuery));
+    // The organization's token never expires.
+    expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
   });
 });
 
