@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
-import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
 import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
+import { useNulCharacterGuard } from './graphql/text.ts';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
@@ -67,6 +68,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
+      plugins: [useNulCharacterGuard(), useBearerChallenge()],
     });
     environments[name] = { environment, database, yoga, rest: createRestHandler(routes, yoga.getEnveloped), base };
   }
@@ -106,7 +108,6 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp: req.socket.remoteAddress ?? '', now: clock };
     } catch (error) {
       if (!(error instanceof KassaError)) throw error;
-      res.setHeader('www-authenticate', 'Bearer');
       if (isGraphQL) return send(res, { status: error.status, body: { errors: [error.toJSON()] } });
       return send(res, restError(error.status, error.restError, error.message));
     }
@@ -158,6 +159,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   };
 }
 
+/** Every 401 names the scheme that would be accepted (RFC 7235). */
+function useBearerChallenge(): YogaPlugin {
+  return {
+    onResponse({ response }) {
+      if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');
+    },
+  };
+}
+
 function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string): ServedEnvironment | undefined {
   if (pathname === '/v1' || pathname.startsWith('/v1/')) return environments.production;
   if (pathname === '/sandbox/v1' || pathname.startsWith('/sandbox/v1/')) return environments.sandbox;
@@ -184,6 +194,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
 }
 
 function send(res: ServerResponse, response: RestResponse): void {
+  if (response.status === 401) res.setHeader('www-authenticate', 'Bearer');
   if (response.headers) for (const [k, v] of Object.entries(response.headers)) res.setHeader(k, v);
   if (response.status === 204 || response.body === undefined) {
     res.writeHead(response.status).end();

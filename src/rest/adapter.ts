@@ -20,6 +20,7 @@ import type { Context } from '../context.ts';
 import { KassaError, RequestValidationError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
 import { fromWire, snakeCase, toWire } from './wire.ts';
+import { nulCharacterIssues } from '../graphql/text.ts';
 
 export interface RestRequest {
   method: string;
@@ -83,8 +84,13 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
         continue;
       }
       coerceInputValue(raw, binding.type, (path, _invalid, error) => {
-        issues.add([...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))], error.message, 'value_error');
+        const loc = [...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))];
+        // graphql-js reports a missing field at its parent; the client wants the field itself.
+        const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
+        if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
+        else issues.add(loc, error.message, 'value_error');
       });
+      nulCharacterIssues(binding.source === 'body' ? body : raw, wireLoc(binding), issues.list);
       variables[binding.name] = raw;
     }
     if (issues.list.length) return validationResponse(issues.list);

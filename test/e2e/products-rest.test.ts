@@ -584,8 +584,8 @@ describe('refusing bad list parameters', () => {
     expectValidationError(response, loc, type || undefined);
   });
 
-  it('names each bad parameter when several are bad', async () => {
-    const response = await org.api('GET', '/products/?limit=0&page=abc');
+  it('names each bad parameter when several are out of range', async () => {
+    const response = await org.api('GET', '/products/?limit=0&page=0');
     expectValidationError(response, ['query', 'limit']);
     expectValidationError(response, ['query', 'page']);
   });

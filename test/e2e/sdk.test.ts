@@ -157,6 +157,20 @@ describe.each<[EnvironmentName, () => string]>([
     expect(byName.result.items.map((p) => p.id)).toEqual([archived.id]);
   });
 
+  it("sorts by price and filters by metadata through the SDK's query encoding", async () => {
+    const { polar } = await newClient();
+    const cheap = await polar.products.create({ name: 'Cheap', recurringInterval: null, metadata: { tier: 'basic' }, prices: [{ amountType: 'fixed', priceAmount: 500 }] });
+    const dear = await polar.products.create({ name: 'Dear', recurringInterval: 'year', metadata: { tier: 'gold', seats: 10 }, prices: [{ amountType: 'fixed', priceAmount: 9_000 }] });
+    const middle = await polar.products.create({ name: 'Middle', recurringInterval: 'month', metadata: { tier: 'gold', seats: 3 }, prices: [{ amountType: 'custom', minimumAmount: 2_000 }] });
+    const ids = (page: { result: { items: { id: string }[] } }) => page.result.items.map((p) => p.id);
+    expect(ids(await polar.products.list({ sorting: ['-price_amount'] }))).toEqual([dear.id, middle.id, cheap.id]);
+    expect(ids(await polar.products.list({ sorting: ['name'] }))).toEqual([cheap.id, dear.id, middle.id]);
+    expect(ids(await polar.products.list({ metadata: { tier: 'gold' }, sorting: ['name'] }))).toEqual([dear.id, middle.id]);
+    expect(ids(await polar.products.list({ metadata: { tier: ['basic', 'gold'], seats: 3 } }))).toEqual([middle.id]);
+    expect(ids(await polar.products.list({ isRecurring: false }))).toEqual([cheap.id]);
+    expect(ids(await polar.products.list({ id: [cheap.id, dear.id], sorting: ['price_amount'] }))).toEqual([cheap.id, dear.id]);
+  });
+
   it('gets a product by id, equal to what create returned', async () => {
     const { polar } = await newClient();
     const created = await polar.products.create({ name: 'Gettable', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 4200 }] });
@@ -216,6 +230,18 @@ describe.each<[EnvironmentName, () => string]>([
     expect(updated.prices[0]).toMatchObject({ id: priceId, amountType: 'fixed', priceAmount: 3000 });
   });
 
+  it('applies concurrent price replacements one after the other, leaving exactly one live price', async () => {
+    const { polar } = await newClient();
+    const created = await polar.products.create({ name: 'Contended', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 100 }] });
+    const updates = await Promise.all(
+      [1, 2, 3, 4].map((i) => polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'fixed', priceAmount: 1_000 * i }] } })),
+    );
+    for (const updated of updates) expect(updated.prices).toHaveLength(1);
+    const final = await polar.products.get({ id: created.id });
+    expect(final.prices).toHaveLength(1);
+    expect(updates.map((u) => u.prices[0].id)).toContain(final.prices[0].id);
+  });
+
   it('accepts an empty update and returns the product unchanged', async () => {
     const { polar } = await newClient();
     const created = await polar.products.create({ name: 'Untouched', recurringInterval: null, prices: [{ amountType: 'free' }] });
@@ -248,6 +274,24 @@ describe.each<[EnvironmentName, () => string]>([
     expect(await rejectionOf(stranger.polar.products.get({ id: product.id }))).toBeInstanceOf(ResourceNotFound);
     expect(await rejectionOf(stranger.polar.products.update({ id: product.id, productUpdate: { name: 'Hijacked' } }))).toBeInstanceOf(ResourceNotFound);
     expect((await owner.polar.products.get({ id: product.id })).name).toBe('Private');
+  });
+
+  it('throws HTTPValidationError naming the path id when it is not a UUID', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(polar.products.get({ id: 'not-a-uuid' }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((error as HTTPValidationError).statusCode).toBe(422);
+    expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['path', 'id'] })]);
+  });
+
+  it('throws HTTPValidationError naming the amount type when asked for a metered price, which Kassa does not support', async () => {
+    const { polar } = await newClient();
+    const error = await rejectionOf(
+      polar.products.create({ name: 'Metered', recurringInterval: 'month', prices: [{ amountType: 'metered_unit', meterId: randomUUID(), unitAmount: 5 }] }),
+    );
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    const locs = (error as HTTPValidationError).detail!.map((d) => d.loc.join('.'));
+    expect(locs).toContain('body.prices.0.amount_type');
   });
 
   it('throws HTTPValidationError naming the name field when the name is too short', async () => {

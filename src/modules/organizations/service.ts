@@ -15,8 +15,8 @@ export function slugify(name: string): string {
 
 export async function createOrganization(prisma: Db, input: { name: string; ownerId: string }) {
   const base = slugify(input.name);
-  const taken = await prisma.organization.count({ where: { slug: { startsWith: base } } });
-  const slug = taken ? `${base}-${taken + 1}` : base;
+  let slug = base;
+  for (let n = 2; await prisma.organization.findUnique({ where: { slug }, select: { id: true } }); n++) slug = `${base}-${n}`;
   return prisma.organization.create({
     data: { name: input.name, slug, members: { create: { userId: input.ownerId } } },
   });

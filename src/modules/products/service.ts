@@ -149,6 +149,11 @@ function sortKeys(price: { amountType: AmountType; priceAmount?: number | null; 
   return { priceAmountType: price.amountType, priceAmount: amount ?? 0 };
 }
 
+/** The text as a literal inside a LIKE pattern: `%` and `_` match only themselves. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}
+
 const livePrices = { where: { isArchived: false }, orderBy: [{ position: 'asc' as const }, { createdAt: 'asc' as const }] };
 
 export async function listProducts(ctx: Context, args: ProductListArgs, query: object) {
@@ -156,7 +161,7 @@ export async function listProducts(ctx: Context, args: ProductListArgs, query: o
   const where: Prisma.ProductWhereInput = {
     organizationId: organizationFilter(ctx, args.organizationId),
     ...(args.id?.length ? { id: { in: args.id } } : {}),
-    ...(args.query ? { name: { contains: args.query, mode: 'insensitive' } } : {}),
+    ...(args.query ? { name: { contains: escapeLike(args.query), mode: 'insensitive' } } : {}),
     ...(args.isArchived != null ? { isArchived: args.isArchived } : {}),
     ...(args.isRecurring != null ? { isRecurring: args.isRecurring } : {}),
     AND: metadataWhere(args.metadata),

@@ -1,0 +1,64 @@
+// The process under load in `npm run bench`: Kassa with 100 seeded products and the baseline server
+// on the same database. It prints its addresses as one JSON line and runs until SIGTERM, so the load
+// generator never shares its CPU time.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startKassa } from '../../src/server.ts';
+import { bootstrapEnvironment } from '../../src/bootstrap.ts';
+
+// The embedded database by default; BENCH_DATABASE_URL and BENCH_SANDBOX_DATABASE_URL point it at
+// PostgreSQL instead (the benchmark adds rows there).
+const databases = process.env.BENCH_DATABASE_URL
+  ? { DATABASE_URL: process.env.BENCH_DATABASE_URL, SANDBOX_DATABASE_URL: process.env.BENCH_SANDBOX_DATABASE_URL }
+  : { DATA_DIR: 'memory://' };
+const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1' });
+// Request logs are written as in production, to a sink that discards them.
+const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+const kassa = await startKassa(config, createLogger('info', discard));
+const { prisma } = kassa.environments.production.environment;
+const { organization_id: organizationId, organization_access_token: token } = await bootstrapEnvironment(prisma, config);
+
+await Promise.all(
+  Array.from({ length: 100 }, (_, i) =>
+    prisma.product.create({
+      data: {
+        organizationId,
+        name: `Product ${String(i).padStart(3, '0')}`,
+        description: 'A product seeded for the benchmark',
+        isRecurring: i % 2 === 0,
+        recurringInterval: i % 2 === 0 ? 'month' : null,
+        metadata: { seeded: true, index: i },
+        priceAmountType: 'fixed',
+        priceAmount: 1000 + i,
+        prices: { create: { amountType: 'fixed', priceAmount: 1000 + i, priceCurrency: 'usd', recurringInterval: i % 2 === 0 ? 'month' : null } },
+      },
+    }),
+  ),
+);
+
+// The baseline: the query the products list makes, with no GraphQL, routing, auth or mapping.
+const baseline = createServer(async (_req, res) => {
+  const where = { organizationId: { in: [organizationId] } };
+  const [items, total] = await Promise.all([
+    prisma.product.findMany({
+      where,
+      include: { prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      take: 100,
+    }),
+    prisma.product.count({ where }),
+  ]);
+  const body = JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+});
+await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
+
+process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`, token })}\n`);
+process.once('SIGTERM', async () => {
+  baseline.close();
+  await kassa.close();
+  process.exit(0);
+});
