@@ -11,6 +11,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
@@ -68,7 +69,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
-      plugins: [useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useGraphQlJit(), useNulCharacterGuard(), useBearerChallenge()],
     });
     environments[name] = { environment, database, yoga, rest: createRestHandler(routes, yoga.getEnveloped), base };
   }
@@ -181,6 +182,7 @@ function requestIdOf(req: IncomingMessage): string {
 
 /** The body, or null when it is larger than allowed (the rest is not read). */
 async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Buffer.alloc(0);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) return null;
   const chunks: Buffer[] = [];

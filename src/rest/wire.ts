@@ -33,6 +33,8 @@ const wireConstants = new Map<string, Record<string, unknown>>();
 
 /** Declares wire fields that always carry the same value for objects of a GraphQL type. */
 export function defineWireConstants(typeName: string, constants: Record<string, unknown>): void {
+  // Shared by every response, so frozen: nothing may change them in place.
+  for (const value of Object.values(constants)) Object.freeze(value);
   wireConstants.set(typeName, { ...wireConstants.get(typeName), ...constants });
 }
 
@@ -77,7 +79,7 @@ export function toWire(value: unknown, shape: WireShape | null): unknown {
     if (key in source) out[field.wire] = toWire(source[key], field.shape);
   }
   for (const [key, constant] of Object.entries(shape.constants)) {
-    if (!(key in out)) out[key] = structuredClone(constant);
+    if (!(key in out)) out[key] = constant;
   }
   return out;
 }
