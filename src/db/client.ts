@@ -75,6 +75,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       prisma,
       migrationTarget: pgliteTarget(pglite),
       async close() {
+        if (pglite.closed) return;
         await prisma.$disconnect();
         await pglite.close();
         await unlock();
