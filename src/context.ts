@@ -51,6 +51,10 @@ export async function resolvePrincipal(environment: Environment, authorization: 
   if (token.startsWith(`${config.tokenPrefix}_oat_`)) {
     const oat = await prisma.organizationAccessToken.findFirst({ where: { tokenHash, ...live } });
     if (oat) {
+      // Last use is kept to the minute: enough to tell a forgotten token from a busy one.
+      if (!oat.lastUsedAt || now.getTime() - oat.lastUsedAt.getTime() > 60_000) {
+        await prisma.organizationAccessToken.update({ where: { id: oat.id }, data: { lastUsedAt: now } });
+      }
       return { kind: 'organization', organizationId: oat.organizationId, tokenId: oat.id, scopes: new Set(oat.scopes as Scope[]) };
     }
   } else if (token.startsWith(`${config.tokenPrefix}_us_`)) {

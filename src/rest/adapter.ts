@@ -61,7 +61,10 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
   return async (request, context) => {
     const match = matchRoute(routes, request.method, request.path);
     if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
-    if (!match) return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.`);
+    if (!match) {
+      const hint = !request.path.endsWith('/') && matchRoute(routes, request.method, `${request.path}/`) ? ` Did you mean ${request.path}/ ?` : '';
+      return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
+    }
     const { route, params } = match;
 
     const issues = new ValidationIssues();

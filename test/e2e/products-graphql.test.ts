@@ -2,6 +2,7 @@
 // error codes GraphQL clients branch on, and the REST surface reading what GraphQL wrote.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,10 +25,6 @@ async function newOrganization(): Promise<Org> {
   return { ...boot, gql: graphqlClient(server.base(), boot.token) };
 }
 
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const datetime = expect.stringMatching(ISO_DATETIME);
-const nullableDatetime = expect.toSatisfy((v: unknown) => v === null || (typeof v === 'string' && ISO_DATETIME.test(v)), 'an ISO datetime or null');
-const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const unknownId = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
 
 const PRODUCT = /* GraphQL */ `

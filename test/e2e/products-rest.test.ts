@@ -3,6 +3,7 @@
 // through the services), so counts and orders are exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -36,10 +37,6 @@ async function newOrganization(): Promise<Org> {
   return { ...boot, api: client(boot.token) };
 }
 
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const datetime = expect.stringMatching(ISO_DATETIME);
-const nullableDatetime = expect.toSatisfy((v: unknown) => v === null || (typeof v === 'string' && ISO_DATETIME.test(v)), 'an ISO datetime or null');
-const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const unknownId = '6f1c2b9e-4a57-4c1f-9a0e-3d2b7c8e5f10';
 
 const oneTimeFixed = (amount = 900) => [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }];

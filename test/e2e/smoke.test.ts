@@ -16,4 +16,30 @@ describe('a fresh server', () => {
     const fetched = await api('GET', `/products/${created.body.id}`);
     expect(fetched.body).toEqual(created.body);
   });
+
+  it('records when an organization token was last used, to the minute', async () => {
+    const { token, organizationId } = await server.bootstrap();
+    const { prisma } = server.kassa.environments.production.environment;
+    const tokenRow = () => prisma.organizationAccessToken.findFirstOrThrow({ where: { organizationId } });
+    expect((await tokenRow()).lastUsedAt).toBeNull();
+    const api = restClient(server.base(), token);
+    await api('GET', '/products/');
+    const first = (await tokenRow()).lastUsedAt!;
+    expect(first).toBeInstanceOf(Date);
+    await api('GET', '/products/');
+    expect((await tokenRow()).lastUsedAt).toEqual(first);
+    server.clock.now = new Date(Date.now() + 120_000);
+    try {
+      await api('GET', '/products/');
+      expect((await tokenRow()).lastUsedAt!.getTime()).toBeGreaterThan(first.getTime());
+    } finally {
+      server.clock.now = null;
+    }
+  });
+
+  it('points a request missing the trailing slash at the documented path', async () => {
+    const response = await restClient(server.base())('GET', '/products');
+    expect(response.status).toBe(404);
+    expect(response.body.detail).toContain('Did you mean /v1/products/ ?');
+  });
 });
