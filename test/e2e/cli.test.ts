@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const bin = path.resolve('bin/kassa.js');
+const bin = path.resolve('src/kassa.js');
 let dataDir: string;
 
 function run(args: string[], env: Record<string, string> = {}) {
