@@ -17,7 +17,9 @@ export type Principal =
   | { kind: 'anonymous' }
   | { kind: 'organization'; organizationId: string; tokenId: string; scopes: ReadonlySet<Scope> }
   | { kind: 'user'; userId: string; sessionId: string; organizationIds: string[]; scopes: ReadonlySet<Scope> }
-  | { kind: 'customer'; customerId: string; organizationId: string; scopes: ReadonlySet<Scope> };
+  | { kind: 'customer'; customerId: string; organizationId: string; scopes: ReadonlySet<Scope> }
+  /** Kassa itself acting for an organization (rendering event payloads, background jobs); never from a token. */
+  | { kind: 'system'; organizationId: string; scopes: ReadonlySet<Scope> };
 
 export interface Context {
   environment: Environment;

@@ -16,6 +16,7 @@ import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/table.ts';
+import { withIdempotency } from './rest/idempotency.ts';
 
 export const maxBodyBytes = 1024 * 1024;
 
@@ -71,7 +72,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       logging: yogaLogger(logger),
       plugins: [useGraphQlJit(), useNulCharacterGuard(), useBearerChallenge()],
     });
-    environments[name] = { environment, database, yoga, rest: createRestHandler(routes, yoga.getEnveloped), base };
+    environments[name] = { environment, database, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
   }
 
   let accepting = true;
@@ -115,7 +116,11 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     if (isGraphQL) return (served.yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, ctx: Context) => Promise<void>)(req, res, context);
     const body = await readBody(req);
     if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
-    const response = await served.rest({ method: req.method ?? 'GET', path, query: url.searchParams, contentType: req.headers['content-type'], body }, context);
+    const idempotencyKey = req.headers['idempotency-key'];
+    const response = await served.rest(
+      { method: req.method ?? 'GET', path, query: url.searchParams, contentType: req.headers['content-type'], body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined },
+      context,
+    );
     send(res, response);
   }
 

@@ -6,6 +6,8 @@ export const allScopes = [
   'organization_access_tokens:write',
   'products:read',
   'products:write',
+  'customers:read',
+  'customers:write',
 ] as const;
 
 export type Scope = (typeof allScopes)[number];

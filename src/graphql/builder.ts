@@ -27,6 +27,7 @@ export const builder = new SchemaBuilder<{
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
     ProductSortProperty: { Input: string; Output: string };
+    CustomerSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

@@ -13,7 +13,7 @@ export const CustomerPortalQuery = builder.objectRef<object>('CustomerPortalQuer
   description: "The Customer Portal API: only the signed-in customer's own data.",
 });
 
-const core = { authScopes: { principal: ['organization', 'user'] as PrincipalKind[] }, resolve: () => ({}) };
+const core = { authScopes: { principal: ['organization', 'user', 'system'] as PrincipalKind[] }, resolve: () => ({}) };
 const portal = { authScopes: { principal: 'customer' as PrincipalKind }, resolve: () => ({}) };
 
 builder.queryField('core', (t) => t.field({ type: CoreQuery, ...core }));

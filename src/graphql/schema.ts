@@ -5,6 +5,7 @@ import './roots.ts';
 import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
 import '../modules/products/schema.ts';
+import '../modules/customers/schema.ts';
 
 export const schema = builder.toSchema();
 

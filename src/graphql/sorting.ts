@@ -22,3 +22,8 @@ export function sortingOrderBy<P extends string>(sorting: string[], toOrder: (pr
   const orders = sorting.map((s) => (s.startsWith('-') ? toOrder(s.slice(1) as P, 'desc') : toOrder(s as P, 'asc')));
   return [...orders, { id: 'asc' }];
 }
+
+/** The text as a literal inside a LIKE pattern (Prisma's contains): `%` and `_` match only themselves. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}

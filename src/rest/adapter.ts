@@ -29,6 +29,7 @@ export interface RestRequest {
   query: URLSearchParams;
   contentType: string | undefined;
   body: Buffer;
+  idempotencyKey?: string;
 }
 
 export interface RestResponse {

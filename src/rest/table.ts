@@ -1,5 +1,6 @@
 // Every REST route Kassa serves, one list per resource module.
+import { customerRoutes } from '../modules/customers/rest.ts';
 import { productRoutes } from '../modules/products/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes];

@@ -10,6 +10,8 @@ export function reachableOrganizationIds(ctx: Context): string[] {
       return [principal.organizationId];
     case 'user':
       return principal.organizationIds;
+    case 'system':
+      return [principal.organizationId];
     default:
       return [];
   }
@@ -27,7 +29,7 @@ export function organizationFilter(ctx: Context, requested?: string[] | null): {
  */
 export function owningOrganization(ctx: Context, requested: string | null | undefined, loc: Loc): string {
   const reachable = reachableOrganizationIds(ctx);
-  if (ctx.principal.kind === 'organization') {
+  if (ctx.principal.kind === 'organization' || ctx.principal.kind === 'system') {
     if (requested && requested !== ctx.principal.organizationId) {
       throw RequestValidationError.at(loc, 'Organization not found: an organization token only acts on its own organization.', 'value_error');
     }

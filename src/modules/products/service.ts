@@ -6,7 +6,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
-import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 
 export const minimumPriceAmount = 50;
@@ -147,11 +147,6 @@ function checkCommonFields(issues: ValidationIssues, input: ProductFields): void
 function sortKeys(price: { amountType: AmountType; priceAmount?: number | null; minimumAmount?: number | null }) {
   const amount = price.amountType === 'fixed' ? price.priceAmount : price.amountType === 'custom' ? (price.minimumAmount ?? 0) : 0;
   return { priceAmountType: price.amountType, priceAmount: amount ?? 0 };
-}
-
-/** The text as a literal inside a LIKE pattern: `%` and `_` match only themselves. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
 }
 
 const livePrices = { where: { isArchived: false }, orderBy: [{ position: 'asc' as const }, { createdAt: 'asc' as const }] };

@@ -1,0 +1,35 @@
+// The outbox: events are written by the transaction that makes the change they describe.
+import type { Context } from '../context.ts';
+import type { Db } from '../db/client.ts';
+import { renderWire } from '../rest/render.ts';
+
+export const eventTypes = [
+  'checkout.created',
+  'checkout.updated',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'order.created',
+  'order.updated',
+  'order.paid',
+  'order.refunded',
+  'refund.created',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export interface EventSubject {
+  organizationId: string;
+  resourceId: string;
+  /** The GET route that renders the resource, e.g. `GET /v1/customers/{id}`. */
+  route: string;
+}
+
+/** Records events about one resource, rendered once, in the caller's transaction `tx`. */
+export async function recordEvents(ctx: Context, tx: Db, types: EventType[], subject: EventSubject, data?: unknown): Promise<void> {
+  const payload = data ?? (await renderWire(ctx, tx, subject.organizationId, subject.route, { id: subject.resourceId }));
+  for (const type of types) {
+    await tx.event.create({
+      data: { organizationId: subject.organizationId, type, resourceId: subject.resourceId, data: payload as object, createdAt: ctx.now() },
+    });
+  }
+}

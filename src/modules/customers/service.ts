@@ -1,0 +1,204 @@
+// Customers of an organization. Email and external id are unique among an organization's
+// customers that exist; a deleted customer keeps its row (orders refer to it) but frees both.
+// Every change records its event in the same transaction.
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { recordEvents, type EventType } from '../../events/outbox.ts';
+import { renderWire } from '../../rest/render.ts';
+import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
+import { organizationFilter, owningOrganization } from '../organizations/access.ts';
+
+export const customerSortProperties = ['created_at', 'email', 'name'] as const;
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+
+export interface AddressInput {
+  line1?: string | null;
+  line2?: string | null;
+  postalCode?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country: string;
+}
+
+interface CustomerFields {
+  email?: string | null;
+  name?: string | null;
+  externalId?: string | null;
+  billingAddress?: AddressInput | null;
+  taxId?: (string | null)[] | null;
+  metadata?: Metadata | null;
+}
+
+export interface CustomerCreateInput extends CustomerFields {
+  email: string;
+  organizationId?: string | null;
+}
+
+export interface CustomerListArgs extends PageArgs {
+  organizationId?: string[] | null;
+  email?: string | null;
+  query?: string | null;
+  metadata?: Record<string, unknown> | null;
+  sorting?: string[] | null;
+}
+
+/** Identifies one customer of the caller's organizations: by id or by external id. */
+export type CustomerKey = { id: string } | { externalId: string };
+
+function isCountry(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && regionNames.of(code) !== code && regionNames.of(code) !== 'Unknown Region';
+}
+
+/** The address as stored and sent: the wire's own keys. */
+function storedAddress(address: AddressInput) {
+  return {
+    line1: address.line1 ?? null,
+    line2: address.line2 ?? null,
+    postal_code: address.postalCode ?? null,
+    city: address.city ?? null,
+    state: address.state ?? null,
+    country: address.country,
+  };
+}
+
+function checkFields(issues: ValidationIssues, input: CustomerFields): void {
+  if (input.email != null && (!emailPattern.test(input.email.trim()) || input.email.length > 320)) {
+    issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
+  }
+  if (input.name != null && input.name.length > 256) issues.add(['input', 'name'], 'String should have at most 256 characters', 'string_too_long');
+  if (input.externalId != null && (input.externalId.length < 1 || input.externalId.length > 256)) {
+    issues.add(['input', 'externalId'], 'String should have 1 to 256 characters', 'string_too_long');
+  }
+  if (input.billingAddress && !isCountry(input.billingAddress.country)) {
+    issues.add(['input', 'billingAddress', 'country'], 'Input should be an ISO 3166-1 alpha-2 country code, such as US or FR', 'value_error');
+  }
+  if (input.taxId && (input.taxId.length !== 2 || !input.taxId[0] || !input.taxId[1])) {
+    issues.add(['input', 'taxId'], 'A tax id is a pair: [value, format], for example ["FR61954506077", "eu_vat"]', 'value_error');
+  }
+}
+
+/** A write that hit the unique email or external id, as the 422 the client can act on. */
+function uniquenessError(error: unknown): never {
+  const target = String((error as { meta?: { target?: unknown } }).meta?.target ?? (error as Error).message);
+  if ((error as { code?: string }).code === 'P2002') {
+    if (target.includes('external')) throw RequestValidationError.at(['input', 'externalId'], 'A customer with this external ID already exists.');
+    throw RequestValidationError.at(['input', 'email'], 'A customer with this email address already exists.');
+  }
+  throw error;
+}
+
+function keyWhere(ctx: Context, key: CustomerKey): Prisma.CustomerWhereInput {
+  return { organizationId: organizationFilter(ctx), deletedAt: null, ...('id' in key ? { id: key.id } : { externalId: key.externalId }) };
+}
+
+const customerRoute = 'GET /v1/customers/{id}';
+
+async function record(ctx: Context, tx: Db, types: EventType[], customer: { id: string; organizationId: string }, data?: unknown) {
+  await recordEvents(ctx, tx, types, { organizationId: customer.organizationId, resourceId: customer.id, route: customerRoute }, data);
+}
+
+export async function listCustomers(ctx: Context, args: CustomerListArgs, query: object) {
+  const window = pageWindow(args);
+  const where: Prisma.CustomerWhereInput = {
+    organizationId: organizationFilter(ctx, args.organizationId),
+    deletedAt: null,
+    ...(args.email ? { activeEmail: args.email.trim().toLowerCase() } : {}),
+    ...(args.query
+      ? {
+          OR: ['email', 'name', 'externalId'].map((field) => ({ [field]: { contains: escapeLike(args.query!), mode: 'insensitive' } })),
+        }
+      : {}),
+    AND: metadataWhere(args.metadata),
+  };
+  const orderBy = sortingOrderBy<(typeof customerSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) =>
+    property === 'created_at' ? { createdAt: sort } : property === 'email' ? { email: sort } : { name: { sort, nulls: 'last' } },
+  );
+  const [items, total] = await Promise.all([
+    ctx.prisma.customer.findMany({ ...query, where, orderBy: orderBy as Prisma.CustomerOrderByWithRelationInput[], ...window }),
+    ctx.prisma.customer.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getCustomer(ctx: Context, key: CustomerKey, query: object = {}) {
+  const customer = await ctx.prisma.customer.findFirst({ ...query, where: keyWhere(ctx, key) });
+  if (!customer) throw new ResourceNotFoundError('Customer not found.');
+  return customer;
+}
+
+export async function createCustomer(ctx: Context, input: CustomerCreateInput, query: object) {
+  const issues = new ValidationIssues();
+  checkFields(issues, input);
+  let organizationId = '';
+  try {
+    organizationId = owningOrganization(ctx, input.organizationId, ['input', 'organizationId']);
+  } catch (error) {
+    issues.list.push(...(error as RequestValidationError).issues);
+  }
+  issues.throwIfAny();
+  const email = input.email.trim();
+  return ctx.prisma
+    .$transaction(async (tx) => {
+      const customer = await tx.customer.create({
+        data: {
+          organizationId,
+          email,
+          activeEmail: email.toLowerCase(),
+          name: input.name ?? null,
+          externalId: input.externalId ?? null,
+          activeExternalId: input.externalId ?? null,
+          billingAddress: input.billingAddress ? storedAddress(input.billingAddress) : undefined,
+          taxId: input.taxId ?? undefined,
+          metadata: input.metadata ?? {},
+          createdAt: ctx.now(),
+        },
+      });
+      await record(ctx, tx as Db, ['customer.created'], customer);
+      return tx.customer.findUniqueOrThrow({ ...query, where: { id: customer.id } });
+    })
+    .catch(uniquenessError);
+}
+
+export async function updateCustomer(ctx: Context, key: CustomerKey, input: CustomerFields, query: object) {
+  const issues = new ValidationIssues();
+  checkFields(issues, input);
+  if (input.email === null) issues.add(['input', 'email'], 'A customer always has an email address.');
+  issues.throwIfAny();
+  return ctx.prisma
+    .$transaction(async (tx) => {
+      const existing = await tx.customer.findFirst({ where: keyWhere(ctx, key) });
+      if (!existing) throw new ResourceNotFoundError('Customer not found.');
+      if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
+        throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
+      }
+      const data: Prisma.CustomerUpdateInput = {};
+      if (input.email != null) Object.assign(data, { email: input.email.trim(), activeEmail: input.email.trim().toLowerCase() });
+      if (input.name !== undefined) data.name = input.name;
+      if (input.externalId != null) Object.assign(data, { externalId: input.externalId, activeExternalId: input.externalId });
+      if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
+      if (input.taxId !== undefined) data.taxId = input.taxId ?? (null as never);
+      if (input.metadata != null) data.metadata = input.metadata;
+      const customer = await tx.customer.update({ where: { id: existing.id }, data });
+      await record(ctx, tx as Db, ['customer.updated'], customer);
+      return tx.customer.findUniqueOrThrow({ ...query, where: { id: customer.id } });
+    })
+    .catch(uniquenessError);
+}
+
+export async function deleteCustomer(ctx: Context, key: CustomerKey) {
+  return ctx.prisma.$transaction(async (tx) => {
+    const existing = await tx.customer.findFirst({ where: keyWhere(ctx, key) });
+    if (!existing) throw new ResourceNotFoundError('Customer not found.');
+    // The event carries the customer as it was, marked deleted: a GET can no longer render it.
+    const before = (await renderWire(ctx, tx as Db, existing.organizationId, customerRoute, { id: existing.id })) as object;
+    const deletedAt = ctx.now();
+    await tx.customer.update({ where: { id: existing.id }, data: { deletedAt, activeEmail: null, activeExternalId: null } });
+    await record(ctx, tx as Db, ['customer.deleted'], existing, { ...before, deleted_at: deletedAt.toISOString() });
+    return true;
+  });
+}

@@ -1,0 +1,28 @@
+// A resource in its REST representation, produced by running the GET route's own operation, so
+// an event's `data` is always exactly what a GET of the resource returns at that moment.
+import { execute, type ExecutionResult } from 'graphql';
+import type { Context } from '../context.ts';
+import { allScopes } from '../auth/scopes.ts';
+import type { Db } from '../db/client.ts';
+import { schema } from '../graphql/schema.ts';
+import { compileRoutes } from './adapter.ts';
+import type { CompiledRoute } from './routes.ts';
+import { restRoutes } from './table.ts';
+import { toWire } from './wire.ts';
+
+let getRoutes: Map<string, CompiledRoute> | undefined;
+
+/**
+ * Renders `route` (e.g. `GET /v1/customers/{id}`) for an organization, reading through `db` —
+ * pass the transaction that made the change so the rendering sees it.
+ */
+export async function renderWire(ctx: Context, db: Db, organizationId: string, route: string, variables: Record<string, unknown>): Promise<unknown> {
+  getRoutes ??= new Map(compileRoutes(schema, restRoutes).filter((r) => r.method === 'GET').map((r) => [`GET ${r.path}`, r]));
+  const compiled = getRoutes.get(route);
+  if (!compiled) throw new Error(`No GET route ${route} to render with`);
+  const contextValue: Context = { ...ctx, prisma: db, principal: { kind: 'system', organizationId, scopes: new Set(allScopes) } };
+  const result = (await execute({ schema, document: compiled.document, variableValues: variables, contextValue })) as ExecutionResult;
+  if (result.errors?.length) throw result.errors[0];
+  const [rootKey, fieldKey] = compiled.resultPath;
+  return toWire((result.data?.[rootKey] as Record<string, unknown>)[fieldKey], compiled.shape);
+}
