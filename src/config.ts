@@ -14,6 +14,13 @@ export interface Config {
   tokenPrefix: string;
   shutdownTimeoutMs: number;
   databases: Record<EnvironmentName, DatabaseConfig>;
+  /** The payment processor of each environment: the built-in test processor, or none. */
+  paymentProcessors: Record<EnvironmentName, 'test' | 'none'>;
+  /** How long the test processor's delayed-failure card takes to fail. */
+  testCardDelayMs: number;
+  jobPollIntervalMs: number;
+  /** The address clients reach Kassa at, for links Kassa hands out (checkout pages); the listening address when unset. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -55,6 +62,19 @@ function postgresUrl(env: Env, name: string): string {
   return raw;
 }
 
+function publicUrl(env: Env): string | null {
+  const raw = env.PUBLIC_URL;
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL (got "${raw}")`);
+  return raw.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const tokenPrefix = env.TOKEN_PREFIX || 'service';
   if (!/^[a-z][a-z0-9]{1,15}$/.test(tokenPrefix)) {
@@ -88,5 +108,14 @@ export function loadConfig(env: Env = process.env): Config {
     tokenPrefix,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     databases,
+    paymentProcessors: {
+      // Sandbox always charges test cards. Production does too on the embedded database (a local
+      // setup); against a PostgreSQL server it needs PRODUCTION_PAYMENT_PROCESSOR=test explicitly.
+      production: oneOf(env, 'PRODUCTION_PAYMENT_PROCESSOR', databases.production.kind === 'embedded' ? 'test' : 'none', ['test', 'none']) as 'test' | 'none',
+      sandbox: 'test',
+    },
+    testCardDelayMs: integer(env, 'TEST_CARD_DELAY_MS', 1500, 0, 60_000),
+    jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 200, 10, 60_000),
+    publicUrl: publicUrl(env),
   };
 }

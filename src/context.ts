@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { PaymentProcessor } from './modules/payments/processor.ts';
 import { hashToken } from './auth/tokens.ts';
 import { UnauthenticatedError } from './graphql/errors.ts';
 import { type Scope, allScopes } from './auth/scopes.ts';
@@ -11,6 +12,10 @@ export interface Environment {
   name: EnvironmentName;
   prisma: Db;
   config: Config;
+  /** Charges payments; null where no processor is configured (checkouts that need payment are refused). */
+  paymentProcessor: PaymentProcessor | null;
+  /** Where this environment is reached from outside, e.g. `https://pay.example.com/sandbox`. */
+  publicUrl: string;
 }
 
 export type Principal =
@@ -75,4 +80,9 @@ export async function resolvePrincipal(environment: Environment, authorization: 
     }
   }
   throw new UnauthenticatedError('The access token is invalid, expired or revoked.');
+}
+
+/** The context Kassa acts in on its own, for one organization: background jobs, event rendering. */
+export function systemContext(environment: Environment, prisma: Db, organizationId: string, now: () => Date, requestId: string): Context {
+  return { environment, prisma, principal: { kind: 'system', organizationId, scopes: new Set(allScopes) }, requestId, clientIp: '', now };
 }

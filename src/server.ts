@@ -17,6 +17,9 @@ import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
+import { TestPaymentProcessor } from './modules/payments/processor.ts';
+import { JobRunner } from './jobs/runner.ts';
+import './modules/payments/charge.ts';
 
 export const maxBodyBytes = 1024 * 1024;
 
@@ -28,6 +31,7 @@ export interface KassaOptions {
 interface ServedEnvironment {
   environment: Environment;
   database: Database;
+  jobs: JobRunner;
   yoga: YogaServerInstance<Context, object>;
   rest: RestHandler;
   base: string;
@@ -44,7 +48,9 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const database = await openDatabase(config.databases[name]);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
-  return { environment: { name, prisma: database.prisma, config }, database };
+  const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
+  const publicUrl = config.publicUrl ? `${config.publicUrl}${name === 'sandbox' ? '/sandbox' : ''}` : '';
+  return { environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl }, database };
 }
 
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
@@ -72,7 +78,11 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       logging: yogaLogger(logger),
       plugins: [useGraphQlJit(), useNulCharacterGuard(), useBearerChallenge()],
     });
-    environments[name] = { environment, database, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
+    const jobs = new JobRunner(
+      { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) },
+      { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 },
+    );
+    environments[name] = { environment, database, jobs, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
   }
 
   let accepting = true;
@@ -144,12 +154,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  for (const name of environmentNames) environments[name].jobs.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+  for (const served of Object.values(environments)) served.environment.publicUrl ||= `${listening}${served.base}`;
 
   return {
     server,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`,
+    url: listening,
     environments,
     // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), then
     // closes the databases.
@@ -160,6 +173,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
+      await Promise.all(environmentNames.map((name) => environments[name].jobs.stop()));
       for (const name of environmentNames) await environments[name].database.close();
     },
   };

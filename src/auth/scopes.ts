@@ -8,6 +8,10 @@ export const allScopes = [
   'products:write',
   'customers:read',
   'customers:write',
+  'checkouts:read',
+  'checkouts:write',
+  'orders:read',
+  'orders:write',
 ] as const;
 
 export type Scope = (typeof allScopes)[number];

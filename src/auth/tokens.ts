@@ -9,7 +9,7 @@ const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const randomLength = 30;
 const checksumLength = 6;
 
-export type TokenKind = 'oat' | 'us';
+export type TokenKind = 'oat' | 'us' | 'cst';
 
 function base62Random(length: number): string {
   let out = '';

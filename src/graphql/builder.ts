@@ -28,6 +28,8 @@ export const builder = new SchemaBuilder<{
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
     ProductSortProperty: { Input: string; Output: string };
     CustomerSortProperty: { Input: string; Output: string };
+    OrderSortProperty: { Input: string; Output: string };
+    CheckoutSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

@@ -6,6 +6,8 @@ import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
 import '../modules/products/schema.ts';
 import '../modules/customers/schema.ts';
+import '../modules/orders/schema.ts';
+import '../modules/checkouts/schema.ts';
 
 export const schema = builder.toSchema();
 

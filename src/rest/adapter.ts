@@ -104,8 +104,7 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
     const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);
     if (route.status === 204) return { status: 204 };
-    const [rootKey, fieldKey] = route.resultPath;
-    const value = (result.data?.[rootKey] as Record<string, unknown> | null)?.[fieldKey];
+    const value = resultAt(result.data, route.resultPath);
     return { status: route.status, body: toWire(value, route.shape) };
   };
 }
@@ -208,4 +207,9 @@ function restLoc(loc: Loc, route: CompiledRoute): Loc {
   const tail = rest.map((p) => (typeof p === 'string' ? snakeCase(p) : p));
   if (!binding) return [typeof argument === 'string' ? snakeCase(argument) : argument, ...tail];
   return [...wireLoc(binding), ...tail];
+}
+
+/** The value at `path` in a GraphQL result's data. */
+export function resultAt(data: unknown, path: string[]): unknown {
+  return path.reduce<unknown>((value, key) => (value as Record<string, unknown> | null | undefined)?.[key], data);
 }

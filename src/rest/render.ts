@@ -1,11 +1,10 @@
 // A resource in its REST representation, produced by running the GET route's own operation, so
 // an event's `data` is always exactly what a GET of the resource returns at that moment.
 import { execute, type ExecutionResult } from 'graphql';
-import type { Context } from '../context.ts';
-import { allScopes } from '../auth/scopes.ts';
+import { systemContext, type Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { schema } from '../graphql/schema.ts';
-import { compileRoutes } from './adapter.ts';
+import { compileRoutes, resultAt } from './adapter.ts';
 import type { CompiledRoute } from './routes.ts';
 import { restRoutes } from './table.ts';
 import { toWire } from './wire.ts';
@@ -20,9 +19,8 @@ export async function renderWire(ctx: Context, db: Db, organizationId: string, r
   getRoutes ??= new Map(compileRoutes(schema, restRoutes).filter((r) => r.method === 'GET').map((r) => [`GET ${r.path}`, r]));
   const compiled = getRoutes.get(route);
   if (!compiled) throw new Error(`No GET route ${route} to render with`);
-  const contextValue: Context = { ...ctx, prisma: db, principal: { kind: 'system', organizationId, scopes: new Set(allScopes) } };
+  const contextValue = systemContext(ctx.environment, db, organizationId, ctx.now, ctx.requestId);
   const result = (await execute({ schema, document: compiled.document, variableValues: variables, contextValue })) as ExecutionResult;
   if (result.errors?.length) throw result.errors[0];
-  const [rootKey, fieldKey] = compiled.resultPath;
-  return toWire((result.data?.[rootKey] as Record<string, unknown>)[fieldKey], compiled.shape);
+  return toWire(resultAt(result.data, compiled.resultPath), compiled.shape);
 }

@@ -42,12 +42,15 @@ export interface CompiledRoute extends RestRoute {
   document: DocumentNode;
   variables: VariableBinding[];
   /** The result's root field and the field under it whose value is the REST body. */
-  resultPath: [string, string];
+  resultPath: string[];
   shape: WireShape | null;
   status: number;
 }
 
 export class RouteDefinitionError extends Error {}
+
+/** Root fields that only group the fields of an API surface. */
+const surfaces = ['core', 'customerPortal'];
 
 export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
   const where = `${route.method} ${route.path}`;
@@ -75,19 +78,27 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
   }
   if (route.body && !variables.some((v) => v.source === 'body')) throw new RouteDefinitionError(`${where}: no variable $${route.body}`);
 
-  // The REST body is the value of the single field under the single root field.
+  // The REST body is the value of the single field under the surface root (core or
+  // customerPortal), or of the single root field for the public endpoints.
   const root = operation.selectionSet.selections[0];
   const rootType = schema.getRootType(operation.operation)!;
-  if (operation.selectionSet.selections.length !== 1 || root.kind !== Kind.FIELD || !root.selectionSet) {
-    throw new RouteDefinitionError(`${where}: the operation must select one root field (core or customerPortal)`);
+  if (operation.selectionSet.selections.length !== 1 || root.kind !== Kind.FIELD) {
+    throw new RouteDefinitionError(`${where}: the operation must select one root field`);
   }
-  const inner = root.selectionSet.selections[0];
-  if (root.selectionSet.selections.length !== 1 || inner.kind !== Kind.FIELD) {
-    throw new RouteDefinitionError(`${where}: the operation must select one field under ${root.name.value}`);
+  const resultPath = [root.alias?.value ?? root.name.value];
+  let parentType = rootType;
+  let field = root;
+  if (surfaces.includes(root.name.value)) {
+    const inner = root.selectionSet?.selections[0];
+    if (root.selectionSet?.selections.length !== 1 || inner?.kind !== Kind.FIELD) {
+      throw new RouteDefinitionError(`${where}: the operation must select one field under ${root.name.value}`);
+    }
+    parentType = getNamedType(rootType.getFields()[root.name.value].type) as GraphQLObjectType;
+    field = inner;
+    resultPath.push(inner.alias?.value ?? inner.name.value);
   }
-  const namespaceType = getNamedType(rootType.getFields()[root.name.value].type) as GraphQLObjectType;
-  const resultType = getNamedType(namespaceType.getFields()[inner.name.value].type);
-  const shape = inner.selectionSet && isCompositeType(resultType) ? wireShape(schema, resultType, inner.selectionSet, fragments) : null;
+  const resultType = getNamedType(parentType.getFields()[field.name.value].type);
+  const shape = field.selectionSet && isCompositeType(resultType) ? wireShape(schema, resultType, field.selectionSet, fragments) : null;
 
   return {
     ...route,
@@ -96,7 +107,7 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
     pathParams,
     document,
     variables,
-    resultPath: [root.alias?.value ?? root.name.value, inner.alias?.value ?? inner.name.value],
+    resultPath,
     shape,
   };
 }

@@ -1,6 +1,8 @@
 // Every REST route Kassa serves, one list per resource module.
 import { customerRoutes } from '../modules/customers/rest.ts';
 import { productRoutes } from '../modules/products/rest.ts';
+import { orderRoutes } from '../modules/orders/rest.ts';
+import { checkoutRoutes } from '../modules/checkouts/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes];

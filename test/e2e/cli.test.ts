@@ -4,7 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Every step here starts a separate Node process that opens two embedded databases.
+vi.setConfig({ testTimeout: 60_000 });
 
 const bin = path.resolve('src/kassa.js');
 let dataDir: string;
@@ -110,5 +113,5 @@ describe('kassa', () => {
     expect(products.items.map((p: { name: string }) => p.name)).toContain('In flight');
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  });
+  }, 120_000);
 });

@@ -57,7 +57,7 @@ describe('operating Kassa', () => {
 
   it('masks an unexpected failure and logs it with the request id, leaving the other environment working', async () => {
     // A table vanishing under the server is a failure no request could cause.
-    await server.kassa.environments.production.environment.prisma.$executeRawUnsafe('DROP TABLE product_prices, products');
+    await server.kassa.environments.production.environment.prisma.$executeRawUnsafe('DROP TABLE product_prices, products CASCADE');
     const response = await restClient(server.base(), token)('GET', '/products/');
     expect(response.status).toBe(500);
     const requestId = response.headers.get('x-request-id')!;

@@ -1,0 +1,114 @@
+// The process's background work, per environment: jobs are rows, claimed with FOR UPDATE SKIP
+// LOCKED so several processes on one database share them and a job runs in one place at a time.
+// A job that fails is retried with backoff; one that keeps failing is given up and kept with its
+// last error. Stopping waits for the jobs in flight.
+import type { Environment } from '../context.ts';
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+
+export interface JobContext {
+  environment: Environment;
+  prisma: Db;
+  now(): Date;
+  logger: Logger;
+}
+
+interface JobDefinition {
+  run(payload: any, ctx: JobContext): Promise<void>;
+  maxAttempts: number;
+  /** The wait before attempt `attempt + 1`. */
+  backoffMs(attempt: number): number;
+}
+
+const definitions = new Map<string, JobDefinition>();
+const sweeps = new Map<string, (ctx: JobContext) => Promise<void>>();
+
+/** Work the runner does on every tick, such as expiring what is past due. */
+export function defineSweep(name: string, sweep: (ctx: JobContext) => Promise<void>): void {
+  sweeps.set(name, sweep);
+}
+
+export function defineJob<P>(kind: string, run: (payload: P, ctx: JobContext) => Promise<void>, options: Partial<Omit<JobDefinition, 'run'>> = {}): void {
+  definitions.set(kind, { run, maxAttempts: options.maxAttempts ?? 5, backoffMs: options.backoffMs ?? ((attempt) => Math.min(60_000, 1000 * 2 ** attempt)) });
+}
+
+/** Schedules a job; pass the transaction of the change that calls for it. */
+export async function enqueueJob(tx: Db, kind: string, payload: object, runAt: Date): Promise<void> {
+  if (!definitions.has(kind)) throw new Error(`Unknown job kind ${kind}`);
+  await tx.job.create({ data: { kind, payload, runAt } });
+}
+
+export interface JobRunnerOptions {
+  pollMs: number;
+  batchSize: number;
+  /** How long a claimed job stays claimed; a process that dies mid-job frees it after this. */
+  lockMs: number;
+}
+
+export class JobRunner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: JobContext,
+    private readonly options: JobRunnerOptions,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.runDue()
+        .catch((error) => this.ctx.logger.error({ err: error, environment: this.ctx.environment.name }, 'job runner failed'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.options.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.options.pollMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Runs the sweeps, then claims the jobs that are due and runs them; returns how many jobs ran. */
+  async runDue(): Promise<number> {
+    for (const [name, sweep] of sweeps) {
+      await sweep(this.ctx).catch((error) => this.ctx.logger.error({ err: error, sweep: name }, 'sweep failed'));
+    }
+    const now = this.ctx.now();
+    const until = new Date(now.getTime() + this.options.lockMs);
+    const claimed = await this.ctx.prisma.$queryRaw<{ id: string; kind: string; payload: unknown; attempts: number }[]>`
+      UPDATE jobs SET locked_until = ${until}, attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE completed_at IS NULL AND run_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})
+        ORDER BY run_at, created_at
+        LIMIT ${this.options.batchSize}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, payload, attempts`;
+    await Promise.all(claimed.map((job) => this.run(job)));
+    return claimed.length;
+  }
+
+  private async run(job: { id: string; kind: string; payload: unknown; attempts: number }): Promise<void> {
+    const definition = definitions.get(job.kind);
+    const { prisma, logger } = this.ctx;
+    try {
+      if (!definition) throw new Error(`Unknown job kind ${job.kind}`);
+      await definition.run(job.payload, this.ctx);
+      await prisma.job.update({ where: { id: job.id }, data: { completedAt: this.ctx.now(), lockedUntil: null, lastError: null } });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const givingUp = !definition || job.attempts >= definition.maxAttempts;
+      logger[givingUp ? 'error' : 'warn']({ err: error, jobId: job.id, kind: job.kind, attempt: job.attempts }, givingUp ? 'job failed for good' : 'job failed, will retry');
+      const retryAt = new Date(this.ctx.now().getTime() + (definition?.backoffMs(job.attempts) ?? 0));
+      await prisma.job.update({
+        where: { id: job.id },
+        data: givingUp ? { completedAt: this.ctx.now(), lockedUntil: null, lastError: message } : { runAt: retryAt, lockedUntil: null, lastError: message },
+      });
+    }
+  }
+}

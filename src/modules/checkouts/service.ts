@@ -1,0 +1,338 @@
+// Checkouts: a buyer's purchase from `open` to `confirmed`, then `succeeded` or `failed` once the
+// payment is processed, or `expired` after `expiresAt`. Confirming creates the customer (if new)
+// and a pending order, and schedules the charge; the charge itself runs in the payment job.
+import { randomBytes } from 'node:crypto';
+import { systemContext, type Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { recordEvents, type EventType } from '../../events/outbox.ts';
+import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
+import type { Metadata } from '../../graphql/metadata.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
+import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
+import { organizationFilter } from '../organizations/access.ts';
+import type { AddressInput } from '../customers/service.ts';
+import { createPendingOrder } from '../orders/service.ts';
+import { issueCustomerSession } from '../customer-sessions/service.ts';
+
+export const checkoutLifetimeMs = 3600 * 1000;
+export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
+
+export class CheckoutError extends KassaError {}
+export const notOpen = (detail: string) => new CheckoutError(detail, 'NOT_OPEN_CHECKOUT', 403, 'NotOpenCheckout');
+export const expired = () => new CheckoutError('This checkout has expired; start a new one.', 'EXPIRED_CHECKOUT', 410, 'ExpiredCheckoutError');
+export const paymentError = (detail: string) => new CheckoutError(detail, 'PAYMENT_ERROR', 400, 'PaymentError');
+
+interface BuyerFields {
+  productId?: string | null;
+  amount?: number | null;
+  isBusinessCustomer?: boolean | null;
+  customerName?: string | null;
+  customerEmail?: string | null;
+  customerBillingName?: string | null;
+  customerBillingAddress?: AddressInput | null;
+  customerTaxId?: string | null;
+}
+
+export interface CheckoutCreateInput extends BuyerFields {
+  products: string[];
+  customerId?: string | null;
+  externalCustomerId?: string | null;
+  customerExternalId?: string | null;
+  customerIpAddress?: string | null;
+  metadata?: Metadata | null;
+  customerMetadata?: Metadata | null;
+  successUrl?: string | null;
+  requireBillingAddress?: boolean | null;
+  allowDiscountCodes?: boolean | null;
+  discountId?: string | null;
+  embedOrigin?: string | null;
+  subscriptionId?: string | null;
+  customFieldData?: Record<string, unknown> | null;
+}
+
+export interface CheckoutUpdateInput extends BuyerFields {
+  metadata?: Metadata | null;
+  customerMetadata?: Metadata | null;
+  customerIpAddress?: string | null;
+  successUrl?: string | null;
+  requireBillingAddress?: boolean | null;
+}
+
+export interface CheckoutConfirmInput extends BuyerFields {
+  confirmationTokenId?: string | null;
+}
+
+export interface CheckoutListArgs extends PageArgs {
+  organizationId?: string[] | null;
+  productId?: string[] | null;
+  customerId?: string[] | null;
+  status?: string[] | null;
+  query?: string | null;
+  sorting?: string[] | null;
+}
+
+type LivePrice = { id: string; amountType: 'fixed' | 'custom' | 'free'; priceAmount: number | null; minimumAmount: number | null; maximumAmount: number | null; presetAmount: number | null; priceCurrency: string };
+
+const checkoutRoute = 'GET /v1/checkouts/{id}';
+
+async function record(ctx: Context, tx: Db, types: EventType[], checkout: { id: string; organizationId: string }) {
+  await recordEvents(ctx, tx, types, { organizationId: checkout.organizationId, resourceId: checkout.id, route: checkoutRoute });
+}
+
+/** The amount a buyer pays for a price: fixed as set, free nothing, custom what they chose within bounds. */
+function amountFor(price: LivePrice, requested: number | null | undefined, issues: ValidationIssues, loc: Loc): number {
+  switch (price.amountType) {
+    case 'fixed':
+      return price.priceAmount ?? 0;
+    case 'free':
+      return 0;
+    case 'custom': {
+      const low = price.minimumAmount ?? 50;
+      const high = price.maximumAmount ?? 99_999_999;
+      const amount = requested ?? price.presetAmount ?? low;
+      if (amount < low || amount > high) issues.add(loc, `The amount must be between ${low} and ${high}.`, 'value_error');
+      return amount;
+    }
+  }
+}
+
+function storedAddress(address: AddressInput | null | undefined) {
+  if (!address) return address === null ? null : undefined;
+  return { line1: address.line1 ?? null, line2: address.line2 ?? null, postal_code: address.postalCode ?? null, city: address.city ?? null, state: address.state ?? null, country: address.country };
+}
+
+async function livePriceOf(db: Db, productId: string): Promise<LivePrice | null> {
+  return (await db.productPrice.findFirst({ where: { productId, isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] })) as LivePrice | null;
+}
+
+export async function createCheckout(ctx: Context, input: CheckoutCreateInput, query: object) {
+  const issues = new ValidationIssues();
+  if (input.products.length === 0) issues.add(['input', 'products'], 'List should have at least 1 item after validation, not 0', 'too_short');
+  if (new Set(input.products).size !== input.products.length) issues.add(['input', 'products'], 'Each product may be offered once.');
+  for (const [field, value] of [['discountId', input.discountId], ['subscriptionId', input.subscriptionId]] as const) {
+    if (value) issues.add(['input', field], 'Discounts and subscription upgrades are not available on this server yet.');
+  }
+  issues.throwIfAny();
+  const products = await ctx.prisma.product.findMany({ where: { id: { in: input.products }, organizationId: organizationFilter(ctx) } });
+  input.products.forEach((id, i) => {
+    const product = products.find((p) => p.id === id);
+    if (!product) issues.add(['input', 'products', i], 'Product not found.');
+    else if (product.isArchived) issues.add(['input', 'products', i], 'This product is archived and cannot be sold.');
+  });
+  if (new Set(products.map((p) => p.organizationId)).size > 1) issues.add(['input', 'products'], 'All products must belong to one organization.');
+  issues.throwIfAny();
+  const organizationId = products[0].organizationId;
+  const chosen = input.products[0];
+  const price = await livePriceOf(ctx.prisma, chosen);
+  if (!price) throw RequestValidationError.at(['input', 'products', 0], 'This product has no price to sell at.');
+  const amount = amountFor(price, input.amount, issues, ['input', 'amount']);
+
+  const externalCustomerId = input.externalCustomerId ?? input.customerExternalId ?? null;
+  let customerId: string | null = null;
+  if (input.customerId) {
+    const customer = await ctx.prisma.customer.findFirst({ where: { id: input.customerId, organizationId, deletedAt: null } });
+    if (!customer) issues.add(['input', 'customerId'], 'Customer not found.');
+    else customerId = customer.id;
+  } else if (externalCustomerId) {
+    const customer = await ctx.prisma.customer.findFirst({ where: { activeExternalId: externalCustomerId, organizationId } });
+    customerId = customer?.id ?? null;
+  }
+  if (input.successUrl && !/^https?:\/\//.test(input.successUrl)) issues.add(['input', 'successUrl'], 'Input should be a valid URL, starting with http:// or https://');
+  issues.throwIfAny();
+
+  return ctx.prisma.$transaction(async (tx) => {
+    const checkout = await tx.checkout.create({
+      data: {
+        organizationId,
+        clientSecret: `${ctx.environment.config.tokenPrefix}_c_${randomBytes(24).toString('base64url')}`,
+        expiresAt: new Date(ctx.now().getTime() + checkoutLifetimeMs),
+        successUrl: input.successUrl ?? null,
+        productId: chosen,
+        productPriceId: price.id,
+        amount,
+        currency: price.priceCurrency,
+        customerId,
+        externalCustomerId,
+        customerName: input.customerName ?? null,
+        customerEmail: input.customerEmail ?? null,
+        customerIpAddress: input.customerIpAddress ?? null,
+        customerBillingName: input.customerBillingName ?? null,
+        customerBillingAddress: storedAddress(input.customerBillingAddress) ?? undefined,
+        customerTaxId: input.customerTaxId ?? undefined,
+        isBusinessCustomer: input.isBusinessCustomer ?? false,
+        requireBillingAddress: input.requireBillingAddress ?? false,
+        metadata: input.metadata ?? {},
+        customerMetadata: input.customerMetadata ?? {},
+        createdAt: ctx.now(),
+        products: { create: input.products.map((productId, position) => ({ productId, position })) },
+      },
+    });
+    await record(ctx, tx as Db, ['checkout.created'], checkout);
+    return tx.checkout.findUniqueOrThrow({ ...query, where: { id: checkout.id } });
+  });
+}
+
+export async function listCheckouts(ctx: Context, args: CheckoutListArgs, query: object) {
+  const window = pageWindow(args);
+  const where: Prisma.CheckoutWhereInput = {
+    organizationId: organizationFilter(ctx, args.organizationId),
+    ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
+    ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
+    ...(args.status?.length ? { status: { in: args.status as never } } : {}),
+    ...(args.query ? { customerEmail: { contains: escapeLike(args.query), mode: 'insensitive' } } : {}),
+  };
+  const orderBy = sortingOrderBy<(typeof checkoutSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) =>
+    property === 'created_at' ? { createdAt: sort } : property === 'expires_at' ? { expiresAt: sort } : { status: sort },
+  );
+  const [items, total] = await Promise.all([
+    ctx.prisma.checkout.findMany({ ...query, where, orderBy: orderBy as Prisma.CheckoutOrderByWithRelationInput[], ...window }),
+    ctx.prisma.checkout.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getCheckout(ctx: Context, id: string, query: object) {
+  const checkout = await ctx.prisma.checkout.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  if (!checkout) throw new ResourceNotFoundError('Checkout not found.');
+  return checkout;
+}
+
+/** Locks the checkout row for the rest of the transaction; concurrent changes wait their turn. */
+async function lockCheckout(tx: Db, where: { id: string } | { clientSecret: string }) {
+  const rows =
+    'id' in where
+      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM checkouts WHERE id = ${where.id}::uuid FOR UPDATE`
+      : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM checkouts WHERE client_secret = ${where.clientSecret} FOR UPDATE`;
+  return rows.length ? tx.checkout.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
+}
+
+/** Applies buyer fields to an open checkout; returns the Prisma update. */
+async function buyerChanges(tx: Db, checkout: { id: string; productId: string; amount: number }, input: BuyerFields, issues: ValidationIssues) {
+  const data: Prisma.CheckoutUncheckedUpdateInput = {};
+  let productId = checkout.productId;
+  if (input.productId && input.productId !== checkout.productId) {
+    const offered = await tx.checkoutProduct.findUnique({ where: { checkoutId_productId: { checkoutId: checkout.id, productId: input.productId } } });
+    if (!offered) issues.add(['input', 'productId'], 'This product is not offered by this checkout.');
+    else productId = input.productId;
+  }
+  const price = await livePriceOf(tx, productId);
+  if (price && (productId !== checkout.productId || input.amount != null)) {
+    Object.assign(data, { productId, productPriceId: price.id, currency: price.priceCurrency, amount: amountFor(price, input.amount, issues, ['input', 'amount']) });
+  }
+  if (input.customerEmail !== undefined) {
+    if (input.customerEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.customerEmail)) issues.add(['input', 'customerEmail'], 'value is not a valid email address');
+    data.customerEmail = input.customerEmail;
+  }
+  if (input.customerName !== undefined) data.customerName = input.customerName;
+  if (input.customerBillingName !== undefined) data.customerBillingName = input.customerBillingName;
+  if (input.customerBillingAddress !== undefined) data.customerBillingAddress = storedAddress(input.customerBillingAddress) ?? (null as never);
+  if (input.customerTaxId !== undefined) data.customerTaxId = input.customerTaxId ?? (null as never);
+  if (input.isBusinessCustomer != null) data.isBusinessCustomer = input.isBusinessCustomer;
+  return data;
+}
+
+function assertOpen(ctx: Context, checkout: { status: string; expiresAt: Date }, publicEndpoint: boolean) {
+  if (checkout.status === 'expired' || (checkout.status === 'open' && checkout.expiresAt <= ctx.now())) {
+    if (publicEndpoint) throw expired();
+    throw notOpen('This checkout has expired.');
+  }
+  if (checkout.status !== 'open') throw notOpen(`This checkout is ${checkout.status}: it can no longer change.`);
+}
+
+export async function updateCheckout(ctx: Context, id: string, input: CheckoutUpdateInput, query: object) {
+  return ctx.prisma.$transaction(async (tx) => {
+    const checkout = await lockCheckout(tx as Db, { id });
+    if (!checkout || !organizationFilter(ctx).in.includes(checkout.organizationId)) throw new ResourceNotFoundError('Checkout not found.');
+    assertOpen(ctx, checkout, false);
+    const issues = new ValidationIssues();
+    const data = await buyerChanges(tx as Db, checkout, input, issues);
+    if (input.successUrl !== undefined) data.successUrl = input.successUrl;
+    if (input.metadata != null) data.metadata = input.metadata;
+    if (input.customerMetadata !== undefined) data.customerMetadata = input.customerMetadata ?? {};
+    if (input.customerIpAddress !== undefined) data.customerIpAddress = input.customerIpAddress;
+    if (input.requireBillingAddress != null) data.requireBillingAddress = input.requireBillingAddress;
+    issues.throwIfAny();
+    await tx.checkout.update({ where: { id }, data });
+    await record(ctx, tx as Db, ['checkout.updated'], checkout);
+    return tx.checkout.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}
+
+export async function getClientCheckout(ctx: Context, clientSecret: string, query: object) {
+  const checkout = await ctx.prisma.checkout.findUnique({ ...query, where: { clientSecret } });
+  if (!checkout) throw new ResourceNotFoundError('Checkout not found.');
+  if (checkout.status === 'expired' || (checkout.status === 'open' && checkout.expiresAt <= ctx.now())) throw expired();
+  return checkout;
+}
+
+export async function updateClientCheckout(ctx: Context, clientSecret: string, input: BuyerFields, query: object) {
+  return ctx.prisma.$transaction(async (tx) => {
+    const checkout = await lockCheckout(tx as Db, { clientSecret });
+    if (!checkout) throw new ResourceNotFoundError('Checkout not found.');
+    assertOpen(ctx, checkout, true);
+    const issues = new ValidationIssues();
+    const data = await buyerChanges(tx as Db, checkout, input, issues);
+    issues.throwIfAny();
+    await tx.checkout.update({ where: { id: checkout.id }, data });
+    await record(ctx, tx as Db, ['checkout.updated'], checkout);
+    return tx.checkout.findUniqueOrThrow({ ...query, where: { id: checkout.id } });
+  });
+}
+
+/**
+ * Confirms a checkout: one transaction locks it, checks it is open, makes the customer and the
+ * pending order, records the events and schedules the charge. Of two concurrent confirms the
+ * second finds it confirmed and is refused, so exactly one order exists.
+ */
+export async function confirmCheckout(ctx: Context, clientSecret: string, input: CheckoutConfirmInput, query: object) {
+  const processor = ctx.environment.paymentProcessor;
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const locked = await lockCheckout(db, { clientSecret });
+    if (!locked) throw new ResourceNotFoundError('Checkout not found.');
+    assertOpen(ctx, locked, true);
+    const issues = new ValidationIssues();
+    const changes = await buyerChanges(db, locked, input, issues);
+    const checkout = { ...locked, ...(await db.checkout.update({ where: { id: locked.id }, data: changes })) };
+    if (!checkout.customerEmail && !checkout.customerId) issues.add(['input', 'customerEmail'], 'Field required: the buyer’s email address', 'missing');
+    if (checkout.requireBillingAddress && !checkout.customerBillingAddress) issues.add(['input', 'customerBillingAddress'], 'Field required: this checkout asks for a billing address', 'missing');
+    if (checkout.amount > 0) {
+      if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
+      else if (processor && !processor.acceptsPaymentMethod(input.confirmationTokenId)) {
+        issues.add(['input', 'confirmationTokenId'], `Unknown payment method. In sandbox, use a test card: tok_visa, tok_chargeDeclined or tok_delayedFailure.`);
+      }
+    }
+    issues.throwIfAny();
+    if (checkout.amount > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
+
+    const { order, customer } = await createPendingOrder(ctx, db, checkout);
+    await db.checkout.update({ where: { id: checkout.id }, data: { status: 'confirmed', customerId: customer.id } });
+    await record(ctx, db, ['checkout.updated'], checkout);
+    const payment = await db.payment.create({
+      data: { orderId: order.id, processor: processor?.name ?? 'none', amount: order.totalAmount, currency: order.currency, paymentMethod: input.confirmationTokenId ?? 'none' },
+    });
+    await enqueueJob(db, 'payment.charge', { paymentId: payment.id }, ctx.now());
+    const { token } = await issueCustomerSession(ctx, db, customer);
+    const confirmed = await db.checkout.findUniqueOrThrow({ ...query, where: { id: checkout.id } });
+    return Object.assign(confirmed, { customerSessionToken: token });
+  });
+}
+
+/** Moves open checkouts past their expiry to `expired`, each with its checkout.updated event. */
+export async function expireCheckouts(job: JobContext): Promise<void> {
+  await job.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const due = await db.$queryRaw<{ id: string; organization_id: string }[]>`
+      SELECT id, organization_id FROM checkouts WHERE status = 'open' AND expires_at <= ${job.now()}
+      ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED`;
+    for (const checkout of due) {
+      await db.checkout.update({ where: { id: checkout.id }, data: { status: 'expired' } });
+      const ctx = systemContext(job.environment, db, checkout.organization_id, job.now, 'checkout-expiry');
+      await record(ctx, db, ['checkout.updated'], { id: checkout.id, organizationId: checkout.organization_id });
+    }
+  });
+}
+
+defineSweep('checkouts.expire', expireCheckouts);

@@ -1,0 +1,13 @@
+// Customer sessions: a token that signs one customer in to the Customer Portal.
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import { generateToken, hashToken } from '../../auth/tokens.ts';
+
+export const customerSessionLifetimeMs = 3600 * 1000;
+
+export async function issueCustomerSession(ctx: Context, db: Db, customer: { id: string }) {
+  const token = generateToken(ctx.environment.config.tokenPrefix, 'cst');
+  const expiresAt = new Date(ctx.now().getTime() + customerSessionLifetimeMs);
+  const session = await db.customerSession.create({ data: { customerId: customer.id, tokenHash: hashToken(token), expiresAt, createdAt: ctx.now() } });
+  return { token, session };
+}

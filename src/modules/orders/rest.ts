@@ -1,0 +1,49 @@
+import type { RestRoute } from '../../rest/routes.ts';
+import { defineWireConstants } from '../../rest/wire.ts';
+
+// Discounts, subscriptions and custom fields are not modelled yet; orders carry them empty.
+defineWireConstants('Order', { discount_id: null, discount: null, subscription_id: null, subscription: null, custom_field_data: {} });
+
+export const OrderWire = /* GraphQL */ `
+  fragment OrderWire on Order {
+    id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
+    refundedAmount refundedTaxAmount amount currency billingReason billingName
+    billingAddress { line1 line2 postalCode city state country }
+    isInvoiceGenerated customerId userId productId checkoutId metadata productPriceId
+    productPrice {
+      id createdAt modifiedAt amountType isArchived productId type recurringInterval
+      ... on ProductPriceFixed { priceCurrency priceAmount }
+      ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }
+    }
+    customer {
+      id createdAt modifiedAt metadata externalId email emailVerified name
+      billingAddress { line1 line2 postalCode city state country }
+      taxId organizationId deletedAt avatarUrl
+    }
+    product { id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata }
+    items { id createdAt modifiedAt label amount taxAmount proration productPriceId }
+  }`;
+
+export const orderRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/orders/',
+    operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $customerId: [UUID!], $checkoutId: [UUID!],
+        $productBillingType: [ProductBillingType!], $metadata: JSONObject, $sorting: [OrderSortProperty!]) {
+      core { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId, customerId: $customerId,
+          checkoutId: $checkoutId, productBillingType: $productBillingType, metadata: $metadata, sorting: $sorting) {
+        items { ...OrderWire } pagination { totalCount maxPage } } }
+    } ${OrderWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/orders/{id}',
+    operation: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/orders/{id}',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: OrderUpdateInput!) { core { orderUpdate(id: $id, input: $input) { ...OrderWire } } } ${OrderWire}`,
+  },
+];

@@ -1,0 +1,148 @@
+// Orders: created `pending` by a confirmed checkout, `paid` when the payment succeeds. Amounts are
+// integer minor units: net = subtotal - discount, total = net + tax.
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import type { Checkout, Prisma } from '../../generated/prisma/client.ts';
+import { recordEvents, type EventType } from '../../events/outbox.ts';
+import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { metadataWhere } from '../../graphql/metadata.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { organizationFilter } from '../organizations/access.ts';
+import type { AddressInput } from '../customers/service.ts';
+
+export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amount', 'customer', 'product'] as const;
+const orderRoute = 'GET /v1/orders/{id}';
+const customerRoute = 'GET /v1/customers/{id}';
+
+export interface OrderListArgs extends PageArgs {
+  organizationId?: string[] | null;
+  productId?: string[] | null;
+  customerId?: string[] | null;
+  checkoutId?: string[] | null;
+  productBillingType?: string[] | null;
+  metadata?: Record<string, unknown> | null;
+  sorting?: string[] | null;
+}
+
+export async function recordOrderEvents(ctx: Context, db: Db, types: EventType[], order: { id: string; organizationId: string }) {
+  await recordEvents(ctx, db, types, { organizationId: order.organizationId, resourceId: order.id, route: orderRoute });
+}
+
+/** The buyer of a checkout as a customer: the one named, the one with that email, or a new one. */
+async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
+  if (checkout.customerId) return db.customer.findUniqueOrThrow({ where: { id: checkout.customerId } });
+  const email = checkout.customerEmail!.trim();
+  const existing = await db.customer.findFirst({ where: { organizationId: checkout.organizationId, activeEmail: email.toLowerCase() } });
+  if (existing) return existing;
+  const takenExternalId = checkout.externalCustomerId
+    ? await db.customer.findFirst({ where: { organizationId: checkout.organizationId, activeExternalId: checkout.externalCustomerId } })
+    : null;
+  const customer = await db.customer.create({
+    data: {
+      organizationId: checkout.organizationId,
+      email,
+      activeEmail: email.toLowerCase(),
+      name: checkout.customerName,
+      externalId: takenExternalId ? null : checkout.externalCustomerId,
+      activeExternalId: takenExternalId ? null : checkout.externalCustomerId,
+      billingAddress: checkout.customerBillingAddress ?? undefined,
+      metadata: checkout.customerMetadata ?? {},
+      createdAt: ctx.now(),
+    },
+  });
+  await recordEvents(ctx, db, ['customer.created'], { organizationId: customer.organizationId, resourceId: customer.id, route: customerRoute });
+  return customer;
+}
+
+export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkout) {
+  const customer = await customerFor(ctx, db, checkout);
+  const product = await db.product.findUniqueOrThrow({ where: { id: checkout.productId } });
+  const subtotal = checkout.amount;
+  const net = subtotal - checkout.discountAmount;
+  const order = await db.order.create({
+    data: {
+      organizationId: checkout.organizationId,
+      subtotalAmount: subtotal,
+      discountAmount: checkout.discountAmount,
+      netAmount: net,
+      taxAmount: checkout.taxAmount,
+      totalAmount: net + checkout.taxAmount,
+      currency: checkout.currency,
+      billingReason: product.isRecurring ? 'subscription_create' : 'purchase',
+      billingName: checkout.customerBillingName ?? checkout.customerName,
+      billingAddress: checkout.customerBillingAddress ?? undefined,
+      customerId: customer.id,
+      productId: product.id,
+      checkoutId: checkout.id,
+      metadata: checkout.metadata ?? {},
+      createdAt: ctx.now(),
+      items: { create: [{ label: product.name, amount: subtotal, taxAmount: checkout.taxAmount, productPriceId: checkout.productPriceId }] },
+    },
+  });
+  await recordOrderEvents(ctx, db, ['order.created'], order);
+  return { order, customer };
+}
+
+export async function listOrders(ctx: Context, args: OrderListArgs, query: object) {
+  const window = pageWindow(args);
+  const billing = args.productBillingType?.length === 1 ? { isRecurring: args.productBillingType[0] === 'recurring' } : undefined;
+  const where: Prisma.OrderWhereInput = {
+    organizationId: organizationFilter(ctx, args.organizationId),
+    ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
+    ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
+    ...(args.checkoutId?.length ? { checkoutId: { in: args.checkoutId } } : {}),
+    ...(billing ? { product: billing } : {}),
+    AND: metadataWhere(args.metadata),
+  };
+  const orderBy = sortingOrderBy<(typeof orderSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) => {
+    switch (property) {
+      case 'created_at':
+        return { createdAt: sort };
+      case 'status':
+        return { status: sort };
+      case 'amount':
+        return { subtotalAmount: sort };
+      case 'net_amount':
+        return { netAmount: sort };
+      case 'customer':
+        return { customer: { email: sort } };
+      case 'product':
+        return { product: { name: sort } };
+    }
+  });
+  const [items, total] = await Promise.all([
+    ctx.prisma.order.findMany({ ...query, where, orderBy: orderBy as Prisma.OrderOrderByWithRelationInput[], ...window }),
+    ctx.prisma.order.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getOrder(ctx: Context, id: string, query: object) {
+  const order = await ctx.prisma.order.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  if (!order) throw new ResourceNotFoundError('Order not found.');
+  return order;
+}
+
+export async function updateOrder(ctx: Context, id: string, input: { billingName?: string | null; billingAddress?: AddressInput | null }, query: object) {
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
+    const order = locked.length ? await db.order.findFirst({ where: { id, organizationId: organizationFilter(ctx) } }) : null;
+    if (!order) throw new ResourceNotFoundError('Order not found.');
+    if (order.invoiceGeneratedAt) {
+      throw RequestValidationError.at(['input'], 'The invoice of this order exists: its billing details can no longer change.');
+    }
+    const data: Prisma.OrderUpdateInput = {};
+    if (input.billingName !== undefined) data.billingName = input.billingName;
+    if (input.billingAddress !== undefined) {
+      const a = input.billingAddress;
+      data.billingAddress = a
+        ? { line1: a.line1 ?? null, line2: a.line2 ?? null, postal_code: a.postalCode ?? null, city: a.city ?? null, state: a.state ?? null, country: a.country }
+        : (null as never);
+    }
+    await db.order.update({ where: { id }, data });
+    await recordOrderEvents(ctx, db, ['order.updated'], order);
+    return db.order.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}

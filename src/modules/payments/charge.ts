@@ -1,0 +1,46 @@
+// The payment job: charges an order's pending payment through the environment's processor, then
+// in one transaction records the outcome, moves the order and checkout on, and writes the events.
+import { systemContext } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import { recordEvents } from '../../events/outbox.ts';
+import { defineJob } from '../../jobs/runner.ts';
+import { recordOrderEvents } from '../orders/service.ts';
+
+defineJob<{ paymentId: string }>(
+  'payment.charge',
+  async ({ paymentId }, job) => {
+    const payment = await job.prisma.payment.findUnique({ where: { id: paymentId }, include: { order: true } });
+    if (!payment || payment.status !== 'pending') return;
+    const processor = job.environment.paymentProcessor;
+    if (!processor) throw new Error('No payment processor is configured for this environment.');
+    const result = await processor.charge({ paymentId, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
+    const ctx = systemContext(job.environment, job.prisma, payment.order.organizationId, job.now, `payment:${paymentId}`);
+
+    await job.prisma.$transaction(async (tx) => {
+      const db = tx as Db;
+      // The order row lock orders this against any other change to the order (a refund, another runner).
+      await db.$queryRaw`SELECT id FROM orders WHERE id = ${payment.orderId}::uuid FOR UPDATE`;
+      const { count } = await db.payment.updateMany({
+        where: { id: paymentId, status: 'pending' },
+        data: {
+          status: result.status,
+          processorId: result.processorId,
+          declineReason: result.status === 'failed' ? result.declineReason : null,
+          processedAt: job.now(),
+        },
+      });
+      if (count === 0) return;
+      const checkoutId = payment.order.checkoutId;
+      if (result.status === 'succeeded') {
+        await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
+        await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
+      }
+      if (checkoutId) {
+        await db.checkout.update({ where: { id: checkoutId }, data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed' } });
+        await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, route: 'GET /v1/checkouts/{id}' });
+      }
+    });
+    if (result.status === 'failed') job.logger.info({ paymentId, declineReason: result.declineReason }, 'payment declined');
+  },
+  { maxAttempts: 8 },
+);

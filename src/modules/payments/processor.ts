@@ -1,0 +1,62 @@
+// Payment processors. A processor charges a payment method for an amount; it is called by the
+// payment job, never inside a request. `charge` is idempotent per payment id, so a job that runs
+// again after a crash does not charge twice.
+
+export interface ChargeRequest {
+  /** Kassa's payment id: the processor's idempotency key. */
+  paymentId: string;
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+}
+
+export type ChargeResult = { status: 'succeeded'; processorId: string } | { status: 'failed'; processorId: string; declineReason: string };
+
+export interface PaymentProcessor {
+  readonly name: string;
+  /** Whether the processor knows this payment method at all (checked when a checkout is confirmed). */
+  acceptsPaymentMethod(paymentMethod: string): boolean;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
+
+/**
+ * The built-in test processor: deterministic test cards, no money moves.
+ * - `tok_visa` always succeeds;
+ * - `tok_chargeDeclined` is declined at once (`card_declined`);
+ * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would.
+ */
+export const testCards = {
+  succeeds: 'tok_visa',
+  declined: 'tok_chargeDeclined',
+  failsAfterDelay: 'tok_delayedFailure',
+} as const;
+
+export class TestPaymentProcessor implements PaymentProcessor {
+  readonly name = 'test';
+  private readonly outcomes = new Map<string, Promise<ChargeResult>>();
+
+  constructor(private readonly delayMs = 1500) {}
+
+  acceptsPaymentMethod(paymentMethod: string): boolean {
+    return (Object.values(testCards) as string[]).includes(paymentMethod);
+  }
+
+  charge(request: ChargeRequest): Promise<ChargeResult> {
+    let outcome = this.outcomes.get(request.paymentId);
+    if (!outcome) {
+      outcome = this.decide(request);
+      this.outcomes.set(request.paymentId, outcome);
+    }
+    return outcome;
+  }
+
+  private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {
+    const processorId = `test_ch_${paymentId.replace(/-/g, '')}`;
+    if (amount === 0 || paymentMethod === testCards.succeeds) return { status: 'succeeded', processorId };
+    if (paymentMethod === testCards.failsAfterDelay) {
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      return { status: 'failed', processorId, declineReason: 'processing_error' };
+    }
+    return { status: 'failed', processorId, declineReason: 'card_declined' };
+  }
+}
