@@ -50,8 +50,12 @@ export interface CustomerListArgs extends PageArgs {
 /** Identifies one customer of the caller's organizations: by id or by external id. */
 export type CustomerKey = { id: string } | { externalId: string };
 
+// Region codes Intl names that are not countries: the European Union, the eurozone, the United
+// Nations, Outlying Oceania and the unknown region.
+const notCountries = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
+
 function isCountry(code: string): boolean {
-  return /^[A-Z]{2}$/.test(code) && regionNames.of(code) !== code && regionNames.of(code) !== 'Unknown Region';
+  return /^[A-Z]{2}$/.test(code) && !notCountries.has(code) && regionNames.of(code) !== code;
 }
 
 /** The address as stored and sent: the wire's own keys. */
@@ -94,6 +98,18 @@ function uniquenessError(error: unknown): never {
 
 function keyWhere(ctx: Context, key: CustomerKey): Prisma.CustomerWhereInput {
   return { organizationId: organizationFilter(ctx), deletedAt: null, ...('id' in key ? { id: key.id } : { externalId: key.externalId }) };
+}
+
+/**
+ * The customer, locked for the rest of the transaction: concurrent changes to one customer apply
+ * one after the other, each seeing the one before (a second delete finds nothing to delete).
+ */
+async function lockCustomer(ctx: Context, tx: Db, key: CustomerKey) {
+  const found = await tx.customer.findFirst({ where: keyWhere(ctx, key), select: { id: true } });
+  if (found) await tx.$queryRaw`SELECT id FROM customers WHERE id = ${found.id}::uuid FOR UPDATE`;
+  const customer = found ? await tx.customer.findFirst({ where: { id: found.id, deletedAt: null } }) : null;
+  if (!customer) throw new ResourceNotFoundError('Customer not found.');
+  return customer;
 }
 
 const customerRoute = 'GET /v1/customers/{id}';
@@ -171,8 +187,7 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
   issues.throwIfAny();
   return ctx.prisma
     .$transaction(async (tx) => {
-      const existing = await tx.customer.findFirst({ where: keyWhere(ctx, key) });
-      if (!existing) throw new ResourceNotFoundError('Customer not found.');
+      const existing = await lockCustomer(ctx, tx as Db, key);
       if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
         throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
       }
@@ -192,8 +207,7 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
 
 export async function deleteCustomer(ctx: Context, key: CustomerKey) {
   return ctx.prisma.$transaction(async (tx) => {
-    const existing = await tx.customer.findFirst({ where: keyWhere(ctx, key) });
-    if (!existing) throw new ResourceNotFoundError('Customer not found.');
+    const existing = await lockCustomer(ctx, tx as Db, key);
     // The event carries the customer as it was, marked deleted: a GET can no longer render it.
     const before = (await renderWire(ctx, tx as Db, existing.organizationId, customerRoute, { id: existing.id })) as object;
     const deletedAt = ctx.now();
