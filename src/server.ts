@@ -18,6 +18,7 @@ import { compileRoutes, createRestHandler, restError, type RestHandler, type Res
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
+import { downloadInvoice } from './modules/invoices/service.ts';
 import { JobRunner } from './jobs/runner.ts';
 import './modules/payments/charge.ts';
 
@@ -113,6 +114,20 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     if (url.pathname === '/readyz') return send(res, await readiness());
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
     const path = url.pathname.slice(served.base.length);
+    const invoice = /^\/v1\/invoices\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$/.exec(path);
+    if (invoice && req.method === 'GET') {
+      const download = await downloadInvoice(served.environment, invoice[1], url.searchParams, clock());
+      if (download.status !== 200) return send(res, restError(download.status, download.status === 410 ? 'Expired' : 'NotFound', download.detail));
+      res
+        .writeHead(200, {
+          'content-type': 'application/pdf',
+          'content-length': download.pdf.length,
+          'content-disposition': `inline; filename="invoice-${download.number}.pdf"`,
+          'cache-control': 'private, no-store',
+        })
+        .end(download.pdf);
+      return;
+    }
     const isGraphQL = path === '/v1/graphql';
     let context: Context;
     try {

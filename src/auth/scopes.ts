@@ -12,6 +12,8 @@ export const allScopes = [
   'checkouts:write',
   'orders:read',
   'orders:write',
+  'refunds:read',
+  'refunds:write',
 ] as const;
 
 export type Scope = (typeof allScopes)[number];

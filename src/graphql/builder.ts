@@ -30,6 +30,7 @@ export const builder = new SchemaBuilder<{
     CustomerSortProperty: { Input: string; Output: string };
     OrderSortProperty: { Input: string; Output: string };
     CheckoutSortProperty: { Input: string; Output: string };
+    RefundSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

@@ -8,6 +8,7 @@ import '../modules/products/schema.ts';
 import '../modules/customers/schema.ts';
 import '../modules/orders/schema.ts';
 import '../modules/checkouts/schema.ts';
+import '../modules/refunds/schema.ts';
 
 export const schema = builder.toSchema();
 

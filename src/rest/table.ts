@@ -3,6 +3,7 @@ import { customerRoutes } from '../modules/customers/rest.ts';
 import { productRoutes } from '../modules/products/rest.ts';
 import { orderRoutes } from '../modules/orders/rest.ts';
 import { checkoutRoutes } from '../modules/checkouts/rest.ts';
+import { refundRoutes } from '../modules/refunds/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes];

@@ -40,6 +40,18 @@ export const orderRoutes: RestRoute[] = [
     path: '/v1/orders/{id}',
     operation: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
   },
+  // 202 with a JSON body: the client library needs one (it answers the order as now invoiced).
+  {
+    method: 'POST',
+    path: '/v1/orders/{id}/invoice',
+    status: 202,
+    operation: `mutation ($id: UUID!) { core { orderInvoiceGenerate(id: $id) { ...OrderWire } } } ${OrderWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/orders/{id}/invoice',
+    operation: `query ($id: UUID!) { core { orderInvoice(id: $id) { url } } }`,
+  },
   {
     method: 'PATCH',
     path: '/v1/orders/{id}',

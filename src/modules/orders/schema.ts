@@ -8,6 +8,7 @@ import { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses
 import { Address, AddressInput } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
+import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 
 export const OrderStatus = builder.enumType(OrderStatuses, { name: 'OrderStatus' });
 export const OrderBillingReason = builder.enumType(OrderBillingReasons, { name: 'OrderBillingReason' });
@@ -105,7 +106,29 @@ builder.objectFields(CoreQuery, (t) => ({
   }),
 }));
 
+const OrderInvoice = builder.objectRef<{ url: string }>('OrderInvoice').implement({
+  description: "A link to the order's invoice PDF. It expires after an hour; ask again for a fresh one.",
+  fields: (t) => ({ url: t.exposeString('url') }),
+});
+
+builder.objectField(CoreQuery, 'orderInvoice', (t) =>
+  t.field({
+    type: OrderInvoice,
+    authScopes: { scope: ['orders:read', 'orders:write'] },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description: 'The invoice of an order, once generated (see orderInvoiceGenerate).',
+    resolve: (_root, { id }, ctx) => invoiceUrl(ctx, id),
+  }),
+);
+
 builder.objectFields(CoreMutation, (t) => ({
+  orderInvoiceGenerate: t.prismaField({
+    type: 'Order',
+    authScopes: { scope: ['orders:read', 'orders:write'] },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description: 'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on.',
+    resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
+  }),
   orderUpdate: t.prismaField({
     type: 'Order',
     authScopes: { scope: 'orders:write' },

@@ -12,11 +12,21 @@ export interface ChargeRequest {
 
 export type ChargeResult = { status: 'succeeded'; processorId: string } | { status: 'failed'; processorId: string; declineReason: string };
 
+export interface RefundRequest {
+  /** Kassa's refund id: the processor's idempotency key. */
+  refundId: string;
+  /** The processor's id of the charge being refunded. */
+  chargeId: string;
+  amount: number;
+  currency: string;
+}
+
 export interface PaymentProcessor {
   readonly name: string;
   /** Whether the processor knows this payment method at all (checked when a checkout is confirmed). */
   acceptsPaymentMethod(paymentMethod: string): boolean;
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  refund(request: RefundRequest): Promise<{ status: 'succeeded' | 'failed'; processorId: string }>;
 }
 
 /**
@@ -48,6 +58,10 @@ export class TestPaymentProcessor implements PaymentProcessor {
       this.outcomes.set(request.paymentId, outcome);
     }
     return outcome;
+  }
+
+  async refund({ refundId }: RefundRequest): Promise<{ status: 'succeeded'; processorId: string }> {
+    return { status: 'succeeded', processorId: `test_re_${refundId.replace(/-/g, '')}` };
   }
 
   private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {

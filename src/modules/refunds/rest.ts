@@ -1,0 +1,31 @@
+import type { RestRoute } from '../../rest/routes.ts';
+
+const RefundWire = /* GraphQL */ `
+  fragment RefundWire on Refund {
+    id createdAt modifiedAt metadata status reason amount taxAmount currency organizationId orderId subscriptionId customerId revokeBenefits
+  }`;
+
+export const refundRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/refunds/',
+    operation: `query ($page: Int, $limit: Int, $id: [UUID!], $organizationId: [UUID!], $orderId: [UUID!], $customerId: [UUID!],
+        $succeeded: Boolean, $sorting: [RefundSortProperty!]) {
+      core { refunds(page: $page, limit: $limit, id: $id, organizationId: $organizationId, orderId: $orderId, customerId: $customerId,
+          succeeded: $succeeded, sorting: $sorting) { items { ...RefundWire } pagination { totalCount maxPage } } }
+    } ${RefundWire}`,
+  },
+  // 200 with the refund, not 201: the client library hands its caller the refund only on a 200.
+  {
+    method: 'POST',
+    path: '/v1/refunds/',
+    body: 'input',
+    status: 200,
+    operation: `mutation ($input: RefundCreateInput!) { core { refundCreate(input: $input) { ...RefundWire } } } ${RefundWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/refunds/{id}',
+    operation: `query ($id: UUID!) { core { refund(id: $id) { ...RefundWire } } } ${RefundWire}`,
+  },
+];
