@@ -86,6 +86,19 @@ function checkFields(issues: ValidationIssues, input: CustomerFields): void {
   }
 }
 
+/** Refuses an email or external id another existing customer of the organization holds (call under lockCustomerIdentity). */
+async function assertIdentityFree(db: Db, organizationId: string, identity: { email?: string | null; externalId?: string | null }, self?: string) {
+  const issues = new ValidationIssues();
+  const others = self ? { id: { not: self } } : {};
+  if (identity.email && (await db.customer.count({ where: { organizationId, activeEmail: identity.email.trim().toLowerCase(), ...others } }))) {
+    issues.add(['input', 'email'], 'A customer with this email address already exists.');
+  }
+  if (identity.externalId && (await db.customer.count({ where: { organizationId, activeExternalId: identity.externalId, ...others } }))) {
+    issues.add(['input', 'externalId'], 'A customer with this external ID already exists.');
+  }
+  issues.throwIfAny();
+}
+
 /** A write that hit the unique email or external id, as the 422 the client can act on. */
 function uniquenessError(error: unknown): never {
   const target = String((error as { meta?: { target?: unknown } }).meta?.target ?? (error as Error).message);
@@ -160,6 +173,8 @@ export async function createCustomer(ctx: Context, input: CustomerCreateInput, q
   const email = input.email.trim();
   return ctx.prisma
     .$transaction(async (tx) => {
+      await lockCustomerIdentity(tx as Db, organizationId, { email, externalId: input.externalId });
+      await assertIdentityFree(tx as Db, organizationId, { email, externalId: input.externalId });
       const customer = await tx.customer.create({
         data: {
           organizationId,
@@ -188,9 +203,11 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
   return ctx.prisma
     .$transaction(async (tx) => {
       const existing = await lockCustomer(ctx, tx as Db, key);
+      await lockCustomerIdentity(tx as Db, existing.organizationId, { email: input.email, externalId: input.externalId });
       if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
         throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
       }
+      await assertIdentityFree(tx as Db, existing.organizationId, { email: input.email, externalId: input.externalId }, existing.id);
       const data: Prisma.CustomerUpdateInput = {};
       if (input.email != null) Object.assign(data, { email: input.email.trim(), activeEmail: input.email.trim().toLowerCase() });
       if (input.name !== undefined) data.name = input.name;
@@ -215,4 +232,18 @@ export async function deleteCustomer(ctx: Context, key: CustomerKey) {
     await record(ctx, tx as Db, ['customer.deleted'], existing, { ...before, deleted_at: deletedAt.toISOString() });
     return true;
   });
+}
+
+/**
+ * Serializes, until the transaction ends, everything that may give an organization a customer
+ * with this email or external id: of two such transactions the second waits and then sees the
+ * first one's customer. Locks are taken in one order (email, then external id) so two
+ * transactions cannot wait on each other.
+ */
+export async function lockCustomerIdentity(db: Db, organizationId: string, identity: { email?: string | null; externalId?: string | null }) {
+  const keys = [
+    identity.email ? `customer-email:${organizationId}:${identity.email.trim().toLowerCase()}` : null,
+    identity.externalId ? `customer-external-id:${organizationId}:${identity.externalId}` : null,
+  ];
+  for (const key of keys) if (key) await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }

@@ -9,7 +9,7 @@ import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import type { AddressInput } from '../customers/service.ts';
+import { lockCustomerIdentity, type AddressInput } from '../customers/service.ts';
 
 export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amount', 'customer', 'product'] as const;
 const orderRoute = 'GET /v1/orders/{id}';
@@ -29,23 +29,35 @@ export async function recordOrderEvents(ctx: Context, db: Db, types: EventType[]
   await recordEvents(ctx, db, types, { organizationId: order.organizationId, resourceId: order.id, route: orderRoute });
 }
 
-/** The buyer of a checkout as a customer: the one named, the one with that email, or a new one. */
+/**
+ * The buyer of a checkout as a customer: the one named, else the one with its external id, else
+ * the one with its email (given the external id if it has none), else a new one. Concurrent
+ * confirms by one buyer wait for each other here and end with one customer.
+ */
 async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   if (checkout.customerId) return db.customer.findUniqueOrThrow({ where: { id: checkout.customerId } });
+  const { organizationId, externalCustomerId } = checkout;
   const email = checkout.customerEmail!.trim();
-  const existing = await db.customer.findFirst({ where: { organizationId: checkout.organizationId, activeEmail: email.toLowerCase() } });
-  if (existing) return existing;
-  const takenExternalId = checkout.externalCustomerId
-    ? await db.customer.findFirst({ where: { organizationId: checkout.organizationId, activeExternalId: checkout.externalCustomerId } })
-    : null;
+  await lockCustomerIdentity(db, organizationId, { email, externalId: externalCustomerId });
+  if (externalCustomerId) {
+    const byExternalId = await db.customer.findFirst({ where: { organizationId, activeExternalId: externalCustomerId } });
+    if (byExternalId) return byExternalId;
+  }
+  const byEmail = await db.customer.findFirst({ where: { organizationId, activeEmail: email.toLowerCase() } });
+  if (byEmail) {
+    if (!externalCustomerId || byEmail.externalId) return byEmail;
+    const linked = await db.customer.update({ where: { id: byEmail.id }, data: { externalId: externalCustomerId, activeExternalId: externalCustomerId } });
+    await recordEvents(ctx, db, ['customer.updated'], { organizationId, resourceId: linked.id, route: customerRoute });
+    return linked;
+  }
   const customer = await db.customer.create({
     data: {
       organizationId: checkout.organizationId,
       email,
       activeEmail: email.toLowerCase(),
       name: checkout.customerName,
-      externalId: takenExternalId ? null : checkout.externalCustomerId,
-      activeExternalId: takenExternalId ? null : checkout.externalCustomerId,
+      externalId: externalCustomerId,
+      activeExternalId: externalCustomerId,
       billingAddress: checkout.customerBillingAddress ?? undefined,
       metadata: checkout.customerMetadata ?? {},
       createdAt: ctx.now(),

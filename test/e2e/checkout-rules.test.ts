@@ -1,0 +1,537 @@
+// The rules a checkout enforces and the races it must survive, over REST in sandbox with the wire
+// bodies of the official client: what a confirm needs, expiry (by moving the server clock), the
+// states in which a checkout can no longer change, what a checkout may offer, concurrent and
+// repeated confirms; then the same refusals as GraphQL error codes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ TEST_CARD_DELAY_MS: '300' });
+});
+afterAll(async () => {
+  if (server) server.clock.now = null;
+  await server?.close();
+});
+
+type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
+type Api = ReturnType<typeof restClient>;
+type Gql = ReturnType<typeof graphqlClient>;
+
+interface Org {
+  organizationId: string;
+  token: string;
+  /** REST with the organization's token. */
+  api: Api;
+  /** REST without a token: the buyer. */
+  buyer: Api;
+  gql: Gql;
+  publicGql: Gql;
+}
+
+async function newOrganization(): Promise<Org> {
+  const { token, organizationId } = await server.bootstrap('sandbox');
+  const base = server.base('sandbox');
+  return { organizationId, token, api: restClient(base, token), buyer: restClient(base), gql: graphqlClient(base, token), publicGql: graphqlClient(base) };
+}
+
+const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+
+async function eventsOf(organizationId: string) {
+  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last read: ${JSON.stringify(value)}`);
+    await sleep(50);
+  }
+}
+
+function expectStatus(response: Response, status: number) {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  return response.body;
+}
+
+/** A typed error body as the client library parses it: exactly `{error, detail}` with a string detail. */
+function expectTypedError(response: Response, status: number, error: string) {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.body).toEqual({ error, detail: expect.any(String) });
+  expect(response.body.detail.length).toBeGreaterThan(0);
+}
+
+/** A 422 validation body whose issues are exactly at `locs`. */
+function expectValidationAt(response: Response, ...locs: (string | number)[][]) {
+  expect(response.status, JSON.stringify(response.body)).toBe(422);
+  expect(response.body).toEqual({ detail: expect.any(Array) });
+  expect(response.body.detail.map((issue: { loc: unknown }) => issue.loc)).toEqual(locs);
+  for (const issue of response.body.detail) expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+}
+
+async function product(org: Org, price: Record<string, unknown> = { amount_type: 'fixed', price_amount: 1_500, price_currency: 'usd' }, name = 'Rulebook') {
+  return expectStatus(await org.api('POST', '/products/', { name, recurring_interval: null, prices: [price] }), 201) as { id: string };
+}
+
+/** The minimal create body the client library sends, for these products. */
+const createBody = (products: string[], extra: Record<string, unknown> = {}) => ({
+  allow_discount_codes: true,
+  require_billing_address: false,
+  is_business_customer: false,
+  products,
+  ...extra,
+});
+
+async function checkout(org: Org, productId: string, extra: Record<string, unknown> = {}) {
+  return expectStatus(await org.api('POST', '/checkouts/', createBody([productId], extra)), 201) as { id: string; client_secret: string; status: string };
+}
+
+const confirmPath = (clientSecret: string) => `/checkouts/client/${clientSecret}/confirm`;
+const visa = (customer_email = 'buyer@example.com') => ({ customer_email, confirmation_token_id: 'tok_visa' });
+
+async function ordersOf(org: Org, checkoutId: string) {
+  return expectStatus(await org.api('GET', `/orders/?checkout_id=${checkoutId}`), 200).items as { id: string; status: string; paid: boolean }[];
+}
+
+async function statusOf(org: Org, checkoutId: string): Promise<string> {
+  return expectStatus(await org.api('GET', `/checkouts/${checkoutId}`), 200).status;
+}
+
+/** Each response as `status error-or-checkout-status`, for failure messages. */
+const outcomes = (responses: Response[]) => responses.map((r) => `${r.status} ${r.body?.error ?? r.body?.status ?? ''}`).join(', ');
+
+/** The payments of a checkout's orders, and the payment jobs scheduled for them. */
+async function paymentsAndJobsOf(checkoutId: string) {
+  const payments = await prisma().payment.findMany({ where: { order: { checkoutId } } });
+  const ids = new Set(payments.map((p) => p.id));
+  const jobs = (await prisma().job.findMany({ where: { kind: 'payment.charge' } })).filter((j) => ids.has((j.payload as { paymentId: string }).paymentId));
+  return { payments, jobs };
+}
+
+describe('confirming without what the payment needs', () => {
+  let org: Org;
+  let productId: string;
+  beforeAll(async () => {
+    org = await newOrganization();
+    productId = (await product(org)).id;
+  });
+
+  it('refuses a confirm without customer_email with a 422 naming customer_email', async () => {
+    const c = await checkout(org, productId);
+    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), { confirmation_token_id: 'tok_visa' }), ['body', 'customer_email']);
+  });
+
+  it('refuses a confirm of a paid price without a card with a 422 naming confirmation_token_id', async () => {
+    const c = await checkout(org, productId);
+    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'nocard@example.com' }), ['body', 'confirmation_token_id']);
+  });
+
+  it('refuses a confirm with an unknown card token with a 422 naming confirmation_token_id', async () => {
+    const c = await checkout(org, productId);
+    const response = await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'fake@example.com', confirmation_token_id: 'tok_madeUp' });
+    expectValidationAt(response, ['body', 'confirmation_token_id']);
+    expect(response.body.detail[0].msg).toMatch(/tok_visa/);
+  });
+
+  it('names every missing field at once', async () => {
+    const c = await checkout(org, productId);
+    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), {}), ['body', 'customer_email'], ['body', 'confirmation_token_id']);
+  });
+
+  it('leaves a refused checkout open, unchanged and without an order, customer or event, so it can still be paid', async () => {
+    const c = await checkout(org, productId, { customer_email: 'original@example.com' });
+    expectValidationAt(
+      await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'changed@example.com', confirmation_token_id: 'tok_madeUp' }),
+      ['body', 'confirmation_token_id'],
+    );
+    const after = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
+    expect(after).toMatchObject({ status: 'open', customer_email: 'original@example.com', customer_id: null });
+    expect(await ordersOf(org, c.id)).toEqual([]);
+    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.created']);
+    expect(expectStatus(await org.api('GET', `/customers/?email=changed%40example.com`), 200).items).toEqual([]);
+
+    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa('original@example.com')), 200);
+    await eventually(() => ordersOf(org, c.id), (orders) => orders.length === 1 && orders[0].paid, 'the order to be paid');
+  });
+});
+
+describe('an expired checkout', () => {
+  let org: Org;
+  let c: { id: string; client_secret: string };
+  beforeAll(async () => {
+    org = await newOrganization();
+    c = await checkout(org, (await product(org)).id, { customer_email: 'late@example.com' });
+    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+  });
+  afterAll(() => {
+    server.clock.now = null;
+  });
+
+  it('refuses the buyer confirming it with 410 ExpiredCheckoutError', async () => {
+    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
+  });
+
+  it('refuses the buyer updating it with 410 ExpiredCheckoutError', async () => {
+    expectTypedError(await org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'later@example.com' }), 410, 'ExpiredCheckoutError');
+  });
+
+  it('refuses the buyer reading it with 410 ExpiredCheckoutError', async () => {
+    expectTypedError(await org.buyer('GET', `/checkouts/client/${c.client_secret}`), 410, 'ExpiredCheckoutError');
+  });
+
+  it('is marked expired by the sweep, with a checkout.updated event rendering it expired', async () => {
+    await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
+    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
+    const rest = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
+    expect(rest.status).toBe('expired');
+    expect(events[1].data).toEqual(rest);
+  });
+
+  it('still refuses a confirm with 410 once swept, and the organization updating it with 403 NotOpenCheckout', async () => {
+    await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
+    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
+    expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { metadata: { retry: true } }), 403, 'NotOpenCheckout');
+  });
+
+  it('never got an order, a customer or a payment, and was expired by one event only', async () => {
+    expect(await ordersOf(org, c.id)).toEqual([]);
+    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
+    expect(expectStatus(await org.api('GET', '/customers/'), 200).items).toEqual([]);
+    expect((await paymentsAndJobsOf(c.id)).payments).toEqual([]);
+  });
+});
+
+describe('a confirmed checkout', () => {
+  let org: Org;
+  let c: { id: string; client_secret: string };
+  let firstConfirm: Response;
+  let statusBeforeSecond: string;
+  let secondConfirm: Response;
+  let organizationUpdate: Response;
+  let buyerUpdate: Response;
+  beforeAll(async () => {
+    org = await newOrganization();
+    c = await checkout(org, (await product(org)).id);
+    // The slow test card keeps the checkout `confirmed` for the card delay (300 ms) after the payment job starts.
+    firstConfirm = await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'once@example.com', confirmation_token_id: 'tok_delayedFailure' });
+    [statusBeforeSecond, secondConfirm, organizationUpdate, buyerUpdate] = await Promise.all([
+      statusOf(org, c.id),
+      org.buyer('POST', confirmPath(c.client_secret), visa('twice@example.com')),
+      org.api('PATCH', `/checkouts/${c.id}`, { metadata: { late: 'change' } }),
+      org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'changed@example.com' }),
+    ]);
+  });
+
+  it('was confirmed by the first confirm', () => {
+    expect(expectStatus(firstConfirm, 200)).toMatchObject({ id: c.id, status: 'confirmed', customer_session_token: expect.any(String) });
+    expect(statusBeforeSecond).toBe('confirmed');
+  });
+
+  it('refuses a second confirm with 403 NotOpenCheckout', () => {
+    expectTypedError(secondConfirm, 403, 'NotOpenCheckout');
+  });
+
+  it('refuses PATCH /v1/checkouts/{id} with 403 NotOpenCheckout', () => {
+    expectTypedError(organizationUpdate, 403, 'NotOpenCheckout');
+  });
+
+  it("refuses the buyer's update with 403 NotOpenCheckout", () => {
+    expectTypedError(buyerUpdate, 403, 'NotOpenCheckout');
+  });
+
+  it('keeps the first confirmation: one order for the first email, metadata unchanged', async () => {
+    const failed = await eventually(() => org.api('GET', `/checkouts/${c.id}`), (r) => r.body.status === 'failed', 'the slow card to fail');
+    expect(failed.body.customer_email).toBe('once@example.com');
+    expect(failed.body.metadata).toEqual({});
+    const orders = await ordersOf(org, c.id);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ status: 'pending', paid: false, customer: expect.objectContaining({ email: 'once@example.com' }) });
+  });
+
+  it('still refuses a confirm after the payment has failed, with 403 NotOpenCheckout', async () => {
+    await eventually(() => statusOf(org, c.id), (status) => status === 'failed', 'the slow card to fail');
+    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('retry@example.com')), 403, 'NotOpenCheckout');
+    expect(await ordersOf(org, c.id)).toHaveLength(1);
+  });
+});
+
+describe('a succeeded checkout', () => {
+  it('refuses another confirm with 403 NotOpenCheckout and keeps its single order', async () => {
+    const org = await newOrganization();
+    const c = await checkout(org, (await product(org)).id);
+    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa()), 200);
+    await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
+    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa()), 403, 'NotOpenCheckout');
+    expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Too late' }), 403, 'NotOpenCheckout');
+    const orders = await ordersOf(org, c.id);
+    expect(orders.map((o) => [o.status, o.paid])).toEqual([['paid', true]]);
+  });
+});
+
+describe('an unknown client secret', () => {
+  const secret = 'service_c_doesNotExist0000000000000000000000';
+  let buyer: Api;
+  beforeAll(() => {
+    buyer = restClient(server.base('sandbox'));
+  });
+
+  it('is not found when read', async () => {
+    expectTypedError(await buyer('GET', `/checkouts/client/${secret}`), 404, 'ResourceNotFound');
+  });
+
+  it('is not found when updated', async () => {
+    expectTypedError(await buyer('PATCH', `/checkouts/client/${secret}`, { customer_email: 'ghost@example.com' }), 404, 'ResourceNotFound');
+  });
+
+  it('is not found when confirmed', async () => {
+    expectTypedError(await buyer('POST', confirmPath(secret), visa('ghost@example.com')), 404, 'ResourceNotFound');
+  });
+});
+
+describe('products a checkout cannot offer', () => {
+  let org: Org;
+  let stranger: Org;
+  beforeAll(async () => {
+    org = await newOrganization();
+    stranger = await newOrganization();
+  });
+
+  async function checkoutCount(o: Org) {
+    return expectStatus(await o.api('GET', '/checkouts/'), 200).pagination.total_count as number;
+  }
+
+  it('refuses an archived product with a 422 naming it', async () => {
+    const archived = await product(org, undefined, 'Retired');
+    expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
+    const before = await checkoutCount(org);
+    expectValidationAt(await org.api('POST', '/checkouts/', createBody([archived.id])), ['body', 'products', 0]);
+    expect(await checkoutCount(org)).toBe(before);
+  });
+
+  it('refuses an archived product offered after a live one, naming its position', async () => {
+    const live = await product(org, undefined, 'Live');
+    const archived = await product(org, undefined, 'Retired too');
+    expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
+    expectValidationAt(await org.api('POST', '/checkouts/', createBody([live.id, archived.id])), ['body', 'products', 1]);
+  });
+
+  it("refuses another organization's product with a 422 naming it", async () => {
+    const own = await product(org, undefined, 'Own');
+    const foreign = await product(stranger, undefined, 'Foreign');
+    const before = await checkoutCount(org);
+    expectValidationAt(await org.api('POST', '/checkouts/', createBody([own.id, foreign.id])), ['body', 'products', 1]);
+    expectValidationAt(await org.api('POST', '/checkouts/', createBody([foreign.id])), ['body', 'products', 0]);
+    expect(await checkoutCount(org)).toBe(before);
+    expect(await checkoutCount(stranger)).toBe(0);
+  });
+});
+
+describe('concurrent confirms of one checkout', () => {
+  it('lets exactly one of five parallel confirms through; the other four get 403 NotOpenCheckout', async () => {
+    const org = await newOrganization();
+    const c = await checkout(org, (await product(org)).id);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => org.buyer('POST', confirmPath(c.client_secret), visa('racer@example.com'))));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses, outcomes(responses)).toEqual([200, 403, 403, 403, 403]);
+    for (const refused of responses.filter((r) => r.status === 403)) expectTypedError(refused, 403, 'NotOpenCheckout');
+    expect(responses.find((r) => r.status === 200)!.body).toMatchObject({ id: c.id, status: 'confirmed' });
+
+    const orders = await ordersOf(org, c.id);
+    expect(orders).toHaveLength(1);
+    const { payments, jobs } = await paymentsAndJobsOf(c.id);
+    expect(payments).toHaveLength(1);
+    expect(jobs).toHaveLength(1);
+    const events = await eventsOf(org.organizationId);
+    expect(events.filter((e) => e.type === 'order.created').map((e) => e.resourceId)).toEqual([orders[0].id]);
+    expect(events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
+
+    await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
+    expect((await eventsOf(org.organizationId)).map((e) => e.type)).toEqual([
+      'checkout.created',
+      'customer.created',
+      'order.created',
+      'checkout.updated',
+      'order.updated',
+      'order.paid',
+      'checkout.updated',
+    ]);
+  });
+
+  it('creates one customer when parallel confirms give different emails', async () => {
+    const org = await newOrganization();
+    const c = await checkout(org, (await product(org)).id);
+    const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => org.buyer('POST', confirmPath(c.client_secret), visa(`racer${i}@example.com`))));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403]);
+    const winner = responses.find((r) => r.status === 200)!.body;
+    const customers = expectStatus(await org.api('GET', '/customers/'), 200).items;
+    expect(customers.map((customer: { email: string }) => customer.email)).toEqual([winner.customer_email]);
+    expect(await ordersOf(org, c.id)).toHaveLength(1);
+  });
+
+  it('lets exactly one through for each of several checkouts confirmed in parallel', async () => {
+    const org = await newOrganization();
+    const productId = (await product(org)).id;
+    const checkouts = await Promise.all([1, 2, 3].map(() => checkout(org, productId)));
+    const responses = await Promise.all(
+      checkouts.flatMap((c, i) => Array.from({ length: 5 }, () => org.buyer('POST', confirmPath(c.client_secret), visa(`many${i}@example.com`)))),
+    );
+    for (const [i, c] of checkouts.entries()) {
+      const mine = responses.slice(i * 5, i * 5 + 5);
+      expect(mine.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403]);
+      expect(await ordersOf(org, c.id)).toHaveLength(1);
+      expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
+    }
+    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'order.created')).toHaveLength(3);
+  });
+});
+
+describe('concurrent confirms of different checkouts by one buyer', () => {
+  it('confirms every checkout of the same email and makes one customer for them, with one customer.created', async () => {
+    const org = await newOrganization();
+    const productId = (await product(org)).id;
+    const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId)));
+    const responses = await Promise.all(checkouts.map((c) => org.buyer('POST', confirmPath(c.client_secret), visa('same.buyer@example.com'))));
+    expect(responses.map((r) => r.status), outcomes(responses)).toEqual([200, 200, 200, 200]);
+    const customers = expectStatus(await org.api('GET', '/customers/'), 200).items;
+    expect(customers.map((customer: { email: string }) => customer.email)).toEqual(['same.buyer@example.com']);
+    for (const c of checkouts) {
+      const orders = await eventually(() => ordersOf(org, c.id), (list) => list.length === 1 && list[0].paid, 'the order to be paid');
+      expect(orders[0]).toMatchObject({ customer_id: customers[0].id });
+    }
+    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'customer.created').map((e) => e.resourceId)).toEqual([customers[0].id]);
+  });
+
+  it('confirms every checkout of the same external customer id, the id going to exactly one new customer', async () => {
+    const org = await newOrganization();
+    const productId = (await product(org)).id;
+    const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId, { external_customer_id: 'crm-race' })));
+    const responses = await Promise.all(checkouts.map((c, i) => org.buyer('POST', confirmPath(c.client_secret), visa(`crm-race-${i}@example.com`))));
+    expect(responses.map((r) => r.status), outcomes(responses)).toEqual([200, 200, 200, 200]);
+    for (const c of checkouts) expect(await ordersOf(org, c.id)).toHaveLength(1);
+    const customers = expectStatus(await org.api('GET', '/customers/?limit=100'), 200).items as { external_id: string | null }[];
+    expect(customers.filter((customer) => customer.external_id === 'crm-race')).toHaveLength(1);
+  });
+});
+
+describe('an Idempotency-Key on confirm', () => {
+  it('replays the first 200 body for the same key and creates a single order', async () => {
+    const org = await newOrganization();
+    const c = await checkout(org, (await product(org)).id);
+    const key = `confirm-${c.id}`;
+    const first = await org.buyer('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
+    expectStatus(first, 200);
+    const second = await org.buyer('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await ordersOf(org, c.id)).toHaveLength(1);
+    expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
+    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'order.created')).toHaveLength(1);
+  });
+
+  it('answers a new key on a confirmed checkout with 403 NotOpenCheckout', async () => {
+    const org = await newOrganization();
+    const c = await checkout(org, (await product(org)).id);
+    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `a-${c.id}` }), 200);
+    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `b-${c.id}` }), 403, 'NotOpenCheckout');
+    expect(await ordersOf(org, c.id)).toHaveLength(1);
+  });
+});
+
+describe('the same refusals over GraphQL', () => {
+  const CREATE = `mutation ($input: CheckoutCreateInput!) { core { checkoutCreate(input: $input) { id clientSecret status } } }`;
+  const UPDATE = `mutation ($id: UUID!, $input: CheckoutUpdateInput!) { core { checkoutUpdate(id: $id, input: $input) { id status } } }`;
+  const CLIENT_GET = `query ($s: String!) { checkoutClient(clientSecret: $s) { id status } }`;
+  const CLIENT_UPDATE = `mutation ($s: String!, $input: CheckoutUpdatePublicInput!) { checkoutClientUpdate(clientSecret: $s, input: $input) { id status } }`;
+  const CONFIRM = `mutation ($s: String!, $input: CheckoutConfirmInput!) { checkoutClientConfirm(clientSecret: $s, input: $input) { id status customerSessionToken } }`;
+
+  let org: Org;
+  let productId: string;
+  beforeAll(async () => {
+    org = await newOrganization();
+    productId = (await product(org)).id;
+  });
+
+  async function failure(response: Promise<Awaited<ReturnType<Gql>>>, code: string) {
+    const { body } = await response;
+    expect(body.errors, JSON.stringify(body)).toHaveLength(1);
+    expect(body.errors![0].extensions.code).toBe(code);
+    expect(body.errors![0].message).toEqual(expect.any(String));
+    return body.errors![0];
+  }
+  async function create(input: Record<string, unknown>) {
+    const { body } = await org.gql(CREATE, { input });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    return body.data.core.checkoutCreate as { id: string; clientSecret: string };
+  }
+  const issueLocs = (error: { extensions: { issues: { loc: unknown }[] } }) => error.extensions.issues.map((i) => i.loc);
+
+  it('answers a confirm without customerEmail with BAD_USER_INPUT at input.customerEmail', async () => {
+    const c = await create({ products: [productId] });
+    const error = await failure(org.publicGql(CONFIRM, { s: c.clientSecret, input: { confirmationTokenId: 'tok_visa' } }), 'BAD_USER_INPUT');
+    expect(issueLocs(error)).toEqual([['input', 'customerEmail']]);
+  });
+
+  it('answers a confirm without a card with BAD_USER_INPUT at input.confirmationTokenId', async () => {
+    const c = await create({ products: [productId] });
+    const error = await failure(org.publicGql(CONFIRM, { s: c.clientSecret, input: { customerEmail: 'g@example.com' } }), 'BAD_USER_INPUT');
+    expect(issueLocs(error)).toEqual([['input', 'confirmationTokenId']]);
+  });
+
+  it('answers an unknown card token with BAD_USER_INPUT at input.confirmationTokenId', async () => {
+    const c = await create({ products: [productId] });
+    const error = await failure(
+      org.publicGql(CONFIRM, { s: c.clientSecret, input: { customerEmail: 'g@example.com', confirmationTokenId: 'tok_nope' } }),
+      'BAD_USER_INPUT',
+    );
+    expect(issueLocs(error)).toEqual([['input', 'confirmationTokenId']]);
+  });
+
+  it('answers an archived or foreign product with BAD_USER_INPUT at its position in input.products', async () => {
+    const archived = await product(org, undefined, 'GQL retired');
+    expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
+    const stranger = await newOrganization();
+    const foreign = await product(stranger, undefined, 'GQL foreign');
+    expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [archived.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 0]]);
+    expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [productId, foreign.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 1]]);
+  });
+
+  it('answers an unknown client secret with RESOURCE_NOT_FOUND', async () => {
+    await failure(org.publicGql(CLIENT_GET, { s: 'service_c_unknown' }), 'RESOURCE_NOT_FOUND');
+    await failure(org.publicGql(CONFIRM, { s: 'service_c_unknown', input: { customerEmail: 'g@example.com', confirmationTokenId: 'tok_visa' } }), 'RESOURCE_NOT_FOUND');
+  });
+
+  it('answers a second confirm and an update of a confirmed checkout with NOT_OPEN_CHECKOUT', async () => {
+    const c = await create({ products: [productId] });
+    const { body } = await org.publicGql(CONFIRM, { s: c.clientSecret, input: { customerEmail: 'g1@example.com', confirmationTokenId: 'tok_visa' } });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect(body.data.checkoutClientConfirm).toMatchObject({ id: c.id, status: 'confirmed', customerSessionToken: expect.any(String) });
+    await failure(org.publicGql(CONFIRM, { s: c.clientSecret, input: { customerEmail: 'g2@example.com', confirmationTokenId: 'tok_visa' } }), 'NOT_OPEN_CHECKOUT');
+    await failure(org.publicGql(CLIENT_UPDATE, { s: c.clientSecret, input: { customerName: 'Late' } }), 'NOT_OPEN_CHECKOUT');
+    await failure(org.gql(UPDATE, { id: c.id, input: { metadata: { late: true } } }), 'NOT_OPEN_CHECKOUT');
+    expect(await ordersOf(org, c.id)).toHaveLength(1);
+  });
+
+  it('answers the buyer reading, updating or confirming an expired checkout with EXPIRED_CHECKOUT', async () => {
+    const c = await create({ products: [productId] });
+    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+    try {
+      await failure(org.publicGql(CLIENT_GET, { s: c.clientSecret }), 'EXPIRED_CHECKOUT');
+      await failure(org.publicGql(CLIENT_UPDATE, { s: c.clientSecret, input: { customerName: 'Late' } }), 'EXPIRED_CHECKOUT');
+      await failure(org.publicGql(CONFIRM, { s: c.clientSecret, input: { customerEmail: 'late@example.com', confirmationTokenId: 'tok_visa' } }), 'EXPIRED_CHECKOUT');
+      await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
+      await failure(org.gql(UPDATE, { id: c.id, input: { metadata: { late: true } } }), 'NOT_OPEN_CHECKOUT');
+    } finally {
+      server.clock.now = null;
+    }
+    expect(await ordersOf(org, c.id)).toEqual([]);
+  });
+});
