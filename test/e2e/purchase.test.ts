@@ -489,6 +489,19 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(ids(await org.polar.orders.list({ productId: course, customerId: alice.order.customerId }))).toEqual([aliceAgain.order.id]);
     });
 
+    it('filters by status and by creation time over REST', async () => {
+      const restIds = (response: Awaited<ReturnType<Api>>) => expectStatus(response, 200).items.map((o: { id: string }) => o.id).sort();
+      const all = sorted(alice.order.id, bob.order.id, aliceAgain.order.id);
+      expect(restIds(await org.api('GET', '/orders/?status=paid'))).toEqual(all);
+      expect(restIds(await org.api('GET', '/orders/?status=pending&status=refunded'))).toEqual([]);
+      const created = new Date((await org.polar.orders.get({ id: bob.order.id })).createdAt);
+      expect(restIds(await org.api('GET', `/orders/?created_after=${encodeURIComponent(created.toISOString())}`))).toEqual(sorted(bob.order.id, aliceAgain.order.id));
+      expect(restIds(await org.api('GET', `/orders/?created_before=${encodeURIComponent(created.toISOString())}`))).toEqual([alice.order.id]);
+      const bad = await org.api('GET', '/orders/?status=shipped&created_after=yesterday');
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail.map((issue: { loc: unknown }) => issue.loc)).toEqual([['query', 'status', 0], ['query', 'created_after']]);
+    });
+
     it('updates the billing name and address of an order, as GET then shows, with an order.updated event', async () => {
       const before = (await eventsOf(org.organizationId)).length;
       const updated = await org.polar.orders.update({

@@ -29,9 +29,11 @@ export const orderRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/orders/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $customerId: [UUID!], $checkoutId: [UUID!],
-        $productBillingType: [ProductBillingType!], $metadata: JSONObject, $sorting: [OrderSortProperty!]) {
+        $productBillingType: [ProductBillingType!], $status: [OrderStatus!], $createdAfter: DateTime, $createdBefore: DateTime,
+        $metadata: JSONObject, $sorting: [OrderSortProperty!]) {
       core { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId, customerId: $customerId,
-          checkoutId: $checkoutId, productBillingType: $productBillingType, metadata: $metadata, sorting: $sorting) {
+          checkoutId: $checkoutId, productBillingType: $productBillingType, status: $status, createdAfter: $createdAfter,
+          createdBefore: $createdBefore, metadata: $metadata, sorting: $sorting) {
         items { ...OrderWire } pagination { totalCount maxPage } } }
     } ${OrderWire}`,
   },

@@ -21,6 +21,9 @@ export interface OrderListArgs extends PageArgs {
   customerId?: string[] | null;
   checkoutId?: string[] | null;
   productBillingType?: string[] | null;
+  status?: string[] | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
   metadata?: Record<string, unknown> | null;
   sorting?: string[] | null;
 }
@@ -105,6 +108,10 @@ export async function listOrders(ctx: Context, args: OrderListArgs, query: objec
     ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
     ...(args.checkoutId?.length ? { checkoutId: { in: args.checkoutId } } : {}),
     ...(billing ? { product: billing } : {}),
+    ...(args.status?.length ? { status: { in: args.status as never } } : {}),
+    ...(args.createdAfter || args.createdBefore
+      ? { createdAt: { ...(args.createdAfter ? { gte: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } }
+      : {}),
     AND: metadataWhere(args.metadata),
   };
   const orderBy = sortingOrderBy<(typeof orderSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) => {
