@@ -1,5 +1,7 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
+import { addressWire } from '../customers/rest.ts';
+import { priceWire, productWire } from '../products/rest.ts';
 
 // Discounts, subscriptions and custom fields are not modelled yet; checkouts carry them empty.
 defineWireConstants('Checkout', { discount: null, attached_custom_fields: [], custom_field_data: {} });
@@ -18,20 +20,15 @@ defineWireConstants('Organization', {
   notification_settings: { new_order: true, new_subscription: true },
 });
 
-const price = `
-  id createdAt modifiedAt amountType isArchived productId type recurringInterval
-  ... on ProductPriceFixed { priceCurrency priceAmount }
-  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
-const product = `id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata prices { ${price} }`;
 const publicFields = `
   id createdAt modifiedAt paymentProcessor status clientSecret url expiresAt successUrl embedOrigin amount discountAmount
   netAmount taxAmount totalAmount currency productId productPriceId discountId allowDiscountCodes requireBillingAddress
   isDiscountApplicable isFreeProductPrice isPaymentRequired isPaymentSetupRequired isPaymentFormRequired customerId
   isBusinessCustomer customerName customerEmail customerIpAddress customerBillingName
-  customerBillingAddress { line1 line2 postalCode city state country }
+  customerBillingAddress { ${addressWire} }
   customerTaxId paymentProcessorMetadata
   billingAddressFields { country state city postalCode line1 line2 }
-  products { ${product} } product { ${product} } productPrice { ${price} }`;
+  products { ${productWire} } product { ${productWire} } productPrice { ${priceWire} }`;
 
 const CheckoutWire = `fragment CheckoutWire on Checkout {
   ${publicFields} metadata customerMetadata externalCustomerId customerExternalId subscriptionId }`;

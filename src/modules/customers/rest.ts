@@ -4,19 +4,13 @@ import { defineWireConstants } from '../../rest/wire.ts';
 // Subscriptions, benefit grants and meters are not modelled yet; the customer state carries them empty.
 defineWireConstants('CustomerState', { active_subscriptions: [], granted_benefits: [], active_meters: [] });
 
-const CustomerWire = /* GraphQL */ `
-  fragment CustomerWire on Customer {
-    id createdAt modifiedAt metadata externalId email emailVerified name
-    billingAddress { line1 line2 postalCode city state country }
-    taxId organizationId deletedAt avatarUrl
-  }`;
+export const addressWire = 'line1 line2 postalCode city state country';
+export const customerWire = `
+  id createdAt modifiedAt metadata externalId email emailVerified name
+  billingAddress { ${addressWire} } taxId organizationId deletedAt avatarUrl`;
 
-const CustomerStateWire = /* GraphQL */ `
-  fragment CustomerStateWire on CustomerState {
-    id createdAt modifiedAt metadata externalId email emailVerified name
-    billingAddress { line1 line2 postalCode city state country }
-    taxId organizationId deletedAt avatarUrl
-  }`;
+const CustomerWire = /* GraphQL */ `fragment CustomerWire on Customer { ${customerWire} }`;
+const CustomerStateWire = /* GraphQL */ `fragment CustomerStateWire on CustomerState { ${customerWire} }`;
 
 const byId = '$id: UUID!';
 const byExternalId = '$externalId: String!';

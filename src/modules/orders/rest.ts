@@ -1,5 +1,7 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
+import { addressWire, customerWire } from '../customers/rest.ts';
+import { priceWire, productFieldsWire } from '../products/rest.ts';
 
 // Discounts, subscriptions and custom fields are not modelled yet; orders carry them empty.
 defineWireConstants('Order', { discount_id: null, discount: null, subscription_id: null, subscription: null, custom_field_data: {} });
@@ -7,20 +9,9 @@ defineWireConstants('Order', { discount_id: null, discount: null, subscription_i
 export const OrderWire = /* GraphQL */ `
   fragment OrderWire on Order {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
-    refundedAmount refundedTaxAmount amount currency billingReason billingName
-    billingAddress { line1 line2 postalCode city state country }
+    refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
     isInvoiceGenerated customerId userId productId checkoutId metadata productPriceId
-    productPrice {
-      id createdAt modifiedAt amountType isArchived productId type recurringInterval
-      ... on ProductPriceFixed { priceCurrency priceAmount }
-      ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }
-    }
-    customer {
-      id createdAt modifiedAt metadata externalId email emailVerified name
-      billingAddress { line1 line2 postalCode city state country }
-      taxId organizationId deletedAt avatarUrl
-    }
-    product { id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata }
+    productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
     items { id createdAt modifiedAt label amount taxAmount proration productPriceId }
   }`;
 

@@ -4,15 +4,17 @@ import { defineWireConstants } from '../../rest/wire.ts';
 // Benefits, media files and custom fields are not modelled yet; the wire format still carries them.
 defineWireConstants('Product', { benefits: [], medias: [], attached_custom_fields: [] });
 
-const ProductWire = /* GraphQL */ `
-  fragment ProductWire on Product {
-    id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata
-    prices {
-      id createdAt modifiedAt amountType isArchived productId type recurringInterval
-      ... on ProductPriceFixed { priceCurrency priceAmount }
-      ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }
-    }
-  }`;
+/** The REST shape of a price, for the selections of every resource that carries one. */
+export const priceWire = `
+  id createdAt modifiedAt amountType isArchived productId type recurringInterval
+  ... on ProductPriceFixed { priceCurrency priceAmount }
+  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
+
+/** A product without its prices, as orders carry it. */
+export const productFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata';
+export const productWire = `${productFieldsWire} prices { ${priceWire} }`;
+
+const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;
 
 export const productRoutes: RestRoute[] = [
   {
