@@ -39,7 +39,8 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
     await db.$queryRaw`SELECT id FROM organizations WHERE id = ${order.organizationId}::uuid FOR UPDATE`;
     const last = await db.invoice.aggregate({ where: { organizationId: order.organizationId }, _max: { sequence: true } });
     const sequence = (last._max.sequence ?? 0) + 1;
-    const number = `${order.organization.slug.toUpperCase().slice(0, 16)}-${String(sequence).padStart(4, '0')}`;
+    // The slug is unique in the environment, so no two organizations issue the same number.
+    const number = `${order.organization.slug.toUpperCase()}-${String(sequence).padStart(4, '0')}`;
     const issuedAt = ctx.now();
     const pdf = await renderInvoicePdf({
       number,

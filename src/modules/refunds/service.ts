@@ -56,6 +56,7 @@ export async function createRefund(ctx: Context, input: RefundCreateInput, query
     const order = await db.order.findFirst({ where: { id: input.orderId, organizationId: organizationFilter(ctx) } });
     if (!order) throw RequestValidationError.at(['input', 'orderId'], 'Order not found.');
     if (!order.paid) throw RequestValidationError.at(['input', 'orderId'], 'This order is not paid: there is nothing to refund.');
+    if (order.netAmount === 0) throw RequestValidationError.at(['input', 'orderId'], 'This order was free: there is nothing to refund.');
     const refundable = order.netAmount - order.refundedAmount;
     if (refundable <= 0) throw refundedAlready();
     if (input.amount > refundable) throw refundAmountTooHigh(refundable);
