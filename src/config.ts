@@ -115,7 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
       sandbox: 'test',
     },
     testCardDelayMs: integer(env, 'TEST_CARD_DELAY_MS', 1500, 0, 60_000),
-    jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 200, 10, 60_000),
+    jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
   };
 }

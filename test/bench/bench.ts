@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
 
@@ -51,10 +52,21 @@ async function load(name: keyof typeof surfaces, duration = seconds) {
 }
 
 try {
-  console.log(`GET products (limit=100, 100 seeded), ${connections} connections, ${seconds}s per surface, on loopback\n`);
+  console.log(`GET products (limit=100, 100 seeded), ${connections} connections, ${rounds} rounds of ${seconds}s per surface, on loopback\n`);
   // Warm-up: the database caches and the JIT, on every surface, before anything is measured.
   for (const name of ['baseline', 'rest', 'graphql'] as const) await load(name, 2);
-  const results = { baseline: await load('baseline'), rest: await load('rest'), graphql: await load('graphql') };
+  // Rounds interleave the surfaces, so a drift in the machine's speed weighs on all three alike.
+  const runs: Record<'baseline' | 'rest' | 'graphql', Awaited<ReturnType<typeof load>>[]> = { baseline: [], rest: [], graphql: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const name of ['baseline', 'rest', 'graphql'] as const) runs[name].push(await load(name));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const summary = (list: Awaited<ReturnType<typeof load>>[]) => ({
+    rps: list.reduce((sum, r) => sum + r.rps, 0) / list.length,
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+  });
+  const results = { baseline: summary(runs.baseline), rest: summary(runs.rest), graphql: summary(runs.graphql) };
   console.table(
     Object.entries(results).map(([surface, r]) => ({
       surface,

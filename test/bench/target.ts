@@ -14,7 +14,7 @@ import { bootstrapEnvironment } from '../../src/bootstrap.ts';
 const databases = process.env.BENCH_DATABASE_URL
   ? { DATABASE_URL: process.env.BENCH_DATABASE_URL, SANDBOX_DATABASE_URL: process.env.BENCH_SANDBOX_DATABASE_URL }
   : { DATA_DIR: 'memory://' };
-const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1' });
+const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE, JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS });
 // Request logs are written as in production, to a sink that discards them.
 const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
 const kassa = await startKassa(config, createLogger('info', discard));

@@ -296,6 +296,30 @@ describe('an unknown client secret', () => {
   });
 });
 
+describe("a checkout of another environment or another organization", () => {
+  let org: Org;
+  let c: { id: string; client_secret: string };
+  beforeAll(async () => {
+    org = await newOrganization();
+    c = await checkout(org, (await product(org)).id);
+  });
+
+  it('is not found under production by its sandbox client secret, and confirming it there creates nothing', async () => {
+    const production = restClient(server.base('production'));
+    expectTypedError(await production('GET', `/checkouts/client/${c.client_secret}`), 404, 'ResourceNotFound');
+    expectTypedError(await production('POST', confirmPath(c.client_secret), visa()), 404, 'ResourceNotFound');
+    expect(await statusOf(org, c.id)).toBe('open');
+    expect(await ordersOf(org, c.id)).toEqual([]);
+  });
+
+  it("is not found by another organization's token, which cannot change it", async () => {
+    const other = await newOrganization();
+    expectTypedError(await other.api('GET', `/checkouts/${c.id}`), 404, 'ResourceNotFound');
+    expectTypedError(await other.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Intruder' }), 404, 'ResourceNotFound');
+    expect(expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200).customer_name).toBeNull();
+  });
+});
+
 describe('products a checkout cannot offer', () => {
   let org: Org;
   let stranger: Org;
