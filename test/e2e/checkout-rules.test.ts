@@ -4,6 +4,7 @@
 // repeated confirms; then the same refusals as GraphQL error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, sleep } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -39,18 +40,6 @@ const prisma = () => server.kassa.environments.sandbox.environment.prisma;
 
 async function eventsOf(organizationId: string) {
   return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last read: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
 }
 
 function expectStatus(response: Response, status: number) {

@@ -10,6 +10,7 @@ import type { Customer } from '@polar-sh/sdk/models/components/customer.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
+import { rejectionOf } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -872,16 +873,6 @@ describe('customers over GraphQL', () => {
     expect((await org.gql(GET, { id: created.id })).body.data.core.customer).toEqual(created);
   });
 });
-
-/** The rejection of a call, for asserting on its class and fields. */
-async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to be rejected, but it succeeded');
-}
 
 describe('customers through the official SDK', () => {
   let polar: Polar;

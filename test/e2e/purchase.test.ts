@@ -12,6 +12,7 @@ import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { uuid } from '../helpers/matchers.ts';
+import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -57,29 +58,6 @@ const prisma = () => server.kassa.environments.sandbox.environment.prisma;
 /** The organization's events, oldest first. */
 async function eventsOf(organizationId: string) {
   return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads until `done` holds (10 s at most), returning the last value read. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last read: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
-
-/** The rejection of a call, for asserting on its class and fields. */
-async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to be rejected, but it succeeded');
 }
 
 function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { requestScope } from '../../src/context.ts';
+import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -60,29 +61,6 @@ async function eventsOf(organizationId: string) {
 async function eventTransactions(organizationId: string) {
   return prisma().$queryRaw<{ sequence: string; type: string; xmin: string }[]>`
     SELECT sequence::text AS sequence, type, xmin::text AS xmin FROM events WHERE organization_id = ${organizationId}::uuid ORDER BY events.sequence`;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads until `done` holds (10 s at most), returning the last value read. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last read: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
-
-/** The rejection of a call, for asserting on its class and fields. */
-async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to be rejected, but it succeeded');
 }
 
 function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {

@@ -10,22 +10,13 @@ import type { Product } from '@polar-sh/sdk/models/components/product.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { rejectionOf } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
-
-/** The rejection of a call, for asserting on its class and fields. */
-async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to be rejected, but it succeeded');
-}
 
 function expectWellFormedProduct(product: Product, organizationId: string) {
   expect(typeof product.id).toBe('string');
