@@ -285,6 +285,25 @@ describe('an unknown client secret', () => {
   });
 });
 
+describe('billing addresses', () => {
+  let org: Org;
+  beforeAll(async () => {
+    org = await newOrganization();
+  });
+
+  it('refuses a checkout, a buyer update and an order update with a country that is not one, naming the country', async () => {
+    const productId = (await product(org)).id;
+    const address = { line1: '1 Nowhere', country: 'XX' };
+    expectValidationAt(await org.api('POST', '/checkouts/', createBody([productId], { customer_billing_address: address })), ['body', 'customer_billing_address', 'country']);
+    const c = await checkout(org, productId);
+    expectValidationAt(await org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_billing_address: address }), ['body', 'customer_billing_address', 'country']);
+    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa('address@example.com')), 200);
+    const [order] = await eventually(() => ordersOf(org, c.id), (orders) => orders.length === 1, 'the order');
+    expectValidationAt(await org.api('PATCH', `/orders/${order.id}`, { billing_name: 'Someone', billing_address: address }), ['body', 'billing_address', 'country']);
+    expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200).billing_address).toBeNull();
+  });
+});
+
 describe("a checkout of another environment or another organization", () => {
   let org: Org;
   let c: { id: string; client_secret: string };

@@ -12,7 +12,7 @@ import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import type { AddressInput } from '../customers/service.ts';
+import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../customer-sessions/service.ts';
 
@@ -98,11 +98,6 @@ function amountFor(price: LivePrice, requested: number | null | undefined, issue
   }
 }
 
-function storedAddress(address: AddressInput | null | undefined) {
-  if (!address) return address === null ? null : undefined;
-  return { line1: address.line1 ?? null, line2: address.line2 ?? null, postal_code: address.postalCode ?? null, city: address.city ?? null, state: address.state ?? null, country: address.country };
-}
-
 async function livePriceOf(db: Db, productId: string): Promise<LivePrice | null> {
   return (await db.productPrice.findFirst({ where: { productId, isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] })) as LivePrice | null;
 }
@@ -139,6 +134,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
     const customer = await ctx.prisma.customer.findFirst({ where: { activeExternalId: externalCustomerId, organizationId } });
     customerId = customer?.id ?? null;
   }
+  checkAddress(issues, ['input', 'customerBillingAddress'], input.customerBillingAddress);
   if (input.successUrl && !/^https?:\/\//.test(input.successUrl)) issues.add(['input', 'successUrl'], 'Input should be a valid URL, starting with http:// or https://');
   issues.throwIfAny();
 
@@ -159,7 +155,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         customerEmail: input.customerEmail ?? null,
         customerIpAddress: input.customerIpAddress ?? null,
         customerBillingName: input.customerBillingName ?? null,
-        customerBillingAddress: storedAddress(input.customerBillingAddress) ?? undefined,
+        customerBillingAddress: input.customerBillingAddress ? storedAddress(input.customerBillingAddress) : undefined,
         customerTaxId: input.customerTaxId ?? undefined,
         isBusinessCustomer: input.isBusinessCustomer ?? false,
         requireBillingAddress: input.requireBillingAddress ?? false,
@@ -227,7 +223,10 @@ async function buyerChanges(tx: Db, checkout: { id: string; productId: string; a
   }
   if (input.customerName !== undefined) data.customerName = input.customerName;
   if (input.customerBillingName !== undefined) data.customerBillingName = input.customerBillingName;
-  if (input.customerBillingAddress !== undefined) data.customerBillingAddress = storedAddress(input.customerBillingAddress) ?? (null as never);
+  if (input.customerBillingAddress !== undefined) {
+    checkAddress(issues, ['input', 'customerBillingAddress'], input.customerBillingAddress);
+    data.customerBillingAddress = input.customerBillingAddress ? storedAddress(input.customerBillingAddress) : (null as never);
+  }
   if (input.customerTaxId !== undefined) data.customerTaxId = input.customerTaxId ?? (null as never);
   if (input.isBusinessCustomer != null) data.isBusinessCustomer = input.isBusinessCustomer;
   return data;

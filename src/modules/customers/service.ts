@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { renderWire } from '../../rest/render.ts';
-import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
@@ -58,8 +58,15 @@ function isCountry(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && !notCountries.has(code) && regionNames.of(code) !== code;
 }
 
-/** The address as stored and sent: the wire's own keys. */
-function storedAddress(address: AddressInput) {
+/** Refuses an address whose country is not an ISO 3166-1 alpha-2 country code. */
+export function checkAddress(issues: ValidationIssues, loc: Loc, address: AddressInput | null | undefined): void {
+  if (address && !isCountry(address.country)) {
+    issues.add([...loc, 'country'], 'Input should be an ISO 3166-1 alpha-2 country code, such as US or FR', 'value_error');
+  }
+}
+
+/** The address as stored and sent (customers, checkouts, orders): the wire's own keys. */
+export function storedAddress(address: AddressInput) {
   return {
     line1: address.line1 ?? null,
     line2: address.line2 ?? null,
@@ -78,9 +85,7 @@ function checkFields(issues: ValidationIssues, input: CustomerFields): void {
   if (input.externalId != null && (input.externalId.length < 1 || input.externalId.length > 256)) {
     issues.add(['input', 'externalId'], 'String should have 1 to 256 characters', 'string_too_long');
   }
-  if (input.billingAddress && !isCountry(input.billingAddress.country)) {
-    issues.add(['input', 'billingAddress', 'country'], 'Input should be an ISO 3166-1 alpha-2 country code, such as US or FR', 'value_error');
-  }
+  checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
   if (input.taxId && (input.taxId.length !== 2 || !input.taxId[0] || !input.taxId[1])) {
     issues.add(['input', 'taxId'], 'A tax id is a pair: [value, format], for example ["FR61954506077", "eu_vat"]', 'value_error');
   }

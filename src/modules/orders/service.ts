@@ -4,12 +4,12 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Checkout, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
-import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { lockCustomerIdentity, type AddressInput } from '../customers/service.ts';
+import { checkAddress, lockCustomerIdentity, storedAddress, type AddressInput } from '../customers/service.ts';
 
 export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amount', 'customer', 'product'] as const;
 const orderRoute = 'GET /v1/orders/{id}';
@@ -155,10 +155,10 @@ export async function updateOrder(ctx: Context, id: string, input: { billingName
     const data: Prisma.OrderUpdateInput = {};
     if (input.billingName !== undefined) data.billingName = input.billingName;
     if (input.billingAddress !== undefined) {
-      const a = input.billingAddress;
-      data.billingAddress = a
-        ? { line1: a.line1 ?? null, line2: a.line2 ?? null, postal_code: a.postalCode ?? null, city: a.city ?? null, state: a.state ?? null, country: a.country }
-        : (null as never);
+      const issues = new ValidationIssues();
+      checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
+      issues.throwIfAny();
+      data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
     }
     await db.order.update({ where: { id }, data });
     await recordOrderEvents(ctx, db, ['order.updated'], order);
