@@ -1,6 +1,6 @@
 // Every list, GraphQL and REST alike: `page` from 1, `limit` from 1 to 100, and an envelope of
 // `items` with `pagination { totalCount, maxPage }`.
-import type { ObjectRef } from '@pothos/core';
+import type { InterfaceRef, ObjectRef } from '@pothos/core';
 import { builder } from './builder.ts';
 import { ValidationIssues } from './errors.ts';
 
@@ -44,7 +44,7 @@ export function toPage<T>(items: T[], totalCount: number, { limit }: PageArgs): 
   return { items, pagination: { totalCount, maxPage: Math.ceil(totalCount / limit) } };
 }
 
-export function listType<T>(name: string, item: ObjectRef<any, T>) {
+export function listType<T>(name: string, item: ObjectRef<any, T> | InterfaceRef<any, T>) {
   return builder.objectRef<Page<T>>(`${name}List`).implement({
     description: `A page of ${name} items.`,
     fields: (t) => ({

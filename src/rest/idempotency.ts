@@ -19,8 +19,10 @@ function callerOf(ctx: Context, request: RestRequest): string {
     case 'customer':
       return `customer:${principal.customerId}`;
     default:
-      // Unauthenticated POSTs are addressed by a secret in their path (a checkout's client secret).
-      return `anonymous:${request.path}`;
+      // Unauthenticated POSTs carry their secret in the path (a checkout's client secret) or the body
+      // (a license key): keys are scoped to the path and the caller's address, so callers who share
+      // a path without sharing a secret never meet each other's keys.
+      return `anonymous:${ctx.clientIp}:${request.path}`;
   }
 }
 

@@ -54,10 +54,13 @@ export function wireShape(
         if (!(isObjectType(type) || isInterfaceType(type))) continue;
         const field = type.getFields()[name];
         const named = getNamedType(field.type);
-        shape.fields.set(key, {
-          wire: snakeCase(key),
-          shape: selection.selectionSet && isCompositeType(named) ? wireShape(schema, named, selection.selectionSet, fragments) : null,
-        });
+        const nested = selection.selectionSet && isCompositeType(named) ? wireShape(schema, named, selection.selectionSet, fragments) : null;
+        // One field selected under several type conditions (each type's `properties`): the shapes merge.
+        const earlier = shape.fields.get(key)?.shape;
+        if (earlier && nested) {
+          for (const [name, field] of nested.fields) earlier.fields.set(name, field);
+          Object.assign(earlier.constants, nested.constants);
+        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested });
       } else {
         const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
         const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;

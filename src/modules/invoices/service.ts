@@ -1,9 +1,9 @@
 // Order invoices: generated only on request, for a paid order with billing details, numbered in
 // sequence per organization, immutable once issued. They are downloaded through a signed link
 // that expires, so a link that leaks stops working.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Environment } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
+import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
 import { KassaError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { recordOrderEvents } from '../orders/service.ts';
@@ -63,36 +63,24 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
   });
 }
 
-/** The environment's key for signing invoice links, made on first use and kept in its database. */
-async function linkKey(prisma: Db): Promise<Buffer> {
-  await prisma.secret.createMany({ data: [{ name: 'invoice-links', value: new Uint8Array(randomBytes(32)) }], skipDuplicates: true });
-  return Buffer.from((await prisma.secret.findUniqueOrThrow({ where: { name: 'invoice-links' } })).value);
-}
-
-function signature(key: Buffer, invoiceId: string, expires: number): string {
-  return createHmac('sha256', key).update(`${invoiceId}.${expires}`).digest('base64url');
-}
+/** The environment's key for signing invoice links. */
+const invoiceLinkKey = (prisma: Db) => linkKey(prisma, 'invoice-links');
 
 export async function invoiceUrl(ctx: Context, orderId: string): Promise<{ url: string }> {
   const order = await ctx.prisma.order.findFirst({ where: { id: orderId, organizationId: organizationFilter(ctx) }, include: { invoice: { select: { id: true } } } });
   if (!order) throw new ResourceNotFoundError('Order not found.');
   if (!order.invoice) throw new ResourceNotFoundError('This order has no invoice yet: generate it with POST /v1/orders/{id}/invoice first.');
-  const expires = Math.floor((ctx.now().getTime() + invoiceLinkLifetimeMs) / 1000);
-  const sig = signature(await linkKey(ctx.prisma), order.invoice.id, expires);
-  return { url: `${ctx.environment.publicUrl}/v1/invoices/${order.invoice.id}.pdf?expires=${expires}&signature=${sig}` };
+  const link = signLink(await invoiceLinkKey(ctx.prisma), order.invoice.id, new Date(ctx.now().getTime() + invoiceLinkLifetimeMs));
+  return { url: `${ctx.environment.publicUrl}/v1/invoices/${order.invoice.id}.pdf?${link.query}` };
 }
 
 export type InvoiceDownload = { status: 200; number: string; pdf: Buffer } | { status: 404 | 410; detail: string };
 
 /** The PDF behind a signed link; a link that was not issued by Kassa reads as not found. */
 export async function downloadInvoice(environment: Environment, invoiceId: string, query: URLSearchParams, now: Date): Promise<InvoiceDownload> {
-  const expires = Number(query.get('expires'));
-  const given = Buffer.from(query.get('signature') ?? '');
-  const expected = Buffer.from(signature(await linkKey(environment.prisma), invoiceId, expires));
-  if (!Number.isInteger(expires) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    return { status: 404, detail: 'No invoice at this link.' };
-  }
-  if (expires * 1000 <= now.getTime()) return { status: 410, detail: 'This invoice link has expired: ask for a new one.' };
+  const link = checkLink(await invoiceLinkKey(environment.prisma), invoiceId, query, now);
+  if (link === 'forged') return { status: 404, detail: 'No invoice at this link.' };
+  if (link === 'expired') return { status: 410, detail: 'This invoice link has expired: ask for a new one.' };
   const invoice = await environment.prisma.invoice.findUnique({ where: { id: invoiceId } });
   if (!invoice) return { status: 404, detail: 'No invoice at this link.' };
   return { status: 200, number: invoice.number, pdf: Buffer.from(invoice.pdf) };
