@@ -14,6 +14,14 @@ export const allScopes = [
   'orders:write',
   'refunds:read',
   'refunds:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'benefits:read',
+  'benefits:write',
+  'license_keys:read',
+  'license_keys:write',
+  'files:read',
+  'files:write',
 ] as const;
 
 export type Scope = (typeof allScopes)[number];

@@ -31,6 +31,7 @@ export const builder = new SchemaBuilder<{
     OrderSortProperty: { Input: string; Output: string };
     CheckoutSortProperty: { Input: string; Output: string };
     RefundSortProperty: { Input: string; Output: string };
+    SubscriptionSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
