@@ -78,6 +78,13 @@ export async function resolvePrincipal(environment: Environment, authorization: 
         scopes: new Set(allScopes),
       };
     }
+  } else if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
+    const session = await prisma.customerSession.findFirst({
+      where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
+      select: { customerId: true, customer: { select: { organizationId: true } } },
+    });
+    // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
+    if (session) return { kind: 'customer', customerId: session.customerId, organizationId: session.customer.organizationId, scopes: new Set() };
   }
   throw new UnauthenticatedError('The access token is invalid, expired or revoked.');
 }
