@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
@@ -19,8 +21,10 @@ import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
+import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
 import './modules/payments/charge.ts';
+import './modules/benefits/grants.ts';
 
 export const maxBodyBytes = 1024 * 1024;
 
@@ -128,6 +132,30 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
         .end(download.pdf);
       return;
     }
+    const file = /^\/v1\/files\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(?:parts\/([1-9]\d{0,4})|download)$/.exec(path);
+    if (file?.[2] && req.method === 'PUT') {
+      const part = await filePartTarget(served.environment, file[1], Number(file[2]), url.searchParams, clock());
+      if ('status' in part) return send(res, restError(part.status, part.error, part.detail));
+      const body = await readBody(req, part.length);
+      if (body === null) return send(res, restError(413, 'PayloadTooLarge', `Part ${part.number} is ${part.length} bytes long; the request body is longer.`));
+      const checksum = req.headers['x-checksum-sha256'];
+      const stored = await storeFilePart(served.environment, part, body, typeof checksum === 'string' ? checksum : undefined);
+      if ('status' in stored) return send(res, restError(stored.status, stored.error, stored.detail));
+      return send(res, { status: 200, headers: { etag: stored.etag } });
+    }
+    if (file && !file[2] && req.method === 'GET') {
+      const download = await fileBytes(served.environment, file[1], url.searchParams, clock());
+      if ('status' in download) return send(res, restError(download.status, download.error, download.detail));
+      res.writeHead(200, {
+        'content-type': download.file.mimeType,
+        'content-length': download.file.size,
+        'content-disposition': attachmentDisposition(download.file.name),
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+      });
+      return pipeline(Readable.from(download.chunks), res);
+    }
     const isGraphQL = path === '/v1/graphql';
     let context: Context;
     try {
@@ -214,16 +242,16 @@ function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-/** The body, or null when it is larger than allowed (the rest is not read). */
-async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+/** The body, or null when it is larger than `limit` bytes (the rest is not read). */
+async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer | null> {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Buffer.alloc(0);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > maxBodyBytes) return null;
+  if (declared > limit) return null;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) return null;
+    if (size > limit) return null;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);

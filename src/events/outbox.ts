@@ -14,19 +14,35 @@ export const eventTypes = [
   'order.paid',
   'order.refunded',
   'refund.created',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.active',
+  'subscription.canceled',
+  'subscription.uncanceled',
+  'subscription.revoked',
+  'benefit.created',
+  'benefit.updated',
+  'benefit_grant.created',
+  'benefit_grant.updated',
+  'benefit_grant.revoked',
+  'customer.state_changed',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
-export interface EventSubject {
+export type EventSubject = {
   organizationId: string;
   resourceId: string;
+} & (
   /** The GET route that renders the resource, e.g. `GET /v1/customers/{id}`. */
-  route: string;
-}
+  | { route: string }
+  /** For a payload no GET route returns as such: a query with an `$id` variable, rendered like a route. */
+  | { operation: string }
+);
 
 /** Records events about one resource, rendered once, in the caller's transaction `tx`. */
 export async function recordEvents(ctx: Context, tx: Db, types: EventType[], subject: EventSubject, data?: unknown): Promise<void> {
-  const payload = data ?? (await renderWire(ctx, tx, subject.organizationId, subject.route, { id: subject.resourceId }));
+  const payload =
+    data ?? (await renderWire(ctx, tx, subject.organizationId, 'route' in subject ? subject.route : { operation: subject.operation }, { id: subject.resourceId }));
   for (const type of types) {
     await tx.event.create({
       data: { organizationId: subject.organizationId, type, resourceId: subject.resourceId, data: payload as object, createdAt: ctx.now() },

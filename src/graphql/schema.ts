@@ -9,6 +9,10 @@ import '../modules/customers/schema.ts';
 import '../modules/orders/schema.ts';
 import '../modules/checkouts/schema.ts';
 import '../modules/refunds/schema.ts';
+import '../modules/benefits/schema.ts';
+import '../modules/subscriptions/schema.ts';
+import '../modules/license-keys/schema.ts';
+import '../modules/files/schema.ts';
 
 export const schema = builder.toSchema();
 

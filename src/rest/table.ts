@@ -4,6 +4,10 @@ import { productRoutes } from '../modules/products/rest.ts';
 import { orderRoutes } from '../modules/orders/rest.ts';
 import { checkoutRoutes } from '../modules/checkouts/rest.ts';
 import { refundRoutes } from '../modules/refunds/rest.ts';
+import { benefitRoutes } from '../modules/benefits/rest.ts';
+import { subscriptionRoutes } from '../modules/subscriptions/rest.ts';
+import { licenseKeyRoutes } from '../modules/license-keys/rest.ts';
+import { fileRoutes } from '../modules/files/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes, ...benefitRoutes, ...subscriptionRoutes, ...licenseKeyRoutes, ...fileRoutes];

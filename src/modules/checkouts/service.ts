@@ -306,7 +306,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     issues.throwIfAny();
     if (checkout.amount > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
 
-    const { order, customer } = await createPendingOrder(ctx, db, checkout);
+    const { order, customer } = await createPendingOrder(ctx, db, checkout, input.confirmationTokenId ?? 'none');
     await db.checkout.update({ where: { id: checkout.id }, data: { status: 'confirmed', customerId: customer.id } });
     await record(ctx, db, ['checkout.updated'], checkout);
     const payment = await db.payment.create({

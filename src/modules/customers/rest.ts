@@ -1,8 +1,8 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 
-// Subscriptions, benefit grants and meters are not modelled yet; the customer state carries them empty.
-defineWireConstants('CustomerState', { active_subscriptions: [], granted_benefits: [], active_meters: [] });
+// Meters are not modelled; the customer state carries none.
+defineWireConstants('CustomerState', { active_meters: [] });
 
 export const addressWire = 'line1 line2 postalCode city state country';
 export const customerWire = `
@@ -10,7 +10,15 @@ export const customerWire = `
   billingAddress { ${addressWire} } taxId organizationId deletedAt avatarUrl`;
 
 const CustomerWire = /* GraphQL */ `fragment CustomerWire on Customer { ${customerWire} }`;
-const CustomerStateWire = /* GraphQL */ `fragment CustomerStateWire on CustomerState { ${customerWire} }`;
+const CustomerStateWire = /* GraphQL */ `
+  fragment CustomerStateWire on CustomerState {
+    ${customerWire}
+    activeSubscriptions {
+      id createdAt modifiedAt metadata status amount currency recurringInterval currentPeriodStart currentPeriodEnd
+      cancelAtPeriodEnd canceledAt startedAt endsAt productId
+    }
+    grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }
+  }`;
 
 const byId = '$id: UUID!';
 const byExternalId = '$externalId: String!';

@@ -11,6 +11,7 @@ import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
+import { endCustomerEntitlements } from '../subscriptions/service.ts';
 
 export const customerSortProperties = ['created_at', 'email', 'name'] as const;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -233,6 +234,8 @@ export async function deleteCustomer(ctx: Context, key: CustomerKey) {
     // The event carries the customer as it was, marked deleted: a GET can no longer render it.
     const before = (await renderWire(ctx, tx as Db, existing.organizationId, customerRoute, { id: existing.id })) as object;
     const deletedAt = ctx.now();
+    // A deleted customer keeps nothing: live subscriptions end now and every benefit is revoked.
+    await endCustomerEntitlements(ctx, tx as Db, existing.id);
     await tx.customer.update({ where: { id: existing.id }, data: { deletedAt, activeEmail: null, activeExternalId: null } });
     await record(ctx, tx as Db, ['customer.deleted'], existing, { ...before, deleted_at: deletedAt.toISOString() });
     return true;

@@ -2,15 +2,16 @@ import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire, customerWire } from '../customers/rest.ts';
 import { priceWire, productFieldsWire } from '../products/rest.ts';
+import { subscriptionFieldsWire } from '../subscriptions/rest.ts';
 
-// Discounts, subscriptions and custom fields are not modelled yet; orders carry them empty.
-defineWireConstants('Order', { discount_id: null, discount: null, subscription_id: null, subscription: null, custom_field_data: {} });
+// Discounts and custom fields are not modelled; orders carry them empty.
+defineWireConstants('Order', { discount_id: null, discount: null, custom_field_data: {} });
 
 export const OrderWire = /* GraphQL */ `
   fragment OrderWire on Order {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
     refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
-    isInvoiceGenerated customerId userId productId checkoutId metadata productPriceId
+    isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata productPriceId
     productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
     items { id createdAt modifiedAt label amount taxAmount proration productPriceId }
   }`;

@@ -9,6 +9,7 @@ import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter } from '../organizations/access.ts';
+import { startSubscription } from '../subscriptions/service.ts';
 import { checkAddress, lockCustomerIdentity, storedAddress, type AddressInput } from '../customers/service.ts';
 
 export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amount', 'customer', 'product'] as const;
@@ -70,9 +71,11 @@ async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   return customer;
 }
 
-export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkout) {
+/** The pending order of a confirmed checkout; for a recurring product, with the subscription it starts. */
+export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkout, paymentMethod: string) {
   const customer = await customerFor(ctx, db, checkout);
   const product = await db.product.findUniqueOrThrow({ where: { id: checkout.productId } });
+  const subscription = product.isRecurring ? await startSubscription(ctx, db, checkout, customer.id, paymentMethod) : null;
   const subtotal = checkout.amount;
   const net = subtotal - checkout.discountAmount;
   const order = await db.order.create({
@@ -90,6 +93,8 @@ export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkou
       customerId: customer.id,
       productId: product.id,
       checkoutId: checkout.id,
+      subscriptionId: subscription?.id ?? null,
+      billingPeriodStart: subscription?.currentPeriodStart ?? null,
       metadata: checkout.metadata ?? {},
       createdAt: ctx.now(),
       items: { create: [{ label: product.name, amount: subtotal, taxAmount: checkout.taxAmount, productPriceId: checkout.productPriceId }] },

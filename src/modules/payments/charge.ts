@@ -5,6 +5,8 @@ import type { Db } from '../../db/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { defineJob } from '../../jobs/runner.ts';
 import { recordOrderEvents } from '../orders/service.ts';
+import { scheduleGrantSync } from '../benefits/grants.ts';
+import { settleSubscriptionOrder } from '../subscriptions/service.ts';
 
 defineJob<{ paymentId: string }>(
   'payment.charge',
@@ -34,7 +36,9 @@ defineJob<{ paymentId: string }>(
       if (result.status === 'succeeded') {
         await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
         await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
+        if (payment.order.billingReason === 'purchase') await scheduleGrantSync(ctx, db, { orderId: payment.orderId });
       }
+      await settleSubscriptionOrder(ctx, db, payment.order, result.status);
       if (checkoutId) {
         await db.checkout.update({ where: { id: checkoutId }, data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed' } });
         await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, route: 'GET /v1/checkouts/{id}' });

@@ -1,7 +1,9 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
+import { benefitWire } from '../benefits/rest.ts';
 
-// Benefits, media files and custom fields are not modelled yet; the wire format still carries them.
+// Media files and custom fields are not modelled; the wire format still carries them. Products
+// embedded without their benefits (in orders) carry none.
 defineWireConstants('Product', { benefits: [], medias: [], attached_custom_fields: [] });
 
 /** The REST shape of a price, for the selections of every resource that carries one. */
@@ -12,7 +14,7 @@ export const priceWire = `
 
 /** A product without its prices, as orders carry it. */
 export const productFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata';
-export const productWire = `${productFieldsWire} prices { ${priceWire} }`;
+export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} }`;
 
 const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;
 
@@ -38,6 +40,12 @@ export const productRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/products/{id}',
     operation: `query ($id: UUID!) { core { product(id: $id) { ...ProductWire } } } ${ProductWire}`,
+  },
+  {
+    method: 'POST',
+    path: '/v1/products/{id}/benefits',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: ProductBenefitsInput!) { core { productBenefitsUpdate(id: $id, input: $input) { ...ProductWire } } } ${ProductWire}`,
   },
   {
     method: 'PATCH',

@@ -14,6 +14,7 @@ import { sortingOrderBy } from '../../graphql/sorting.ts';
 import { defineJob, enqueueJob } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { recordOrderEvents } from '../orders/service.ts';
+import { scheduleGrantSync } from '../benefits/grants.ts';
 
 export const refundSortProperties = ['created_at', 'amount'] as const;
 const refundRoute = 'GET /v1/refunds/{id}';
@@ -57,6 +58,9 @@ export async function createRefund(ctx: Context, input: RefundCreateInput, query
     if (!order) throw RequestValidationError.at(['input', 'orderId'], 'Order not found.');
     if (!order.paid) throw RequestValidationError.at(['input', 'orderId'], 'This order is not paid: there is nothing to refund.');
     if (order.netAmount === 0) throw RequestValidationError.at(['input', 'orderId'], 'This order was free: there is nothing to refund.');
+    if (input.revokeBenefits && order.billingReason !== 'purchase') {
+      throw RequestValidationError.at(['input', 'revokeBenefits'], 'The benefits of a subscription end with it: revoke the subscription instead (DELETE /v1/subscriptions/{id}).');
+    }
     const refundable = order.netAmount - order.refundedAmount;
     if (refundable <= 0) throw refundedAlready();
     if (input.amount > refundable) throw refundAmountTooHigh(refundable);
@@ -86,6 +90,7 @@ export async function createRefund(ctx: Context, input: RefundCreateInput, query
     await recordOrderEvents(ctx, db, ['order.updated', 'order.refunded'], order);
     await recordEvents(ctx, db, ['refund.created'], { organizationId: order.organizationId, resourceId: refund.id, route: refundRoute });
     await enqueueJob(db, 'refund.process', { refundId: refund.id }, ctx.now());
+    if (refund.revokeBenefits) await scheduleGrantSync(ctx, db, { orderId: order.id });
     return db.refund.findUniqueOrThrow({ ...query, where: { id: refund.id } });
   });
 }
@@ -139,7 +144,9 @@ defineJob<{ refundId: string }>(
         where: { id: order.id },
         data: { refundedAmount, refundedTaxAmount: order.refundedTaxAmount - refund.taxAmount, status: refundStatus(order, refundedAmount) },
       });
-      await recordOrderEvents(systemContext(job.environment, db, order.organizationId, job.now, `refund:${refundId}`), db, ['order.updated'], order);
+      const ctx = systemContext(job.environment, db, order.organizationId, job.now, `refund:${refundId}`);
+      await recordOrderEvents(ctx, db, ['order.updated'], order);
+      if (refund.revokeBenefits) await scheduleGrantSync(ctx, db, { orderId: order.id });
     });
   },
   { maxAttempts: 8 },

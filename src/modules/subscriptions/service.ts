@@ -1,0 +1,469 @@
+// Subscriptions. A checkout of a recurring product makes an `incomplete` subscription with its
+// first order; paying that order makes it `active`. Each period is billed up front: once a period
+// ends, the renewal sweep creates the next period's order (`subscription_cycle`) and charges it.
+// Paid, the period advances; declined, the subscription is `past_due` and the charge is retried on
+// a schedule, after which it ends. Canceling at period end lets the paid period run out; revoking
+// ends it now. Every transition writes its events in its own transaction and schedules the grant
+// sync, which grants or revokes the product's benefits.
+import { addInterval } from '../../calendar.ts';
+import { systemContext, type Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import type { CustomerCancellationReason, Order, Prisma, RecurringInterval, Subscription } from '../../generated/prisma/client.ts';
+import { recordEvents, type EventType } from '../../events/outbox.ts';
+import { KassaError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { metadataWhere } from '../../graphql/metadata.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
+import { organizationFilter } from '../organizations/access.ts';
+import { recordOrderEvents } from '../orders/service.ts';
+import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grants.ts';
+
+export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
+const subscriptionRoute = 'GET /v1/subscriptions/{id}';
+
+/**
+ * After a declined renewal, the charge is tried again this long after each failure; when the last
+ * retry fails too, the subscription is canceled and its benefits revoked.
+ */
+export const renewalRetryDelaysMs = [1, 3, 5, 7].map((days) => days * 86_400_000);
+
+export const alreadyCanceled = (detail = 'This subscription is already canceled or will be at the end of its period.') =>
+  new KassaError(detail, 'ALREADY_CANCELED_SUBSCRIPTION', 403, 'AlreadyCanceledSubscription');
+export const subscriptionLocked = (detail: string) => new KassaError(detail, 'SUBSCRIPTION_LOCKED', 409, 'SubscriptionLocked');
+
+/** The end of period number `cycle` (from 0) of a subscription anchored at `anchor`. */
+const periodEnd = (anchor: Date, interval: RecurringInterval, cycle: number) => addInterval(anchor, interval, cycle + 1);
+
+async function record(ctx: Context, db: Db, types: EventType[], subscription: { id: string; organizationId: string }) {
+  await recordEvents(ctx, db, types, { organizationId: subscription.organizationId, resourceId: subscription.id, route: subscriptionRoute });
+}
+
+async function lockSubscription(ctx: Context, db: Db, id: string): Promise<Subscription> {
+  await db.$executeRaw`SELECT id FROM subscriptions WHERE id = ${id}::uuid FOR UPDATE`;
+  const subscription = await db.subscription.findFirst({ where: { id, organizationId: organizationFilter(ctx) } });
+  if (!subscription) throw new ResourceNotFoundError('Subscription not found.');
+  return subscription;
+}
+
+const ended = (subscription: Subscription) => subscription.endedAt !== null || ['canceled', 'incomplete_expired', 'unpaid'].includes(subscription.status);
+
+// ---------------------------------------------------------------------------------------------
+// Creation and the outcome of charges
+
+/** Called by a checkout confirm for a recurring product, in its transaction: the subscription its first order pays for. */
+export async function startSubscription(
+  ctx: Context,
+  db: Db,
+  checkout: { id: string; organizationId: string; productId: string; productPriceId: string; amount: number; currency: string; metadata: unknown },
+  customerId: string,
+  paymentMethod: string,
+): Promise<Subscription> {
+  const product = await db.product.findUniqueOrThrow({ where: { id: checkout.productId } });
+  const interval = product.recurringInterval ?? 'month';
+  const start = ctx.now();
+  const subscription = await db.subscription.create({
+    data: {
+      organizationId: checkout.organizationId,
+      customerId,
+      productId: product.id,
+      checkoutId: checkout.id,
+      status: 'incomplete',
+      amount: checkout.amount,
+      currency: checkout.currency,
+      recurringInterval: interval,
+      currentPeriodStart: start,
+      currentPeriodEnd: periodEnd(start, interval, 0),
+      paymentMethod,
+      metadata: (checkout.metadata ?? {}) as object,
+      createdAt: start,
+      prices: { create: [{ productPriceId: checkout.productPriceId }] },
+    },
+  });
+  await record(ctx, db, ['subscription.created'], subscription);
+  return subscription;
+}
+
+/** The payment of a subscription's order succeeded or failed; called by the payment job in its transaction. */
+export async function settleSubscriptionOrder(ctx: Context, db: Db, order: Order, outcome: 'succeeded' | 'failed'): Promise<void> {
+  if (!order.subscriptionId) return;
+  await db.$executeRaw`SELECT id FROM subscriptions WHERE id = ${order.subscriptionId}::uuid FOR UPDATE`;
+  const subscription = await db.subscription.findUniqueOrThrow({ where: { id: order.subscriptionId } });
+  if (order.billingReason === 'subscription_create') {
+    if (subscription.status !== 'incomplete') return;
+    if (outcome === 'succeeded') {
+      await db.subscription.update({ where: { id: subscription.id }, data: { status: 'active', startedAt: subscription.currentPeriodStart } });
+      await activated(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
+    } else {
+      await db.subscription.update({ where: { id: subscription.id }, data: { status: 'incomplete_expired', endedAt: ctx.now() } });
+      await record(ctx, db, ['subscription.updated'], subscription);
+    }
+    return;
+  }
+  if (order.billingReason !== 'subscription_cycle' || ended(subscription)) return;
+  if (order.billingPeriodStart?.getTime() !== subscription.currentPeriodEnd.getTime()) return;
+  if (outcome === 'succeeded') {
+    const cycles = subscription.cycles + 1;
+    const anchor = subscription.startedAt ?? subscription.createdAt;
+    await db.subscription.update({
+      where: { id: subscription.id },
+      data: {
+        status: 'active',
+        cycles,
+        currentPeriodStart: subscription.currentPeriodEnd,
+        currentPeriodEnd: periodEnd(anchor, subscription.recurringInterval, cycles),
+        failedAttempts: 0,
+        retryAt: null,
+      },
+    });
+    if (subscription.status === 'past_due') await activated(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
+    else await record(ctx, db, ['subscription.updated'], subscription);
+    return;
+  }
+  const failedAttempts = subscription.failedAttempts + 1;
+  if (failedAttempts <= renewalRetryDelaysMs.length) {
+    await db.subscription.update({
+      where: { id: subscription.id },
+      data: { status: 'past_due', failedAttempts, retryAt: new Date(ctx.now().getTime() + renewalRetryDelaysMs[failedAttempts - 1]) },
+    });
+    await record(ctx, db, ['subscription.updated'], subscription);
+    if (subscription.status === 'active') await recordCustomerStateChanged(ctx, db, subscription);
+    await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
+    return;
+  }
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { status: 'canceled', failedAttempts, retryAt: null, canceledAt: subscription.canceledAt ?? ctx.now(), endsAt: ctx.now(), endedAt: ctx.now(), cancelAtPeriodEnd: false },
+  });
+  await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+}
+
+async function activated(ctx: Context, db: Db, subscription: Subscription, types: EventType[]) {
+  await record(ctx, db, types, subscription);
+  await recordCustomerStateChanged(ctx, db, subscription);
+  await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
+}
+
+async function endedNow(ctx: Context, db: Db, subscription: Subscription, types: EventType[]) {
+  await record(ctx, db, types, subscription);
+  await recordCustomerStateChanged(ctx, db, subscription);
+  await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The renewal scheduler
+
+/** The order for the period after the current one, charged to the subscription's payment method. */
+async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription) {
+  const [customer, product, prices, pending] = await Promise.all([
+    db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } }),
+    db.product.findUniqueOrThrow({ where: { id: subscription.productId } }),
+    db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id }, include: { productPrice: true }, orderBy: { position: 'asc' } }),
+    db.subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id, orderId: null }, orderBy: { createdAt: 'asc' } }),
+  ]);
+  const items = [
+    ...prices.map((p, position) => ({ label: product.name, amount: p.productPrice.priceAmount ?? 0, productPriceId: p.productPriceId, proration: false, position })),
+    ...pending.map((p, i) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, proration: p.proration, position: prices.length + i })),
+  ];
+  const sum = items.reduce((total, item) => total + item.amount, 0);
+  // A credit larger than the period's price is carried to the next order rather than lost.
+  const carried = Math.min(sum, 0);
+  const subtotal = sum - carried;
+  const order = await db.order.create({
+    data: {
+      organizationId: subscription.organizationId,
+      subtotalAmount: subtotal,
+      netAmount: subtotal,
+      totalAmount: subtotal,
+      currency: subscription.currency,
+      billingReason: 'subscription_cycle',
+      billingName: customer.name,
+      billingAddress: customer.billingAddress ?? undefined,
+      customerId: subscription.customerId,
+      productId: subscription.productId,
+      subscriptionId: subscription.id,
+      billingPeriodStart: subscription.currentPeriodEnd,
+      createdAt: ctx.now(),
+      items: { create: [...items, ...(carried < 0 ? [{ label: 'Credit carried to the next period', amount: -carried, proration: true, position: items.length }] : [])] },
+    },
+  });
+  if (pending.length) await db.subscriptionPendingItem.updateMany({ where: { id: { in: pending.map((p) => p.id) } }, data: { orderId: order.id } });
+  if (carried < 0) await db.subscriptionPendingItem.create({ data: { subscriptionId: subscription.id, label: 'Credit from the previous period', amount: carried, createdAt: ctx.now() } });
+  await recordOrderEvents(ctx, db, ['order.created'], order);
+  return order;
+}
+
+async function charge(ctx: Context, db: Db, order: { id: string; totalAmount: number; currency: string }, paymentMethod: string) {
+  const processor = ctx.environment.paymentProcessor;
+  const payment = await db.payment.create({
+    data: { orderId: order.id, processor: processor?.name ?? 'none', amount: order.totalAmount, currency: order.currency, paymentMethod },
+  });
+  await enqueueJob(db, 'payment.charge', { paymentId: payment.id }, ctx.now());
+}
+
+/**
+ * One pass of the scheduler. Due subscriptions are claimed with FOR UPDATE SKIP LOCKED, so
+ * schedulers in several processes never work on the same one at once; the claim is re-read in a
+ * new statement, and (subscription, period start) is unique on orders, so a period is billed once.
+ */
+export async function renewSubscriptions(job: JobContext): Promise<void> {
+  for (;;) {
+    const worked = await job.prisma.$transaction(async (tx) => {
+      const db = tx as Db;
+      const now = job.now();
+      const due = await db.$queryRaw<{ id: string }[]>`
+        SELECT id FROM subscriptions
+        WHERE (status = 'active' AND current_period_end <= ${now})
+           OR (status = 'past_due' AND (retry_at <= ${now} OR (cancel_at_period_end AND current_period_end <= ${now})))
+        ORDER BY current_period_end LIMIT 20 FOR UPDATE SKIP LOCKED`;
+      for (const { id } of due) {
+        const subscription = await db.subscription.findUniqueOrThrow({ where: { id } });
+        const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
+        if (subscription.cancelAtPeriodEnd) {
+          await db.subscription.update({ where: { id }, data: { status: 'canceled', endedAt: subscription.currentPeriodEnd, retryAt: null } });
+          await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.revoked']);
+          continue;
+        }
+        const billed = await db.order.findUnique({
+          where: { subscriptionId_billingPeriodStart: { subscriptionId: id, billingPeriodStart: subscription.currentPeriodEnd } },
+        });
+        if (subscription.status === 'active' && !billed) {
+          await charge(ctx, db, await createRenewalOrder(ctx, db, subscription), subscription.paymentMethod);
+        } else if (subscription.status === 'past_due' && billed && !billed.paid) {
+          await db.subscription.update({ where: { id }, data: { retryAt: null } });
+          // One attempt at a time: a second payment in flight could charge the period twice.
+          const inFlight = await db.payment.count({ where: { orderId: billed.id, status: 'pending' } });
+          if (inFlight === 0) await charge(ctx, db, billed, subscription.paymentMethod);
+        }
+      }
+      return due.length;
+    });
+    if (worked < 20) return;
+  }
+}
+
+defineSweep('subscriptions.renew', renewSubscriptions);
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export interface SubscriptionListArgs extends PageArgs {
+  organizationId?: string[] | null;
+  productId?: string[] | null;
+  customerId?: string[] | null;
+  externalCustomerId?: string[] | null;
+  discountId?: string[] | null;
+  active?: boolean | null;
+  metadata?: Record<string, unknown> | null;
+  sorting?: string[] | null;
+}
+
+export async function listSubscriptions(ctx: Context, args: SubscriptionListArgs, query: object) {
+  const live: Prisma.SubscriptionWhereInput = { status: { in: ['active', 'trialing', 'past_due'] } };
+  const where: Prisma.SubscriptionWhereInput = {
+    organizationId: organizationFilter(ctx, args.organizationId),
+    ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
+    ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
+    ...(args.externalCustomerId?.length ? { customer: { externalId: { in: args.externalCustomerId } } } : {}),
+    ...(args.discountId?.length ? { id: { in: [] } } : {}),
+    ...(args.active == null ? {} : args.active ? live : { NOT: live }),
+    AND: metadataWhere(args.metadata),
+  };
+  const orderBy = sortingOrderBy<(typeof subscriptionSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-started_at'], (property, sort) => {
+    switch (property) {
+      case 'customer':
+        return { customer: { email: sort } };
+      case 'status':
+        return { status: sort };
+      case 'started_at':
+        return { startedAt: { sort, nulls: 'last' } };
+      case 'current_period_end':
+        return { currentPeriodEnd: sort };
+      case 'amount':
+        return { amount: sort };
+      case 'product':
+        return { product: { name: sort } };
+      case 'discount':
+        return { createdAt: sort };
+    }
+  });
+  const [items, total] = await Promise.all([
+    ctx.prisma.subscription.findMany({ ...query, where, orderBy: [...(orderBy as Prisma.SubscriptionOrderByWithRelationInput[]), { createdAt: 'desc' }], ...pageWindow(args) }),
+    ctx.prisma.subscription.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getSubscription(ctx: Context, id: string, query: object) {
+  const subscription = await ctx.prisma.subscription.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  if (!subscription) throw new ResourceNotFoundError('Subscription not found.');
+  return subscription;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes
+
+export interface SubscriptionUpdateInput {
+  cancelAtPeriodEnd?: boolean | null;
+  revoke?: boolean | null;
+  productId?: string | null;
+  prorationBehavior?: 'invoice' | 'prorate' | null;
+  discountId?: string | null;
+  customerCancellationReason?: CustomerCancellationReason | null;
+  customerCancellationComment?: string | null;
+}
+
+/** PATCH /v1/subscriptions/{id}: the body is one of cancel/uncancel, revoke, or a product change, told apart by its keys. */
+export async function updateSubscription(ctx: Context, id: string, input: SubscriptionUpdateInput, query: object) {
+  const given = (['cancelAtPeriodEnd', 'revoke', 'productId', 'discountId'] as const).filter((key) => input[key] !== undefined);
+  if (given.length !== 1) {
+    throw RequestValidationError.at(['input'], 'Give exactly one of cancel_at_period_end, revoke, product_id or discount_id.', 'missing');
+  }
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const subscription = await lockSubscription(ctx, db, id);
+    switch (given[0]) {
+      case 'cancelAtPeriodEnd':
+        if (input.cancelAtPeriodEnd) await cancelAtPeriodEnd(ctx, db, subscription, input);
+        else await uncancel(ctx, db, subscription);
+        break;
+      case 'revoke':
+        if (input.revoke !== true) throw RequestValidationError.at(['input', 'revoke'], 'Input should be true', 'literal_error');
+        await revoke(ctx, db, subscription, input);
+        break;
+      case 'productId':
+        await changeProduct(ctx, db, subscription, input.productId!, input.prorationBehavior ?? 'prorate');
+        break;
+      case 'discountId':
+        throw RequestValidationError.at(['input', 'discountId'], 'Discounts are not available on this server.');
+    }
+    return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}
+
+/** DELETE /v1/subscriptions/{id}: ends the subscription now and revokes its benefits. */
+export async function revokeSubscription(ctx: Context, id: string, query: object) {
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    await revoke(ctx, db, await lockSubscription(ctx, db, id), {});
+    return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}
+
+type Reason = Pick<SubscriptionUpdateInput, 'customerCancellationReason' | 'customerCancellationComment'>;
+
+function reasonData(input: Reason) {
+  return {
+    ...(input.customerCancellationReason !== undefined ? { customerCancellationReason: input.customerCancellationReason } : {}),
+    ...(input.customerCancellationComment !== undefined ? { customerCancellationComment: input.customerCancellationComment } : {}),
+  };
+}
+
+async function cancelAtPeriodEnd(ctx: Context, db: Db, subscription: Subscription, input: Reason) {
+  if (ended(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled();
+  if (subscription.status === 'incomplete') throw subscriptionLocked('This subscription’s first payment is still in progress.');
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { cancelAtPeriodEnd: true, canceledAt: ctx.now(), endsAt: subscription.currentPeriodEnd, ...reasonData(input) },
+  });
+  await record(ctx, db, ['subscription.updated', 'subscription.canceled'], subscription);
+}
+
+async function uncancel(ctx: Context, db: Db, subscription: Subscription) {
+  if (ended(subscription)) throw alreadyCanceled('This subscription has ended; it cannot be resumed.');
+  if (!subscription.cancelAtPeriodEnd) return;
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { cancelAtPeriodEnd: false, canceledAt: null, endsAt: null, customerCancellationReason: null, customerCancellationComment: null },
+  });
+  await record(ctx, db, ['subscription.updated', 'subscription.uncanceled'], subscription);
+}
+
+async function revoke(ctx: Context, db: Db, subscription: Subscription, input: Reason) {
+  if (ended(subscription)) throw alreadyCanceled('This subscription has ended already.');
+  const now = ctx.now();
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { status: 'canceled', cancelAtPeriodEnd: false, canceledAt: subscription.canceledAt ?? now, endsAt: now, endedAt: now, retryAt: null, ...reasonData(input) },
+  });
+  await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+}
+
+/** When a customer is deleted: its live subscriptions are revoked, and the grants of its one-time purchases synced away. */
+export async function endCustomerEntitlements(ctx: Context, db: Db, customerId: string) {
+  const live = await db.subscription.findMany({ where: { customerId, endedAt: null, status: { notIn: ['canceled', 'incomplete_expired', 'unpaid'] } }, select: { id: true } });
+  for (const { id } of live) await revoke(ctx, db, await lockSubscription(ctx, db, id), {});
+  const purchases = await db.benefitGrant.findMany({ where: { customerId, orderId: { not: null } }, select: { orderId: true }, distinct: ['orderId'] });
+  for (const { orderId } of purchases) await scheduleGrantSync(ctx, db, { orderId: orderId! });
+}
+
+/**
+ * Moves the subscription to another recurring product from now on. The unused part of the current
+ * period is credited and the rest of the period at the new price charged, both prorated to the
+ * millisecond and recorded as items of the next order.
+ */
+async function changeProduct(ctx: Context, db: Db, subscription: Subscription, productId: string, proration: 'invoice' | 'prorate') {
+  if (ended(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled('This subscription is canceled: its product can no longer change.');
+  if (subscription.status !== 'active') throw subscriptionLocked(`This subscription is ${subscription.status}: its product can change once it is paid up.`);
+  if (proration === 'invoice') {
+    throw RequestValidationError.at(['input', 'prorationBehavior'], 'Immediate invoicing of plan changes is not available; use prorate (billed on the next order).');
+  }
+  const product = await db.product.findFirst({
+    where: { id: productId, organizationId: subscription.organizationId },
+    include: { prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }], take: 1 } },
+  });
+  const loc = ['input', 'productId'];
+  if (!product) throw RequestValidationError.at(loc, 'Product not found.');
+  if (product.id === subscription.productId) throw RequestValidationError.at(loc, 'The subscription is already on this product.');
+  if (product.isArchived) throw RequestValidationError.at(loc, 'This product is archived and cannot be sold.');
+  if (!product.isRecurring || product.recurringInterval !== subscription.recurringInterval) {
+    throw RequestValidationError.at(loc, `The new product must be recurring every ${subscription.recurringInterval}, like the subscription.`);
+  }
+  const price = product.prices[0];
+  if (!price || price.amountType === 'custom') throw RequestValidationError.at(loc, 'The new product needs a fixed or free price to subscribe at.');
+  if (price.priceCurrency !== subscription.currency) throw RequestValidationError.at(loc, `The new product is priced in ${price.priceCurrency}, the subscription in ${subscription.currency}.`);
+
+  const newAmount = price.priceAmount ?? 0;
+  const start = subscription.currentPeriodStart.getTime();
+  const end = subscription.currentPeriodEnd.getTime();
+  const remaining = Math.max(0, end - ctx.now().getTime());
+  const share = (amount: number) => Math.round((amount * remaining) / (end - start));
+  const oldProduct = await db.product.findUniqueOrThrow({ where: { id: subscription.productId } });
+  const oldPrices = await db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id } });
+  await db.subscriptionPendingItem.createMany({
+    data: [
+      { subscriptionId: subscription.id, label: `Unused time on ${oldProduct.name}`, amount: -share(subscription.amount), productPriceId: oldPrices[0]?.productPriceId ?? null, createdAt: ctx.now() },
+      { subscriptionId: subscription.id, label: `Remaining time on ${product.name}`, amount: share(newAmount), productPriceId: price.id, createdAt: ctx.now() },
+    ],
+  });
+  await db.subscriptionPrice.deleteMany({ where: { subscriptionId: subscription.id } });
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { productId: product.id, amount: newAmount, prices: { create: [{ productPriceId: price.id }] } },
+  });
+  await record(ctx, db, ['subscription.updated'], subscription);
+  await recordCustomerStateChanged(ctx, db, subscription);
+  await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
+}
+
+/**
+ * Sets the payment method renewals are charged to. A past-due subscription is retried at once
+ * with it, which is how a customer whose card was declined recovers.
+ */
+export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, paymentMethod: string, query: object) {
+  const processor = ctx.environment.paymentProcessor;
+  if (processor && !processor.acceptsPaymentMethod(paymentMethod)) {
+    throw RequestValidationError.at(['paymentMethod'], 'Unknown payment method. In sandbox, use a test card: tok_visa, tok_chargeDeclined or tok_delayedFailure.');
+  }
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const subscription = await lockSubscription(ctx, db, id);
+    if (ended(subscription)) throw alreadyCanceled('This subscription has ended.');
+    await db.subscription.update({
+      where: { id },
+      data: { paymentMethod, ...(subscription.status === 'past_due' ? { retryAt: ctx.now() } : {}) },
+    });
+    await record(ctx, db, ['subscription.updated'], subscription);
+    return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}
