@@ -5,6 +5,7 @@ import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { PaymentProcessor } from './modules/payments/processor.ts';
 import { hashToken } from './auth/tokens.ts';
+import type { PrincipalCache } from './auth/principal-cache.ts';
 import { UnauthenticatedError } from './graphql/errors.ts';
 import { type Scope, allScopes } from './auth/scopes.ts';
 
@@ -16,6 +17,8 @@ export interface Environment {
   paymentProcessor: PaymentProcessor | null;
   /** Where this environment is reached from outside, e.g. `https://pay.example.com/sandbox`. */
   publicUrl: string;
+  /** Principals of tokens already resolved (see principal-cache.ts for why it is exact). */
+  principals: PrincipalCache;
 }
 
 export type Principal =
@@ -52,41 +55,67 @@ export async function resolvePrincipal(environment: Environment, authorization: 
   const token = bearerToken(authorization);
   if (token === undefined) return { kind: 'anonymous' };
   if (token === null) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>".');
-  const { prisma, config } = environment;
   const tokenHash = hashToken(token);
+  const { principals, prisma } = environment;
+  const cached = principals.get(tokenHash, now);
+  if (cached) {
+    await recordUse(prisma, cached, now);
+    return cached.principal;
+  }
+  const generation = principals.currentGeneration;
+  const found = await lookUpPrincipal(environment, token, tokenHash, now);
+  if (!found) throw new UnauthenticatedError('The access token is invalid, expired or revoked.');
+  principals.keep(tokenHash, found, generation);
+  return found.principal;
+}
+
+/** Last use of an organization token is kept to the minute: enough to tell a forgotten token from a busy one. */
+async function recordUse(prisma: Db, entry: { principal: Principal; lastUsedAt: number | null }, now: Date) {
+  if (entry.principal.kind !== 'organization' || (entry.lastUsedAt !== null && now.getTime() - entry.lastUsedAt <= 60_000)) return;
+  entry.lastUsedAt = now.getTime();
+  await prisma.organizationAccessToken.update({ where: { id: entry.principal.tokenId }, data: { lastUsedAt: now } });
+}
+
+async function lookUpPrincipal(environment: Environment, token: string, tokenHash: string, now: Date) {
+  const { prisma, config } = environment;
   const live = { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
   if (token.startsWith(`${config.tokenPrefix}_oat_`)) {
     const oat = await prisma.organizationAccessToken.findFirst({ where: { tokenHash, ...live } });
-    if (oat) {
-      // Last use is kept to the minute: enough to tell a forgotten token from a busy one.
-      if (!oat.lastUsedAt || now.getTime() - oat.lastUsedAt.getTime() > 60_000) {
-        await prisma.organizationAccessToken.update({ where: { id: oat.id }, data: { lastUsedAt: now } });
-      }
-      return { kind: 'organization', organizationId: oat.organizationId, tokenId: oat.id, scopes: new Set(oat.scopes as Scope[]) };
-    }
-  } else if (token.startsWith(`${config.tokenPrefix}_us_`)) {
+    if (!oat) return null;
+    const entry = {
+      principal: { kind: 'organization', organizationId: oat.organizationId, tokenId: oat.id, scopes: new Set(oat.scopes as Scope[]) } as Principal,
+      validUntil: oat.expiresAt?.getTime() ?? null,
+      lastUsedAt: oat.lastUsedAt?.getTime() ?? null,
+    };
+    await recordUse(prisma, entry, now);
+    return entry;
+  }
+  if (token.startsWith(`${config.tokenPrefix}_us_`)) {
     const session = await prisma.userSession.findFirst({
       where: { tokenHash, revokedAt: null, expiresAt: { gt: now } },
       include: { user: { select: { memberships: { select: { organizationId: true } } } } },
     });
-    if (session) {
-      return {
-        kind: 'user',
-        userId: session.userId,
-        sessionId: session.id,
-        organizationIds: session.user.memberships.map((m) => m.organizationId),
-        scopes: new Set(allScopes),
-      };
-    }
-  } else if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
+    if (!session) return null;
+    const principal: Principal = {
+      kind: 'user',
+      userId: session.userId,
+      sessionId: session.id,
+      organizationIds: session.user.memberships.map((m) => m.organizationId),
+      scopes: new Set(allScopes),
+    };
+    return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
+  }
+  if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
     const session = await prisma.customerSession.findFirst({
       where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
-      select: { customerId: true, customer: { select: { organizationId: true } } },
+      select: { customerId: true, expiresAt: true, customer: { select: { organizationId: true } } },
     });
+    if (!session) return null;
     // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
-    if (session) return { kind: 'customer', customerId: session.customerId, organizationId: session.customer.organizationId, scopes: new Set() };
+    const principal: Principal = { kind: 'customer', customerId: session.customerId, organizationId: session.customer.organizationId, scopes: new Set() };
+    return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
   }
-  throw new UnauthenticatedError('The access token is invalid, expired or revoked.');
+  return null;
 }
 
 /** The context Kassa acts in on its own, for one organization: background jobs, event rendering. */

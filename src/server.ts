@@ -23,6 +23,7 @@ import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
 import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
 
@@ -55,7 +56,21 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
   const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
   const publicUrl = config.publicUrl ? `${config.publicUrl}${name === 'sandbox' ? '/sandbox' : ''}` : '';
-  return { environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl }, database };
+  const databaseConfig = config.databases[name];
+  // The embedded database is this process's alone; on PostgreSQL other processes may end tokens.
+  const principals = new PrincipalCache(10_000, databaseConfig.kind === 'embedded');
+  const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
+  const close = database.close.bind(database);
+  return {
+    environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals },
+    database: {
+      ...database,
+      async close() {
+        await stopListening();
+        await close();
+      },
+    },
+  };
 }
 
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {

@@ -1,6 +1,7 @@
 // `npm run bench`: loopback load on `GET /v1/products/?limit=100` (100 products seeded) through REST,
 // the same query in GraphQL, and a baseline — a bare node:http handler making the same Prisma query
-// on the same database — all served by one child process while this one generates the load. Each
+// (the products with their prices and benefits, and the count) on the same database, without
+// authentication — all served by one child process while this one generates the load. Each
 // surface is reported as a ratio to the baseline, so the figure is Kassa's own overhead whatever
 // the machine. Target: REST and GraphQL each at least 0.8.
 import { spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ const graphqlQuery = `query { core { products(limit: 100) { items {
   prices { id createdAt modifiedAt amountType isArchived productId type recurringInterval
     ... on ProductPriceFixed { priceCurrency priceAmount }
     ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount } }
+  benefits { id createdAt modifiedAt type description selectable deletable organizationId metadata }
 } pagination { totalCount maxPage } } } }`;
 
 const auth = { authorization: `Bearer ${addresses.token}` };

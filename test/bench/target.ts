@@ -45,7 +45,10 @@ const baseline = createServer(async (_req, res) => {
   const [items, total] = await Promise.all([
     prisma.product.findMany({
       where,
-      include: { prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } },
+      include: {
+        prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
+        benefits: { include: { benefit: true }, orderBy: { position: 'asc' } },
+      },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
       take: 100,
     }),

@@ -12,6 +12,7 @@ import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 import { endCustomerEntitlements } from '../subscriptions/service.ts';
+import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 
 export const customerSortProperties = ['created_at', 'email', 'name'] as const;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -229,7 +230,8 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
 }
 
 export async function deleteCustomer(ctx: Context, key: CustomerKey) {
-  return ctx.prisma.$transaction(async (tx) => {
+  const ended: string[] = [];
+  await ctx.prisma.$transaction(async (tx) => {
     const existing = await lockCustomer(ctx, tx as Db, key);
     // The event carries the customer as it was, marked deleted: a GET can no longer render it.
     const before = (await renderWire(ctx, tx as Db, existing.organizationId, customerRoute, { id: existing.id })) as object;
@@ -238,8 +240,13 @@ export async function deleteCustomer(ctx: Context, key: CustomerKey) {
     await endCustomerEntitlements(ctx, tx as Db, existing.id);
     await tx.customer.update({ where: { id: existing.id }, data: { deletedAt, activeEmail: null, activeExternalId: null } });
     await record(ctx, tx as Db, ['customer.deleted'], existing, { ...before, deleted_at: deletedAt.toISOString() });
-    return true;
+    // The customer's sessions end with it.
+    const sessions = await tx.customerSession.findMany({ where: { customerId: existing.id, revokedAt: null }, select: { tokenHash: true } });
+    ended.push(...sessions.map((s) => s.tokenHash));
+    await announcePrincipalChange(tx as Db, ended);
   });
+  ctx.environment.principals.forget(ended);
+  return true;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
+import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 import { type Scope, allScopes, isScope } from '../../auth/scopes.ts';
 import { ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
@@ -17,8 +18,12 @@ export async function createOrganization(prisma: Db, input: { name: string; owne
   const base = slugify(input.name);
   let slug = base;
   for (let n = 2; await prisma.organization.findUnique({ where: { slug }, select: { id: true } }); n++) slug = `${base}-${n}`;
-  return prisma.organization.create({
-    data: { name: input.name, slug, members: { create: { userId: input.ownerId } } },
+  return prisma.$transaction(async (tx) => {
+    const organization = await tx.organization.create({ data: { name: input.name, slug, members: { create: { userId: input.ownerId } } } });
+    // The owner's sessions now reach one more organization.
+    const sessions = await tx.userSession.findMany({ where: { userId: input.ownerId, revokedAt: null }, select: { tokenHash: true } });
+    await announcePrincipalChange(tx as Db, sessions.map((s) => s.tokenHash));
+    return organization;
   });
 }
 
@@ -83,7 +88,13 @@ export async function listAccessTokens(ctx: Context, args: PageArgs & { organiza
 
 export async function revokeAccessToken(ctx: Context, id: string, query: object) {
   const where = { id, organizationId: organizationFilter(ctx), revokedAt: null };
-  const { count } = await ctx.prisma.organizationAccessToken.updateMany({ where, data: { revokedAt: ctx.now() } });
-  if (count === 0) throw new ResourceNotFoundError('Organization access token not found.');
-  return ctx.prisma.organizationAccessToken.findUniqueOrThrow({ ...query, where: { id } });
+  const revoked = await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.organizationAccessToken.updateMany({ where, data: { revokedAt: ctx.now() } });
+    if (count === 0) throw new ResourceNotFoundError('Organization access token not found.');
+    const token = await tx.organizationAccessToken.findUniqueOrThrow({ ...query, where: { id } });
+    await announcePrincipalChange(tx as Db, [token.tokenHash]);
+    return token;
+  });
+  ctx.environment.principals.forget([revoked.tokenHash]);
+  return revoked;
 }

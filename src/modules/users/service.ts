@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
+import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 import { RequestValidationError, UnauthenticatedError } from '../../graphql/errors.ts';
 
 export const sessionLifetimeMs = 7 * 24 * 3600 * 1000;
@@ -41,6 +42,12 @@ export async function createSession(prisma: Db, config: Config, userId: string, 
 
 export async function signOut(ctx: Context) {
   if (ctx.principal.kind !== 'user') return false;
-  await ctx.prisma.userSession.update({ where: { id: ctx.principal.sessionId }, data: { revokedAt: ctx.now() } });
+  const { sessionId } = ctx.principal;
+  const { tokenHash } = await ctx.prisma.$transaction(async (tx) => {
+    const session = await tx.userSession.update({ where: { id: sessionId }, data: { revokedAt: ctx.now() } });
+    await announcePrincipalChange(tx as Db, [session.tokenHash]);
+    return session;
+  });
+  ctx.environment.principals.forget([tokenHash]);
   return true;
 }
