@@ -25,7 +25,8 @@ export type Principal =
   | { kind: 'anonymous' }
   | { kind: 'organization'; organizationId: string; tokenId: string; scopes: ReadonlySet<Scope> }
   | { kind: 'user'; userId: string; sessionId: string; organizationIds: string[]; scopes: ReadonlySet<Scope> }
-  | { kind: 'customer'; customerId: string; organizationId: string; scopes: ReadonlySet<Scope> }
+  /** `checkoutId`: a session handed to a checkout's buyer, which reaches only what that checkout bought. */
+  | { kind: 'customer'; customerId: string; organizationId: string; checkoutId: string | null; scopes: ReadonlySet<Scope> }
   /** Kassa itself acting for an organization (rendering event payloads, background jobs); never from a token. */
   | { kind: 'system'; organizationId: string; scopes: ReadonlySet<Scope> };
 
@@ -108,11 +109,17 @@ async function lookUpPrincipal(environment: Environment, token: string, tokenHas
   if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
     const session = await prisma.customerSession.findFirst({
       where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
-      select: { customerId: true, expiresAt: true, customer: { select: { organizationId: true } } },
+      select: { customerId: true, checkoutId: true, expiresAt: true, customer: { select: { organizationId: true } } },
     });
     if (!session) return null;
     // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
-    const principal: Principal = { kind: 'customer', customerId: session.customerId, organizationId: session.customer.organizationId, scopes: new Set() };
+    const principal: Principal = {
+      kind: 'customer',
+      customerId: session.customerId,
+      organizationId: session.customer.organizationId,
+      checkoutId: session.checkoutId,
+      scopes: new Set(),
+    };
     return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
   }
   return null;

@@ -3,6 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import { GraphQLError, Kind } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, UUIDResolver } from 'graphql-scalars';
 import type { Context, Principal } from '../context.ts';
 import type { Scope } from '../auth/scopes.ts';
@@ -74,7 +75,19 @@ function describeFailure(failure: AuthFailure): string {
 }
 
 builder.addScalarType('DateTime', DateTimeResolver);
-builder.addScalarType('UUID', UUIDResolver);
+// graphql-scalars' UUID lets through forms such as a trailing "}" that the database then refuses;
+// only the canonical 8-4-4-4-12 form is accepted, lowercased.
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const strictUuid = (value: unknown) => {
+  if (typeof value !== 'string' || !canonicalUuid.test(value)) throw new GraphQLError(`Value is not a valid UUID: ${String(value).slice(0, 64)}`);
+  return value.toLowerCase();
+};
+builder.scalarType('UUID', {
+  description: UUIDResolver.description ?? undefined,
+  serialize: (value) => strictUuid(value),
+  parseValue: strictUuid,
+  parseLiteral: (node) => strictUuid(node.kind === Kind.STRING ? node.value : undefined),
+});
 builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });

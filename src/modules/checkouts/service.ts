@@ -313,7 +313,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
       data: { orderId: order.id, processor: processor?.name ?? 'none', amount: order.totalAmount, currency: order.currency, paymentMethod: input.confirmationTokenId ?? 'none' },
     });
     await enqueueJob(db, 'payment.charge', { paymentId: payment.id }, ctx.now());
-    const { token } = await issueCustomerSession(ctx, db, customer);
+    const { token } = await issueCustomerSession(ctx, db, customer, { checkoutId: checkout.id });
     const confirmed = await db.checkout.findUniqueOrThrow({ ...query, where: { id: checkout.id } });
     return Object.assign(confirmed, { customerSessionToken: token });
   });

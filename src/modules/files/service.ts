@@ -387,6 +387,7 @@ export async function listDownloadables(ctx: Context, args: DownloadableListArgs
           revokedAt: null,
           benefit: { type: 'downloadables', deletedAt: null },
           ...(args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {}),
+          ...(principal.checkoutId ? { OR: [{ order: { checkoutId: principal.checkoutId } }, { subscription: { checkoutId: principal.checkoutId } }] } : {}),
         },
         orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }],
         select: { benefitId: true, properties: true },

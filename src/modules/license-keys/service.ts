@@ -8,7 +8,7 @@ import { addInterval } from '../../calendar.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { LicenseKeyStatus, Prisma } from '../../generated/prisma/client.ts';
-import { KassaError, NotPermittedError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { KassaError, NotPermittedError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { organizationFilter, reachableOrganizationIds } from '../organizations/access.ts';
@@ -71,6 +71,8 @@ export interface LicenseKeyDeactivateInput extends KeyInOrganization {
 export type KeyChecker = 'public' | 'core';
 
 export const maxActivationLimit = 50;
+/** The largest usage count a key can hold (a 32-bit integer). */
+const maxUsage = 2_147_483_647;
 const maxLabelLength = 255;
 
 const licenseKeyNotFound = () => new ResourceNotFoundError('License key not found.');
@@ -229,6 +231,9 @@ export async function validateLicenseKey(ctx: Context, checker: KeyChecker, inpu
     if (input.benefitId && input.benefitId !== licenseKey.benefitId) throw new ResourceNotFoundError('License key does not match given benefit.');
     if (input.customerId && input.customerId !== licenseKey.customerId) throw new ResourceNotFoundError('License key does not match given customer.');
     const increment = input.incrementUsage ?? 0;
+    if (licenseKey.usage + increment > maxUsage) {
+      throw RequestValidationError.at(['input', 'incrementUsage'], `A license key's usage cannot exceed ${maxUsage}.`, 'less_than_equal');
+    }
     if (increment > 0 && licenseKey.limitUsage !== null) {
       const remaining = licenseKey.limitUsage - licenseKey.usage;
       if (increment > remaining) throw usageLimitReached(Math.max(remaining, 0));

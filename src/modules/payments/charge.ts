@@ -4,18 +4,23 @@ import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { defineJob } from '../../jobs/runner.ts';
+import type { ChargeResult } from './processor.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
-import { settleSubscriptionOrder } from '../subscriptions/service.ts';
+import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
 
 defineJob<{ paymentId: string }>(
   'payment.charge',
   async ({ paymentId }, job) => {
-    const payment = await job.prisma.payment.findUnique({ where: { id: paymentId }, include: { order: true } });
+    const payment = await job.prisma.payment.findUnique({ where: { id: paymentId }, include: { order: { include: { subscription: true } } } });
     if (!payment || payment.status !== 'pending') return;
     const processor = job.environment.paymentProcessor;
     if (!processor) throw new Error('No payment processor is configured for this environment.');
-    const result = await processor.charge({ paymentId, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
+    // A subscription that ended after this payment was scheduled is not charged for.
+    const result: ChargeResult =
+      payment.order.subscription && subscriptionEnded(payment.order.subscription)
+        ? { status: 'failed', processorId: 'not-charged', declineReason: 'subscription_ended' }
+        : await processor.charge({ paymentId, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
     const ctx = systemContext(job.environment, job.prisma, payment.order.organizationId, job.now, `payment:${paymentId}`);
 
     await job.prisma.$transaction(async (tx) => {

@@ -46,7 +46,9 @@ async function lockSubscription(ctx: Context, db: Db, id: string): Promise<Subsc
   return subscription;
 }
 
-const ended = (subscription: Subscription) => subscription.endedAt !== null || ['canceled', 'incomplete_expired', 'unpaid'].includes(subscription.status);
+export const subscriptionEnded = (subscription: Subscription) =>
+  subscription.endedAt !== null || ['canceled', 'incomplete_expired', 'unpaid'].includes(subscription.status);
+const ended = subscriptionEnded;
 
 // ---------------------------------------------------------------------------------------------
 // Creation and the outcome of charges
@@ -161,8 +163,11 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
     db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id }, include: { productPrice: true }, orderBy: { position: 'asc' } }),
     db.subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id, orderId: null }, orderBy: { createdAt: 'asc' } }),
   ]);
+  // Fixed prices bill their amount; a pay-what-you-want price bills what the buyer chose, the rest of the subscription's amount.
+  const fixed = prices.reduce((total, p) => total + (p.productPrice.amountType === 'custom' ? 0 : (p.productPrice.priceAmount ?? 0)), 0);
+  const priceAmount = (p: (typeof prices)[number]) => (p.productPrice.amountType === 'custom' ? subscription.amount - fixed : (p.productPrice.priceAmount ?? 0));
   const items = [
-    ...prices.map((p, position) => ({ label: product.name, amount: p.productPrice.priceAmount ?? 0, productPriceId: p.productPriceId, proration: false, position })),
+    ...prices.map((p, position) => ({ label: product.name, amount: priceAmount(p), productPriceId: p.productPriceId, proration: false, position })),
     ...pending.map((p, i) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, proration: p.proration, position: prices.length + i })),
   ];
   const sum = items.reduce((total, item) => total + item.amount, 0);
@@ -211,11 +216,14 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
     const worked = await job.prisma.$transaction(async (tx) => {
       const db = tx as Db;
       const now = job.now();
+      // An active subscription whose next period is billed already waits for that payment, not for the scheduler.
       const due = await db.$queryRaw<{ id: string }[]>`
-        SELECT id FROM subscriptions
-        WHERE (status = 'active' AND current_period_end <= ${now})
-           OR (status = 'past_due' AND (retry_at <= ${now} OR (cancel_at_period_end AND current_period_end <= ${now})))
-        ORDER BY current_period_end LIMIT 20 FOR UPDATE SKIP LOCKED`;
+        SELECT s.id FROM subscriptions s
+        WHERE (s.status = 'active' AND s.current_period_end <= ${now}
+               AND (s.cancel_at_period_end OR NOT EXISTS (
+                 SELECT 1 FROM orders o WHERE o.subscription_id = s.id AND o.billing_period_start = s.current_period_end)))
+           OR (s.status = 'past_due' AND (s.retry_at <= ${now} OR (s.cancel_at_period_end AND s.current_period_end <= ${now})))
+        ORDER BY s.current_period_end LIMIT 20 FOR UPDATE OF s SKIP LOCKED`;
       for (const { id } of due) {
         const subscription = await db.subscription.findUniqueOrThrow({ where: { id } });
         const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
@@ -238,6 +246,7 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
       }
       return due.length;
     });
+    // A full batch may mean more are due; a later pass that finds only what is in flight stops here.
     if (worked < 20) return;
   }
 }
@@ -318,6 +327,9 @@ export async function updateSubscription(ctx: Context, id: string, input: Subscr
   const given = (['cancelAtPeriodEnd', 'revoke', 'productId', 'discountId'] as const).filter((key) => input[key] !== undefined);
   if (given.length !== 1) {
     throw RequestValidationError.at(['input'], 'Give exactly one of cancel_at_period_end, revoke, product_id or discount_id.', 'missing');
+  }
+  for (const key of ['cancelAtPeriodEnd', 'revoke', 'productId'] as const) {
+    if (input[key] === null) throw RequestValidationError.at(['input', key], 'Input should not be null', 'missing');
   }
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
@@ -405,6 +417,10 @@ export async function endCustomerEntitlements(ctx: Context, db: Db, customerId: 
 async function changeProduct(ctx: Context, db: Db, subscription: Subscription, productId: string, proration: 'invoice' | 'prorate') {
   if (ended(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled('This subscription is canceled: its product can no longer change.');
   if (subscription.status !== 'active') throw subscriptionLocked(`This subscription is ${subscription.status}: its product can change once it is paid up.`);
+  const renewing = await db.order.findUnique({
+    where: { subscriptionId_billingPeriodStart: { subscriptionId: subscription.id, billingPeriodStart: subscription.currentPeriodEnd } },
+  });
+  if (renewing && !renewing.paid) throw subscriptionLocked('The renewal of this subscription is being charged: its product can change once it is paid.');
   if (proration === 'invoice') {
     throw RequestValidationError.at(['input', 'prorationBehavior'], 'Immediate invoicing of plan changes is not available; use prorate (billed on the next order).');
   }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "customer_sessions" ADD COLUMN     "checkout_id" UUID;
