@@ -15,6 +15,8 @@ export interface JobContext {
 
 interface JobDefinition {
   run(payload: any, ctx: JobContext): Promise<void>;
+  /** Called once when the job is given up after its last attempt, to leave its subject in a final state. */
+  onGiveUp?(payload: any, ctx: JobContext): Promise<void>;
   maxAttempts: number;
   /** The wait before attempt `attempt + 1`. */
   backoffMs(attempt: number): number;
@@ -28,8 +30,17 @@ export function defineSweep(name: string, sweep: (ctx: JobContext) => Promise<vo
   sweeps.set(name, sweep);
 }
 
-export function defineJob<P>(kind: string, run: (payload: P, ctx: JobContext) => Promise<void>, options: Partial<Omit<JobDefinition, 'run'>> = {}): void {
-  definitions.set(kind, { run, maxAttempts: options.maxAttempts ?? 5, backoffMs: options.backoffMs ?? ((attempt) => Math.min(60_000, 1000 * 2 ** attempt)) });
+export function defineJob<P>(
+  kind: string,
+  run: (payload: P, ctx: JobContext) => Promise<void>,
+  options: Partial<Omit<JobDefinition, 'run' | 'onGiveUp'>> & { onGiveUp?: (payload: P, ctx: JobContext) => Promise<void> } = {},
+): void {
+  definitions.set(kind, {
+    run,
+    onGiveUp: options.onGiveUp,
+    maxAttempts: options.maxAttempts ?? 5,
+    backoffMs: options.backoffMs ?? ((attempt) => Math.min(60_000, 1000 * 2 ** attempt)),
+  });
 }
 
 /** Schedules a job; pass the transaction of the change that calls for it. */
@@ -104,6 +115,9 @@ export class JobRunner {
       const message = error instanceof Error ? error.message : String(error);
       const givingUp = !definition || job.attempts >= definition.maxAttempts;
       logger[givingUp ? 'error' : 'warn']({ err: error, jobId: job.id, kind: job.kind, attempt: job.attempts }, givingUp ? 'job failed for good' : 'job failed, will retry');
+      if (givingUp && definition?.onGiveUp) {
+        await definition.onGiveUp(job.payload, this.ctx).catch((failure) => logger.error({ err: failure, jobId: job.id, kind: job.kind }, 'giving up a job failed'));
+      }
       const retryAt = new Date(this.ctx.now().getTime() + (definition?.backoffMs(job.attempts) ?? 0));
       await prisma.job.update({
         where: { id: job.id },

@@ -15,6 +15,7 @@ import { organizationFilter } from '../organizations/access.ts';
 import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../customer-sessions/service.ts';
+import { unknownPaymentMethod } from '../payments/processor.ts';
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
@@ -300,7 +301,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     if (checkout.amount > 0) {
       if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
       else if (processor && !processor.acceptsPaymentMethod(input.confirmationTokenId)) {
-        issues.add(['input', 'confirmationTokenId'], `Unknown payment method. In sandbox, use a test card: tok_visa, tok_chargeDeclined or tok_delayedFailure.`);
+        issues.add(['input', 'confirmationTokenId'], unknownPaymentMethod);
       }
     }
     issues.throwIfAny();

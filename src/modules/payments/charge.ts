@@ -3,17 +3,56 @@
 import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
-import { defineJob } from '../../jobs/runner.ts';
+import { defineJob, type JobContext } from '../../jobs/runner.ts';
 import type { ChargeResult } from './processor.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
 import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
 
+type PendingPayment = NonNullable<Awaited<ReturnType<typeof pendingPayment>>>;
+
+async function pendingPayment(job: JobContext, paymentId: string) {
+  const payment = await job.prisma.payment.findUnique({ where: { id: paymentId }, include: { order: { include: { subscription: true } } } });
+  return payment?.status === 'pending' ? payment : null;
+}
+
+/** Records a charge's outcome in one transaction: the payment, the order, its subscription and checkout, and their events. */
+async function recordOutcome(job: JobContext, payment: PendingPayment, result: ChargeResult) {
+  const ctx = systemContext(job.environment, job.prisma, payment.order.organizationId, job.now, `payment:${payment.id}`);
+  await job.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    // The order row lock orders this against any other change to the order (a refund, another runner).
+    await db.$queryRaw`SELECT id FROM orders WHERE id = ${payment.orderId}::uuid FOR UPDATE`;
+    const { count } = await db.payment.updateMany({
+      where: { id: payment.id, status: 'pending' },
+      data: {
+        status: result.status,
+        processorId: result.processorId,
+        declineReason: result.status === 'failed' ? result.declineReason : null,
+        processedAt: job.now(),
+      },
+    });
+    if (count === 0) return;
+    const checkoutId = payment.order.checkoutId;
+    if (result.status === 'succeeded') {
+      await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
+      await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
+      if (payment.order.billingReason === 'purchase') await scheduleGrantSync(ctx, db, { orderId: payment.orderId });
+    }
+    await settleSubscriptionOrder(ctx, db, payment.order, result.status);
+    if (checkoutId) {
+      await db.checkout.update({ where: { id: checkoutId }, data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed' } });
+      await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, route: 'GET /v1/checkouts/{id}' });
+    }
+  });
+  if (result.status === 'failed') job.logger.info({ paymentId: payment.id, declineReason: result.declineReason }, 'payment declined');
+}
+
 defineJob<{ paymentId: string }>(
   'payment.charge',
   async ({ paymentId }, job) => {
-    const payment = await job.prisma.payment.findUnique({ where: { id: paymentId }, include: { order: { include: { subscription: true } } } });
-    if (!payment || payment.status !== 'pending') return;
+    const payment = await pendingPayment(job, paymentId);
+    if (!payment) return;
     const processor = job.environment.paymentProcessor;
     if (!processor) throw new Error('No payment processor is configured for this environment.');
     // A subscription that ended after this payment was scheduled is not charged for.
@@ -21,35 +60,15 @@ defineJob<{ paymentId: string }>(
       payment.order.subscription && subscriptionEnded(payment.order.subscription)
         ? { status: 'failed', processorId: 'not-charged', declineReason: 'subscription_ended' }
         : await processor.charge({ paymentId, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
-    const ctx = systemContext(job.environment, job.prisma, payment.order.organizationId, job.now, `payment:${paymentId}`);
-
-    await job.prisma.$transaction(async (tx) => {
-      const db = tx as Db;
-      // The order row lock orders this against any other change to the order (a refund, another runner).
-      await db.$queryRaw`SELECT id FROM orders WHERE id = ${payment.orderId}::uuid FOR UPDATE`;
-      const { count } = await db.payment.updateMany({
-        where: { id: paymentId, status: 'pending' },
-        data: {
-          status: result.status,
-          processorId: result.processorId,
-          declineReason: result.status === 'failed' ? result.declineReason : null,
-          processedAt: job.now(),
-        },
-      });
-      if (count === 0) return;
-      const checkoutId = payment.order.checkoutId;
-      if (result.status === 'succeeded') {
-        await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
-        await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
-        if (payment.order.billingReason === 'purchase') await scheduleGrantSync(ctx, db, { orderId: payment.orderId });
-      }
-      await settleSubscriptionOrder(ctx, db, payment.order, result.status);
-      if (checkoutId) {
-        await db.checkout.update({ where: { id: checkoutId }, data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed' } });
-        await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, route: 'GET /v1/checkouts/{id}' });
-      }
-    });
-    if (result.status === 'failed') job.logger.info({ paymentId, declineReason: result.declineReason }, 'payment declined');
+    await recordOutcome(job, payment, result);
   },
-  { maxAttempts: 8 },
+  {
+    maxAttempts: 8,
+    // A charge that could not be made after every attempt failed: the order, its checkout or
+    // subscription move on as after a decline instead of waiting for ever.
+    async onGiveUp({ paymentId }, job) {
+      const payment = await pendingPayment(job, paymentId);
+      if (payment) await recordOutcome(job, payment, { status: 'failed', processorId: 'not-charged', declineReason: 'processing_error' });
+    },
+  },
 );

@@ -33,13 +33,17 @@ export interface PaymentProcessor {
  * The built-in test processor: deterministic test cards, no money moves.
  * - `tok_visa` always succeeds;
  * - `tok_chargeDeclined` is declined at once (`card_declined`);
- * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would.
+ * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would;
+ * - `tok_processorUnavailable` cannot be charged at all: every call errors, as when the processor is down.
  */
 export const testCards = {
   succeeds: 'tok_visa',
   declined: 'tok_chargeDeclined',
   failsAfterDelay: 'tok_delayedFailure',
+  unavailable: 'tok_processorUnavailable',
 } as const;
+
+export const unknownPaymentMethod = `Unknown payment method. In sandbox, use a test card: ${Object.values(testCards).join(', ')}.`;
 
 export class TestPaymentProcessor implements PaymentProcessor {
   readonly name = 'test';
@@ -52,6 +56,7 @@ export class TestPaymentProcessor implements PaymentProcessor {
   }
 
   charge(request: ChargeRequest): Promise<ChargeResult> {
+    if (request.paymentMethod === testCards.unavailable && request.amount > 0) return Promise.reject(new Error('The test processor is unavailable.'));
     let outcome = this.outcomes.get(request.paymentId);
     if (!outcome) {
       outcome = this.decide(request);

@@ -18,6 +18,7 @@ import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grants.ts';
+import { unknownPaymentMethod } from '../payments/processor.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 const subscriptionRoute = 'GET /v1/subscriptions/{id}';
@@ -469,7 +470,7 @@ async function changeProduct(ctx: Context, db: Db, subscription: Subscription, p
 export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, paymentMethod: string, query: object) {
   const processor = ctx.environment.paymentProcessor;
   if (processor && !processor.acceptsPaymentMethod(paymentMethod)) {
-    throw RequestValidationError.at(['paymentMethod'], 'Unknown payment method. In sandbox, use a test card: tok_visa, tok_chargeDeclined or tok_delayedFailure.');
+    throw RequestValidationError.at(['paymentMethod'], unknownPaymentMethod);
   }
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
