@@ -5,13 +5,15 @@
 // or the purchase is refunded or revoked. Through the official client (@polar-sh/sdk), whose schemas parse every response, through
 // REST for status codes and error bodies, and through GraphQL. Grants are made by background jobs;
 // the tests run the due jobs at once rather than waiting for the runner's next poll.
-import { Polar } from '@polar-sh/sdk';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import type { Benefit } from '@polar-sh/sdk/models/components/benefit.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
+import { expectStatus } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
@@ -21,60 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-type Response = Awaited<ReturnType<Api>>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  /** The organization's SDK client (its all-scopes token). */
-  polar: Polar;
-  /** An SDK client without a token: the buyer's. */
-  buyer: Polar;
-  api: Api;
-  gql: Gql;
-}
-
-async function newOrganization(organizationName?: string): Promise<Org> {
-  const boot = await server.bootstrap('sandbox', { organizationName });
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    ...boot,
-    polar: new Polar({ accessToken: boot.token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), boot.token),
-    gql: graphqlClient(server.base('sandbox'), boot.token),
-  };
-}
-
-/** An organization access token with only `scopes`, created by the owner signed in, as a user would. */
-async function tokenWithScopes(org: Org, scopes: string[]): Promise<string> {
-  const gql = (token?: string) => graphqlClient(server.base('sandbox'), token);
-  const signIn = await gql()('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-    email: org.userEmail,
-    password: org.userPassword,
-  });
-  expect(signIn.body.errors).toBeUndefined();
-  const created = await gql(signIn.body.data.signIn.token)(
-    'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-    { input: { organizationId: org.organizationId, comment: `only ${scopes.join(' ')}`, scopes } },
-  );
-  expect(created.body.errors).toBeUndefined();
-  return created.body.data.core.organizationAccessTokenCreate.token;
-}
-
 const sandbox = () => server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 
-/** The organization's events, oldest first. */
-async function eventsOf(organizationId: string) {
-  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
 async function eventsOfType(organizationId: string, type: string) {
-  return (await eventsOf(organizationId)).filter((e) => e.type === type);
+  return (await eventsOf(server, organizationId, 'sandbox')).filter((e) => e.type === type);
 }
 
 const reportedJobFailures = new Set<string>();
@@ -96,24 +49,19 @@ async function jobsSettled(): Promise<void> {
   if (failed.length) throw new Error(`jobs failed: ${failed.map((job) => `${job.kind} ${JSON.stringify(job.payload)}: ${job.lastError}`).join('; ')}`);
 }
 
-function expectStatus(response: Response, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
-
 /** A 422 in the documented shape whose issues are exactly at `locs`. */
-function expectValidationError(response: Response, ...locs: (string | number)[][]) {
+function expectValidationError(response: RestResponse, ...locs: (string | number)[][]) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
   expect(response.body.detail.map((issue: { loc: unknown }) => issue.loc)).toEqual(locs);
   for (const issue of response.body.detail) expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
 }
 
-function expectNotFound(response: Response) {
+function expectNotFound(response: RestResponse) {
   expect(response.status, JSON.stringify(response.body)).toBe(404);
   expect(response.body).toEqual({ error: 'ResourceNotFound', detail: expect.any(String) });
 }
 
-function expectNotPermitted(response: Response, scope: string) {
+function expectNotPermitted(response: RestResponse, scope: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(403);
   expect(response.body).toEqual({ error: 'NotPermitted', detail: expect.stringContaining(scope) });
 }
@@ -137,22 +85,17 @@ async function createLicenseKeys(org: Org, description: string, prefix: string) 
   );
 }
 
-async function fixedProduct(org: Org, name: string, priceAmount = 1999, recurringInterval: 'month' | null = null) {
-  return org.polar.products.create({ name, recurringInterval, prices: [{ amountType: 'fixed', priceAmount, priceCurrency: 'usd' }] });
-}
-
 async function setBenefits(org: Org, productId: string, benefits: string[]) {
   return expectStatus(await org.api('POST', `/products/${productId}/benefits`, { benefits }), 200);
 }
 
 /** A whole purchase by a buyer with tok_visa: returns the paid order once its grant sync has run. */
 async function buy(org: Org, productId: string, customerEmail: string): Promise<Order> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa' } });
+  const checkout = await createAndConfirmCheckout(org, productId, customerEmail);
   const orders = await eventually(
     async () => {
       await sandbox().jobs.runDue();
-      return (await org.polar.orders.list({ checkoutId: checkout.id })).result.items;
+      return ordersOfCheckout(org, checkout.id);
     },
     (items) => items.length === 1 && items[0].status === 'paid',
     'the order to be paid',
@@ -184,8 +127,8 @@ describe('benefits at /v1/benefits/', () => {
   let custom: any;
   let licenseKeys: Benefit;
   beforeAll(async () => {
-    org = await newOrganization();
-    stranger = await newOrganization('Stranger Inc');
+    org = await newOrganization(server, 'sandbox');
+    stranger = await newOrganization(server, 'sandbox', { organizationName: 'Stranger Inc' });
   });
 
   it('creates a custom benefit: 201 with its note and metadata, selectable and deletable', async () => {
@@ -231,7 +174,7 @@ describe('benefits at /v1/benefits/', () => {
   });
 
   it('creates a license_keys benefit without settings: every property null', async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'sandbox');
     const plain = expectStatus(await other.api('POST', '/benefits/', { type: 'license_keys', description: 'Plain keys', properties: {} }), 201);
     expect(plain.properties).toEqual({ prefix: null, expires: null, activations: null, limit_usage: null });
   });
@@ -283,18 +226,18 @@ describe('benefits at /v1/benefits/', () => {
     ['longer than 42 characters', 'x'.repeat(43)],
   ])('refuses a description %s with 422 at body.description, on create and update, changing nothing', async (_case, description) => {
     const before = await benefitCount(org);
-    const events = (await eventsOf(org.organizationId)).length;
+    const events = (await eventsOf(server, org.organizationId, 'sandbox')).length;
     expectValidationError(await org.api('POST', '/benefits/', { type: 'custom', description, properties: { note: null } }), ['body', 'description']);
     expectValidationError(await org.api('PATCH', `/benefits/${custom.id}`, { type: 'custom', description }), ['body', 'description']);
     const sdkError = await rejectionOf(org.polar.benefits.create({ type: 'custom', description, properties: {} }));
     expect(sdkError).toBeInstanceOf(HTTPValidationError);
     expect(await benefitCount(org)).toBe(before);
     expect(expectStatus(await org.api('GET', `/benefits/${custom.id}`), 200)).toEqual(custom);
-    expect(await eventsOf(org.organizationId)).toHaveLength(events);
+    expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(events);
   });
 
   it('accepts descriptions of exactly 3 and 42 characters', async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'sandbox');
     for (const description of ['abc', 'y'.repeat(42)]) expect((await createCustom(other, description)).description).toBe(description);
   });
 
@@ -333,11 +276,11 @@ describe('benefits at /v1/benefits/', () => {
   });
 
   it('needs benefits:read to read and benefits:write to change: 403 naming the scope, nothing changed', async () => {
-    const productsOnly = restClient(server.base('sandbox'), await tokenWithScopes(org, ['products:read']));
+    const productsOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['products:read']));
     expectNotPermitted(await productsOnly('GET', '/benefits/'), 'benefits:read');
     expectNotPermitted(await productsOnly('GET', `/benefits/${custom.id}`), 'benefits:read');
     expectNotPermitted(await productsOnly('GET', `/benefits/${custom.id}/grants`), 'benefits:read');
-    const readOnly = restClient(server.base('sandbox'), await tokenWithScopes(org, ['benefits:read']));
+    const readOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['benefits:read']));
     expectStatus(await readOnly('GET', `/benefits/${custom.id}`), 200);
     const before = await benefitCount(org);
     expectNotPermitted(await readOnly('POST', '/benefits/', { type: 'custom', description: 'Sneaky', properties: {} }), 'benefits:write');
@@ -369,10 +312,10 @@ describe('benefits at /v1/benefits/', () => {
 
 describe('the events of a benefit', () => {
   it('are benefit.created, then benefit.updated for an update, with the benefit as GET returns it', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const created = await createCustom(org, 'Evented perk', 'A note', { source: 'e2e' });
     const updated = expectStatus(await org.api('PATCH', `/benefits/${created.id}`, { type: 'custom', description: 'Evented perk, v2', metadata: { source: 'e2e', version: 2 } }), 200);
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId, 'sandbox');
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['benefit.created', created.id],
       ['benefit.updated', created.id],
@@ -382,10 +325,10 @@ describe('the events of a benefit', () => {
   });
 
   it('records a benefit.updated when a benefit is deleted', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const created = await createCustom(org, 'Deleted perk');
     expectStatus(await org.api('DELETE', `/benefits/${created.id}`), 204);
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId, 'sandbox');
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['benefit.created', created.id],
       ['benefit.updated', created.id],
@@ -405,8 +348,8 @@ describe('POST /v1/products/{id}/benefits', () => {
   let perk: any;
   let keys: any;
   beforeAll(async () => {
-    org = await newOrganization();
-    stranger = await newOrganization('Other shop');
+    org = await newOrganization(server, 'sandbox');
+    stranger = await newOrganization(server, 'sandbox', { organizationName: 'Other shop' });
     productId = (await fixedProduct(org, 'Bundle')).id;
     perk = await createCustom(org, 'Bundle perk', 'Thanks!');
     keys = await createLicenseKeys(org, 'Bundle license', 'BUNDLE');
@@ -457,7 +400,7 @@ describe('POST /v1/products/{id}/benefits', () => {
 
   it("is not found for another organization's product, and needs products:write", async () => {
     expectNotFound(await stranger.api('POST', `/products/${productId}/benefits`, { benefits: [] }));
-    const benefitsOnly = restClient(server.base('sandbox'), await tokenWithScopes(org, ['benefits:read', 'benefits:write', 'products:read']));
+    const benefitsOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['benefits:read', 'benefits:write', 'products:read']));
     expectNotPermitted(await benefitsOnly('POST', `/products/${productId}/benefits`, { benefits: [] }), 'products:write');
     expect(expectStatus(await org.api('GET', `/products/${productId}`), 200).benefits.map((b: { id: string }) => b.id)).toEqual([keys.id, perk.id]);
   });
@@ -482,7 +425,7 @@ describe('the grants of a one-time purchase', () => {
   let alice: Order;
   let bob: Order;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     productId = (await fixedProduct(org, 'Video course', 1999)).id;
     community = await createCustom(org, 'Community access', 'Join at chat.example.com', { tier: 'gold', seats: 3 });
     license = await createLicenseKeys(org, 'Course license', 'COURSE');
@@ -574,7 +517,7 @@ describe('the grants of a one-time purchase', () => {
   });
 
   it('makes no grant twice when the sync runs again', async () => {
-    const before = (await eventsOf(org.organizationId)).length;
+    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
     const grantIds = async () => [...(await grantsOf(org, community.id)).items, ...(await grantsOf(org, license.id)).items].map((g: { id: string }) => g.id).sort();
     const idsBefore = await grantIds();
     await setBenefits(org, productId, [community.id, license.id]);
@@ -582,7 +525,7 @@ describe('the grants of a one-time purchase', () => {
     await sandbox().jobs.runDue();
     expect(await grantIds()).toEqual(idsBefore);
     expect(await prisma().licenseKey.count({ where: { benefitId: license.id } })).toBe(2);
-    expect((await eventsOf(org.organizationId)).slice(before).map((e) => e.type)).toEqual([]);
+    expect((await eventsOf(server, org.organizationId, 'sandbox')).slice(before).map((e) => e.type)).toEqual([]);
   });
 
   describe('when the benefits change', () => {
@@ -702,7 +645,7 @@ describe('the grants of a downloadables benefit', () => {
   }
 
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     manual = await uploadedFile('manual.txt', 'The manual.');
     appendix = await uploadedFile('appendix.txt', 'The appendix.');
     downloads = expectStatus(await org.api('POST', '/benefits/', { type: 'downloadables', description: 'Downloads', properties: { files: [manual] } }), 201);
@@ -731,7 +674,7 @@ describe('a partial refund with revoke_benefits', () => {
   // Polar enqueues the revocation when a refund with revoke_benefits is created, whatever its
   // amount (polar/refund/service.py, RefundService._on_created).
   it("revokes the order's grants, though the order is only partially refunded", async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const product = await fixedProduct(org, 'Plugin', 4000);
     const license = await createLicenseKeys(org, 'Plugin license', 'PLUGIN');
     await setBenefits(org, product.id, [license.id]);
@@ -767,7 +710,7 @@ describe('the grants of a subscription', () => {
   let oneTimeOrder: Order;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     const plan = await fixedProduct(org, 'Membership', 900, 'month');
     const ebook = await fixedProduct(org, 'Handbook', 1500);
     members = await createCustom(org, 'Members area', 'Log in at members.example.com', { level: 'member' });

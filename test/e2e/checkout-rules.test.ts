@@ -3,7 +3,9 @@
 // states in which a checkout can no longer change, what a checkout may offer, concurrent and
 // repeated confirms; then the same refusals as GraphQL error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { restClient, startTestServer, type Api, type GqlResponse, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
+import { expectErrorBody, expectGraphQLError, expectStatus } from '../helpers/responses.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
 
 let server: TestServer;
@@ -15,48 +17,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  /** REST with the organization's token. */
-  api: Api;
-  /** REST without a token: the buyer. */
-  buyer: Api;
-  gql: Gql;
-  publicGql: Gql;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId } = await server.bootstrap('sandbox');
-  const base = server.base('sandbox');
-  return { organizationId, token, api: restClient(base, token), buyer: restClient(base), gql: graphqlClient(base, token), publicGql: graphqlClient(base) };
-}
-
 const prisma = () => server.kassa.environments.sandbox.environment.prisma;
 
-async function eventsOf(organizationId: string) {
-  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
-function expectStatus(response: Response, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
-
-/** A typed error body as the client library parses it: exactly `{error, detail}` with a string detail. */
-function expectTypedError(response: Response, status: number, error: string) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(response.body).toEqual({ error, detail: expect.any(String) });
+/** A typed error body as the client library parses it: exactly `{error, detail}` with a non-empty string detail. */
+function expectTypedError(response: RestResponse, status: number, error: string) {
+  expectErrorBody(response, status, error);
   expect(response.body.detail.length).toBeGreaterThan(0);
 }
 
 /** A 422 validation body whose issues are exactly at `locs`. */
-function expectValidationAt(response: Response, ...locs: (string | number)[][]) {
+function expectValidationAt(response: RestResponse, ...locs: (string | number)[][]) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
   expect(response.body).toEqual({ detail: expect.any(Array) });
   expect(response.body.detail.map((issue: { loc: unknown }) => issue.loc)).toEqual(locs);
@@ -92,7 +62,7 @@ async function statusOf(org: Org, checkoutId: string): Promise<string> {
 }
 
 /** Each response as `status error-or-checkout-status`, for failure messages. */
-const outcomes = (responses: Response[]) => responses.map((r) => `${r.status} ${r.body?.error ?? r.body?.status ?? ''}`).join(', ');
+const outcomes = (responses: RestResponse[]) => responses.map((r) => `${r.status} ${r.body?.error ?? r.body?.status ?? ''}`).join(', ');
 
 /** The payments of a checkout's orders, and the payment jobs scheduled for them. */
 async function paymentsAndJobsOf(checkoutId: string) {
@@ -106,46 +76,46 @@ describe('confirming without what the payment needs', () => {
   let org: Org;
   let productId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     productId = (await product(org)).id;
   });
 
   it('refuses a confirm without customer_email with a 422 naming customer_email', async () => {
     const c = await checkout(org, productId);
-    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), { confirmation_token_id: 'tok_visa' }), ['body', 'customer_email']);
+    expectValidationAt(await org.publicApi('POST', confirmPath(c.client_secret), { confirmation_token_id: 'tok_visa' }), ['body', 'customer_email']);
   });
 
   it('refuses a confirm of a paid price without a card with a 422 naming confirmation_token_id', async () => {
     const c = await checkout(org, productId);
-    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'nocard@example.com' }), ['body', 'confirmation_token_id']);
+    expectValidationAt(await org.publicApi('POST', confirmPath(c.client_secret), { customer_email: 'nocard@example.com' }), ['body', 'confirmation_token_id']);
   });
 
   it('refuses a confirm with an unknown card token with a 422 naming confirmation_token_id', async () => {
     const c = await checkout(org, productId);
-    const response = await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'fake@example.com', confirmation_token_id: 'tok_madeUp' });
+    const response = await org.publicApi('POST', confirmPath(c.client_secret), { customer_email: 'fake@example.com', confirmation_token_id: 'tok_madeUp' });
     expectValidationAt(response, ['body', 'confirmation_token_id']);
     expect(response.body.detail[0].msg).toMatch(/tok_visa/);
   });
 
   it('names every missing field at once', async () => {
     const c = await checkout(org, productId);
-    expectValidationAt(await org.buyer('POST', confirmPath(c.client_secret), {}), ['body', 'customer_email'], ['body', 'confirmation_token_id']);
+    expectValidationAt(await org.publicApi('POST', confirmPath(c.client_secret), {}), ['body', 'customer_email'], ['body', 'confirmation_token_id']);
   });
 
   it('leaves a refused checkout open, unchanged and without an order, customer or event, so it can still be paid', async () => {
     const c = await checkout(org, productId, { customer_email: 'original@example.com' });
     expectValidationAt(
-      await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'changed@example.com', confirmation_token_id: 'tok_madeUp' }),
+      await org.publicApi('POST', confirmPath(c.client_secret), { customer_email: 'changed@example.com', confirmation_token_id: 'tok_madeUp' }),
       ['body', 'confirmation_token_id'],
     );
     const after = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
     expect(after).toMatchObject({ status: 'open', customer_email: 'original@example.com', customer_id: null });
     expect(await ordersOf(org, c.id)).toEqual([]);
-    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created']);
     expect(expectStatus(await org.api('GET', `/customers/?email=changed%40example.com`), 200).items).toEqual([]);
 
-    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa('original@example.com')), 200);
+    expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa('original@example.com')), 200);
     await eventually(() => ordersOf(org, c.id), (orders) => orders.length === 1 && orders[0].paid, 'the order to be paid');
   });
 });
@@ -154,7 +124,7 @@ describe('an expired checkout', () => {
   let org: Org;
   let c: { id: string; client_secret: string };
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     c = await checkout(org, (await product(org)).id, { customer_email: 'late@example.com' });
     server.clock.now = new Date(Date.now() + 2 * 3600_000);
   });
@@ -163,20 +133,20 @@ describe('an expired checkout', () => {
   });
 
   it('refuses the buyer confirming it with 410 ExpiredCheckoutError', async () => {
-    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
+    expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
   });
 
   it('refuses the buyer updating it with 410 ExpiredCheckoutError', async () => {
-    expectTypedError(await org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'later@example.com' }), 410, 'ExpiredCheckoutError');
+    expectTypedError(await org.publicApi('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'later@example.com' }), 410, 'ExpiredCheckoutError');
   });
 
   it('refuses the buyer reading it with 410 ExpiredCheckoutError', async () => {
-    expectTypedError(await org.buyer('GET', `/checkouts/client/${c.client_secret}`), 410, 'ExpiredCheckoutError');
+    expectTypedError(await org.publicApi('GET', `/checkouts/client/${c.client_secret}`), 410, 'ExpiredCheckoutError');
   });
 
   it('is marked expired by the sweep, with a checkout.updated event rendering it expired', async () => {
     await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
-    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
     const rest = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
     expect(rest.status).toBe('expired');
@@ -185,13 +155,13 @@ describe('an expired checkout', () => {
 
   it('still refuses a confirm with 410 once swept, and the organization updating it with 403 NotOpenCheckout', async () => {
     await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
-    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
+    expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
     expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { metadata: { retry: true } }), 403, 'NotOpenCheckout');
   });
 
   it('never got an order, a customer or a payment, and was expired by one event only', async () => {
     expect(await ordersOf(org, c.id)).toEqual([]);
-    const events = (await eventsOf(org.organizationId)).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
     expect(expectStatus(await org.api('GET', '/customers/'), 200).items).toEqual([]);
     expect((await paymentsAndJobsOf(c.id)).payments).toEqual([]);
@@ -201,21 +171,21 @@ describe('an expired checkout', () => {
 describe('a confirmed checkout', () => {
   let org: Org;
   let c: { id: string; client_secret: string };
-  let firstConfirm: Response;
+  let firstConfirm: RestResponse;
   let statusBeforeSecond: string;
-  let secondConfirm: Response;
-  let organizationUpdate: Response;
-  let buyerUpdate: Response;
+  let secondConfirm: RestResponse;
+  let organizationUpdate: RestResponse;
+  let buyerUpdate: RestResponse;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     c = await checkout(org, (await product(org)).id);
     // The slow test card keeps the checkout `confirmed` for the card delay (300 ms) after the payment job starts.
-    firstConfirm = await org.buyer('POST', confirmPath(c.client_secret), { customer_email: 'once@example.com', confirmation_token_id: 'tok_delayedFailure' });
+    firstConfirm = await org.publicApi('POST', confirmPath(c.client_secret), { customer_email: 'once@example.com', confirmation_token_id: 'tok_delayedFailure' });
     [statusBeforeSecond, secondConfirm, organizationUpdate, buyerUpdate] = await Promise.all([
       statusOf(org, c.id),
-      org.buyer('POST', confirmPath(c.client_secret), visa('twice@example.com')),
+      org.publicApi('POST', confirmPath(c.client_secret), visa('twice@example.com')),
       org.api('PATCH', `/checkouts/${c.id}`, { metadata: { late: 'change' } }),
-      org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'changed@example.com' }),
+      org.publicApi('PATCH', `/checkouts/client/${c.client_secret}`, { customer_email: 'changed@example.com' }),
     ]);
   });
 
@@ -247,18 +217,18 @@ describe('a confirmed checkout', () => {
 
   it('still refuses a confirm after the payment has failed, with 403 NotOpenCheckout', async () => {
     await eventually(() => statusOf(org, c.id), (status) => status === 'failed', 'the slow card to fail');
-    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa('retry@example.com')), 403, 'NotOpenCheckout');
+    expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa('retry@example.com')), 403, 'NotOpenCheckout');
     expect(await ordersOf(org, c.id)).toHaveLength(1);
   });
 });
 
 describe('a succeeded checkout', () => {
   it('refuses another confirm with 403 NotOpenCheckout and keeps its single order', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
-    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa()), 200);
+    expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa()), 200);
     await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
-    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa()), 403, 'NotOpenCheckout');
+    expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa()), 403, 'NotOpenCheckout');
     expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Too late' }), 403, 'NotOpenCheckout');
     const orders = await ordersOf(org, c.id);
     expect(orders.map((o) => [o.status, o.paid])).toEqual([['paid', true]]);
@@ -288,7 +258,7 @@ describe('an unknown client secret', () => {
 describe('billing addresses', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
   });
 
   it('refuses a checkout, a buyer update and an order update with a country that is not one, naming the country', async () => {
@@ -296,8 +266,8 @@ describe('billing addresses', () => {
     const address = { line1: '1 Nowhere', country: 'XX' };
     expectValidationAt(await org.api('POST', '/checkouts/', createBody([productId], { customer_billing_address: address })), ['body', 'customer_billing_address', 'country']);
     const c = await checkout(org, productId);
-    expectValidationAt(await org.buyer('PATCH', `/checkouts/client/${c.client_secret}`, { customer_billing_address: address }), ['body', 'customer_billing_address', 'country']);
-    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa('address@example.com')), 200);
+    expectValidationAt(await org.publicApi('PATCH', `/checkouts/client/${c.client_secret}`, { customer_billing_address: address }), ['body', 'customer_billing_address', 'country']);
+    expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa('address@example.com')), 200);
     const [order] = await eventually(() => ordersOf(org, c.id), (orders) => orders.length === 1, 'the order');
     expectValidationAt(await org.api('PATCH', `/orders/${order.id}`, { billing_name: 'Someone', billing_address: address }), ['body', 'billing_address', 'country']);
     expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200).billing_address).toBeNull();
@@ -308,7 +278,7 @@ describe("a checkout of another environment or another organization", () => {
   let org: Org;
   let c: { id: string; client_secret: string };
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     c = await checkout(org, (await product(org)).id);
   });
 
@@ -321,7 +291,7 @@ describe("a checkout of another environment or another organization", () => {
   });
 
   it("is not found by another organization's token, which cannot change it", async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'sandbox');
     expectTypedError(await other.api('GET', `/checkouts/${c.id}`), 404, 'ResourceNotFound');
     expectTypedError(await other.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Intruder' }), 404, 'ResourceNotFound');
     expect(expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200).customer_name).toBeNull();
@@ -332,8 +302,8 @@ describe('products a checkout cannot offer', () => {
   let org: Org;
   let stranger: Org;
   beforeAll(async () => {
-    org = await newOrganization();
-    stranger = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
+    stranger = await newOrganization(server, 'sandbox');
   });
 
   async function checkoutCount(o: Org) {
@@ -368,9 +338,9 @@ describe('products a checkout cannot offer', () => {
 
 describe('concurrent confirms of one checkout', () => {
   it('lets exactly one of five parallel confirms through; the other four get 403 NotOpenCheckout', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
-    const responses = await Promise.all(Array.from({ length: 5 }, () => org.buyer('POST', confirmPath(c.client_secret), visa('racer@example.com'))));
+    const responses = await Promise.all(Array.from({ length: 5 }, () => org.publicApi('POST', confirmPath(c.client_secret), visa('racer@example.com'))));
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses, outcomes(responses)).toEqual([200, 403, 403, 403, 403]);
     for (const refused of responses.filter((r) => r.status === 403)) expectTypedError(refused, 403, 'NotOpenCheckout');
@@ -381,12 +351,12 @@ describe('concurrent confirms of one checkout', () => {
     const { payments, jobs } = await paymentsAndJobsOf(c.id);
     expect(payments).toHaveLength(1);
     expect(jobs).toHaveLength(1);
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId, 'sandbox');
     expect(events.filter((e) => e.type === 'order.created').map((e) => e.resourceId)).toEqual([orders[0].id]);
     expect(events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
 
     await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
-    expect((await eventsOf(org.organizationId)).map((e) => e.type)).toEqual([
+    expect((await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual([
       'checkout.created',
       'customer.created',
       'order.created',
@@ -398,9 +368,9 @@ describe('concurrent confirms of one checkout', () => {
   });
 
   it('creates one customer when parallel confirms give different emails', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
-    const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => org.buyer('POST', confirmPath(c.client_secret), visa(`racer${i}@example.com`))));
+    const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => org.publicApi('POST', confirmPath(c.client_secret), visa(`racer${i}@example.com`))));
     expect(responses.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403]);
     const winner = responses.find((r) => r.status === 200)!.body;
     const customers = expectStatus(await org.api('GET', '/customers/'), 200).items;
@@ -409,11 +379,11 @@ describe('concurrent confirms of one checkout', () => {
   });
 
   it('lets exactly one through for each of several checkouts confirmed in parallel', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const productId = (await product(org)).id;
     const checkouts = await Promise.all([1, 2, 3].map(() => checkout(org, productId)));
     const responses = await Promise.all(
-      checkouts.flatMap((c, i) => Array.from({ length: 5 }, () => org.buyer('POST', confirmPath(c.client_secret), visa(`many${i}@example.com`)))),
+      checkouts.flatMap((c, i) => Array.from({ length: 5 }, () => org.publicApi('POST', confirmPath(c.client_secret), visa(`many${i}@example.com`)))),
     );
     for (const [i, c] of checkouts.entries()) {
       const mine = responses.slice(i * 5, i * 5 + 5);
@@ -421,16 +391,16 @@ describe('concurrent confirms of one checkout', () => {
       expect(await ordersOf(org, c.id)).toHaveLength(1);
       expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
     }
-    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'order.created')).toHaveLength(3);
+    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(3);
   });
 });
 
 describe('concurrent confirms of different checkouts by one buyer', () => {
   it('confirms every checkout of the same email and makes one customer for them, with one customer.created', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const productId = (await product(org)).id;
     const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId)));
-    const responses = await Promise.all(checkouts.map((c) => org.buyer('POST', confirmPath(c.client_secret), visa('same.buyer@example.com'))));
+    const responses = await Promise.all(checkouts.map((c) => org.publicApi('POST', confirmPath(c.client_secret), visa('same.buyer@example.com'))));
     expect(responses.map((r) => r.status), outcomes(responses)).toEqual([200, 200, 200, 200]);
     const customers = expectStatus(await org.api('GET', '/customers/'), 200).items;
     expect(customers.map((customer: { email: string }) => customer.email)).toEqual(['same.buyer@example.com']);
@@ -438,14 +408,14 @@ describe('concurrent confirms of different checkouts by one buyer', () => {
       const orders = await eventually(() => ordersOf(org, c.id), (list) => list.length === 1 && list[0].paid, 'the order to be paid');
       expect(orders[0]).toMatchObject({ customer_id: customers[0].id });
     }
-    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'customer.created').map((e) => e.resourceId)).toEqual([customers[0].id]);
+    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created').map((e) => e.resourceId)).toEqual([customers[0].id]);
   });
 
   it('confirms every checkout of the same external customer id, the id going to exactly one new customer', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const productId = (await product(org)).id;
     const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId, { external_customer_id: 'crm-race' })));
-    const responses = await Promise.all(checkouts.map((c, i) => org.buyer('POST', confirmPath(c.client_secret), visa(`crm-race-${i}@example.com`))));
+    const responses = await Promise.all(checkouts.map((c, i) => org.publicApi('POST', confirmPath(c.client_secret), visa(`crm-race-${i}@example.com`))));
     expect(responses.map((r) => r.status), outcomes(responses)).toEqual([200, 200, 200, 200]);
     for (const c of checkouts) expect(await ordersOf(org, c.id)).toHaveLength(1);
     const customers = expectStatus(await org.api('GET', '/customers/?limit=100'), 200).items as { external_id: string | null }[];
@@ -455,25 +425,25 @@ describe('concurrent confirms of different checkouts by one buyer', () => {
 
 describe('an Idempotency-Key on confirm', () => {
   it('replays the first 200 body for the same key and creates a single order', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     const key = `confirm-${c.id}`;
-    const first = await org.buyer('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
+    const first = await org.publicApi('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
     expectStatus(first, 200);
-    const second = await org.buyer('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
+    const second = await org.publicApi('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await ordersOf(org, c.id)).toHaveLength(1);
     expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
-    expect((await eventsOf(org.organizationId)).filter((e) => e.type === 'order.created')).toHaveLength(1);
+    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(1);
   });
 
   it('answers a new key on a confirmed checkout with 403 NotOpenCheckout', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
-    expectStatus(await org.buyer('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `a-${c.id}` }), 200);
-    expectTypedError(await org.buyer('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `b-${c.id}` }), 403, 'NotOpenCheckout');
+    expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `a-${c.id}` }), 200);
+    expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `b-${c.id}` }), 403, 'NotOpenCheckout');
     expect(await ordersOf(org, c.id)).toHaveLength(1);
   });
 });
@@ -488,17 +458,11 @@ describe('the same refusals over GraphQL', () => {
   let org: Org;
   let productId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     productId = (await product(org)).id;
   });
 
-  async function failure(response: Promise<Awaited<ReturnType<Gql>>>, code: string) {
-    const { body } = await response;
-    expect(body.errors, JSON.stringify(body)).toHaveLength(1);
-    expect(body.errors![0].extensions.code).toBe(code);
-    expect(body.errors![0].message).toEqual(expect.any(String));
-    return body.errors![0];
-  }
+  const failure = async (response: Promise<GqlResponse>, code: string) => expectGraphQLError(await response, code);
   async function create(input: Record<string, unknown>) {
     const { body } = await org.gql(CREATE, { input });
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
@@ -530,7 +494,7 @@ describe('the same refusals over GraphQL', () => {
   it('answers an archived or foreign product with BAD_USER_INPUT at its position in input.products', async () => {
     const archived = await product(org, undefined, 'GQL retired');
     expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
-    const stranger = await newOrganization();
+    const stranger = await newOrganization(server, 'sandbox');
     const foreign = await product(stranger, undefined, 'GQL foreign');
     expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [archived.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 0]]);
     expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [productId, foreign.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 1]]);

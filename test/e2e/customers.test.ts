@@ -8,7 +8,9 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import type { Customer } from '@polar-sh/sdk/models/components/customer.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, startTestServer, type Api, type Gql, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { newOrganization, restClientCheckingRequestId, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { expectErrorBody, expectGraphQLError } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
@@ -20,34 +22,6 @@ afterAll(() => server?.close());
 afterEach(() => {
   server.clock.now = null;
 });
-
-type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
-type Api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-/** The REST client of the helpers, checking on every response that it carries a request id. */
-function client(token?: string): Api {
-  const call = restClient(server.base(), token);
-  return async (method, path, body, headers) => {
-    const response = await call(method, path, body, headers);
-    expect(response.headers.get('x-request-id'), `${method} ${path} answered without x-request-id`).toMatch(/^[\w.:-]+$/);
-    return response;
-  };
-}
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  api: Api;
-  gql: Gql;
-}
-
-async function newOrganization(): Promise<Org> {
-  const boot = await server.bootstrap();
-  return { ...boot, api: client(boot.token), gql: graphqlClient(server.base(), boot.token) };
-}
 
 const prisma = () => server.kassa.environments.production.environment.prisma;
 
@@ -89,7 +63,7 @@ async function totalCount(org: Org): Promise<number> {
 }
 
 /** A 422 in the documented shape, with an issue whose loc is exactly `loc`. */
-function expectValidationError(response: Response, loc: (string | number)[], type?: string) {
+function expectValidationError(response: RestResponse, loc: (string | number)[], type?: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
   expect(Object.keys(response.body)).toEqual(['detail']);
   expect(response.body.detail.length).toBeGreaterThan(0);
@@ -102,31 +76,16 @@ function expectValidationError(response: Response, loc: (string | number)[], typ
   return issue;
 }
 
-function expectErrorBody(response: Response, status: number, error: string) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(response.body).toEqual({ error, detail: expect.any(String) });
-}
-
-function expectNotFound(response: Response) {
+function expectNotFound(response: RestResponse) {
   expectErrorBody(response, 404, 'ResourceNotFound');
 }
 
-/** The single GraphQL error of a response, checked for its code. */
-function expectGraphQLError(response: Awaited<ReturnType<Gql>>, code: string) {
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  const [error] = response.body.errors!;
-  expect(error.extensions.code).toBe(code);
-  expect(error.message).toEqual(expect.any(String));
-  return error;
-}
-
-const emails = (response: Response) => response.body.items.map((item: { email: string }) => item.email);
+const emails = (response: RestResponse) => response.body.items.map((item: { email: string }) => item.email);
 
 describe('creating customers over REST', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
   });
 
   it('creates a customer with every field and answers 201 with exactly the wire keys of the client library', async () => {
@@ -222,7 +181,7 @@ describe('creating customers over REST', () => {
   });
 
   it('refuses to create a customer in another organization than the token’s own', async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'production', { checkRequestId: true });
     const response = await org.api('POST', '/customers/', { email: 'elsewhere@example.com', organization_id: other.organizationId });
     expectValidationError(response, ['body', 'organization_id']);
     expect(await rowCount(other.organizationId)).toBe(0);
@@ -234,7 +193,7 @@ describe('refusing bad customer input over REST', () => {
   let org: Org;
   let existing: { id: string };
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     existing = await create(org, { email: 'valid@example.com', name: 'Valid' });
   });
 
@@ -293,7 +252,7 @@ describe('listing customers over REST', () => {
   let org: Org;
   // Four live customers, created in this order one second apart, and one deleted customer.
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     const start = Date.now() - 3_600_000;
     const specs = [
       { email: 'anna@shop.test', name: 'Anna 100% Real', external_id: 'crm_1', metadata: { tier: 'gold', seats: 3 } },
@@ -385,7 +344,7 @@ describe('listing customers over REST', () => {
 describe('reading, updating and deleting a customer over REST', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
   });
 
   it('gets a customer by id and by external id with the very body the create answered', async () => {
@@ -567,7 +526,7 @@ describe('customer state over REST', () => {
   let org: Org;
   let customer: Record<string, unknown> & { id: string };
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     customer = await create(org, { email: 'stateful@example.com', name: 'Stateful', external_id: 'state-1', billing_address: { country: 'NL' } });
   });
 
@@ -592,8 +551,8 @@ describe("another organization's customers", () => {
   let aTwin: { id: string } & Record<string, unknown>;
   let bTwin: { id: string } & Record<string, unknown>;
   beforeAll(async () => {
-    a = await newOrganization();
-    b = await newOrganization();
+    a = await newOrganization(server, 'production', { checkRequestId: true });
+    b = await newOrganization(server, 'production', { checkRequestId: true });
     aCustomer = await create(a, { email: 'private@example.com', name: 'Private', external_id: 'a-only' });
     // The same external id and email exist in both organizations: each is its own customer.
     aTwin = await create(a, { email: 'twin@example.com', name: 'Twin of A', external_id: 'twin' });
@@ -649,30 +608,16 @@ describe('a token without the customers scopes', () => {
   let productsOnlyGql: Gql;
   let readOnly: Api;
 
-  async function tokenWithScopes(scopes: string[]): Promise<string> {
-    const signIn = await graphqlClient(server.base())('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-      email: org.userEmail,
-      password: org.userPassword,
-    });
-    expect(signIn.body.errors).toBeUndefined();
-    const created = await graphqlClient(server.base(), signIn.body.data.signIn.token)(
-      'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { comment: `scopes ${scopes.join(' ')}`, scopes, organizationId: org.organizationId } },
-    );
-    expect(created.body.errors).toBeUndefined();
-    return created.body.data.core.organizationAccessTokenCreate.token;
-  }
-
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     customer = await create(org, { email: 'guarded@example.com', external_id: 'guarded-1' });
-    const token = await tokenWithScopes(['products:read']);
-    productsOnly = client(token);
+    const token = await tokenWithScopes(server, org, ['products:read'], 'scopes products:read');
+    productsOnly = restClientCheckingRequestId(server.base(), token);
     productsOnlyGql = graphqlClient(server.base(), token);
-    readOnly = client(await tokenWithScopes(['customers:read']));
+    readOnly = restClientCheckingRequestId(server.base(), await tokenWithScopes(server, org, ['customers:read'], 'scopes customers:read'));
   });
 
-  function expectNotPermitted(response: Response, scope: string) {
+  function expectNotPermitted(response: RestResponse, scope: string) {
     expectErrorBody(response, 403, 'NotPermitted');
     expect(response.body.detail).toContain(scope);
   }
@@ -741,7 +686,7 @@ describe('customers over GraphQL', () => {
   }
 
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
   });
 
   it('creates a customer with camelCase fields and reads it back by id and by external id', async () => {
@@ -793,7 +738,7 @@ describe('customers over GraphQL', () => {
   });
 
   it('lists customers with email, query, metadata and sorting filters', async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'production', { checkRequestId: true });
     const gql = other.gql;
     for (const input of [
       { email: 'zed@list.test', name: 'Zed', metadata: { tier: 'gold' } },
@@ -865,7 +810,7 @@ describe('customers over GraphQL', () => {
 
   it("answers another organization's customer with RESOURCE_NOT_FOUND, by id and by external id", async () => {
     const created = await gqlCreate({ email: 'gql-private@example.com', externalId: 'gql-private' });
-    const stranger = await newOrganization();
+    const stranger = await newOrganization(server, 'production', { checkRequestId: true });
     expectGraphQLError(await stranger.gql(GET, { id: created.id }), 'RESOURCE_NOT_FOUND');
     expectGraphQLError(await stranger.gql(GET_EXTERNAL, { externalId: 'gql-private' }), 'RESOURCE_NOT_FOUND');
     expectGraphQLError(await stranger.gql(UPDATE, { id: created.id, input: { name: 'Hijacked' } }), 'RESOURCE_NOT_FOUND');
@@ -878,9 +823,7 @@ describe('customers through the official SDK', () => {
   let polar: Polar;
   let organizationId: string;
   beforeAll(async () => {
-    const boot = await server.bootstrap();
-    organizationId = boot.organizationId;
-    polar = new Polar({ accessToken: boot.token, serverURL: server.url });
+    ({ polar, organizationId } = await newOrganization(server));
   });
 
   function expectWellFormed(customer: Customer) {

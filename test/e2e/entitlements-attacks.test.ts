@@ -5,11 +5,11 @@
 // In sandbox, on a test clock, with the sandbox job runner stopped: the tests run the due work
 // themselves (`settle`, or the renewal sweep directly), so every interleaving is deterministic.
 import { createHash, randomUUID } from 'node:crypto';
-import { Polar } from '@polar-sh/sdk';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The server (and with it the whole schema) first: the services below import each other in cycles.
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { linkKey, signLink } from '../../src/auth/signed-links.ts';
 import type { Db } from '../../src/db/client.ts';
 import { enqueueJob, type JobContext } from '../../src/jobs/runner.ts';
@@ -39,29 +39,6 @@ async function settle() {
 /** The renewal sweep alone, as the runner calls it, at the test clock. */
 function sweepContext(db: Db = prisma()): JobContext {
   return { environment: sandbox().environment, prisma: db, now: () => server.clock.now ?? new Date(), logger: quietLogger };
-}
-
-type Api = ReturnType<typeof restClient>;
-interface Org {
-  organizationId: string;
-  token: string;
-  polar: Polar;
-  buyer: Polar;
-  api: Api;
-  gql: ReturnType<typeof graphqlClient>;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId } = await server.bootstrap('sandbox');
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    organizationId,
-    token,
-    polar: new Polar({ accessToken: token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), token),
-    gql: graphqlClient(server.base('sandbox'), token),
-  };
 }
 
 // Every subscription a test starts is revoked after it, so no later sweep finds a crowd of them due.
@@ -141,7 +118,7 @@ function expectClientError(response: { status: number; body: unknown }, what: st
 
 describe('a checkout confirmed with someone else’s email signs the confirmer in to that checkout only', () => {
   it('gives an anonymous buyer who types a victim’s email no access to the victim’s downloadables', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const secret = Buffer.from('the victim paid for this');
     const file = await uploadFile(org, secret, 'paid-report.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Paid report', properties: { files: [file.id] } });
@@ -166,7 +143,7 @@ describe('a checkout confirmed with someone else’s email signs the confirmer i
   });
 
   it('still lists to a buyer the files that their own checkout bought', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const file = await uploadFile(org, Buffer.from('bought just now'), 'guide.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Guide', properties: { files: [file.id] } });
     const guide = await product(org, 'Guide', { amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }, { recurring: false, benefits: [benefit.id] });
@@ -180,7 +157,7 @@ describe('a checkout confirmed with someone else’s email signs the confirmer i
 
 describe('the renewal sweep with 20 or more subscriptions due at once', () => {
   it('bills twenty due subscriptions and returns', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const plan = await monthly(org, 'Crowded plan', 500);
     // Twenty buyers at the same instant: their first periods end together.
     await Promise.all(Array.from({ length: 20 }, (_, i) => confirm(org, plan.id, `crowd${i}@example.com`)));
@@ -214,7 +191,7 @@ describe('the renewal sweep with 20 or more subscriptions due at once', () => {
 
 describe('a pay-what-you-want subscription renews at the amount chosen', () => {
   it('charges the amount the buyer chose on every renewal, not 0', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const plan = await product(org, 'Supporter', { amountType: 'custom', minimumAmount: 500, priceCurrency: 'usd' });
     const subscription = await subscribe(org, plan.id, 'supporter@example.com', { amount: 2500 });
     expect(subscription).toMatchObject({ status: 'active', amount: 2500 });
@@ -229,7 +206,7 @@ describe('a pay-what-you-want subscription renews at the amount chosen', () => {
 
 describe('a subscription that ends while its renewal payment is scheduled is not charged', () => {
   it('does not take the money for a period after a revoke, nor for a subscription revoked before its first payment', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const plan = await monthly(org, 'Ending plan', 1500);
 
     // A renewal is billed (the order and its payment made), then the subscription is revoked before
@@ -261,7 +238,7 @@ describe('a subscription that ends while its renewal payment is scheduled is not
 
 describe('a plan change while the renewal payment is in flight', () => {
   it('bills the upgrade for the period that just started, or refuses the change until the renewal settles', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const basic = await monthly(org, 'Basic window', 1000);
     const pro = await monthly(org, 'Pro window', 3000);
     const subscription = await subscribe(org, basic.id, 'window@example.com');
@@ -294,7 +271,7 @@ describe('malformed input', () => {
 
   beforeAll(async () => {
     server.clock.now = start;
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Unlimited usage', properties: { activations: { limit: 3, enableCustomerAdmin: true } } });
     const plan = await monthly(org, 'Keyed plan', 900, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'malformed@example.com');
@@ -370,7 +347,7 @@ describe('a customer session token', () => {
 
   beforeAll(async () => {
     server.clock.now = start;
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Portal key', properties: { prefix: 'CST' } });
     const plan = await monthly(org, 'Portal plan', 700, [benefit.id]);
     const confirmed = await confirm(org, plan.id, 'portal@example.com');
@@ -420,8 +397,8 @@ describe('a customer session token', () => {
 describe('another organization', () => {
   it('cannot find the subscriptions, grants and activations of another, by filter or by id, nor change a payment method', async () => {
     server.clock.now = start;
-    const owner = await newOrganization();
-    const intruder = await newOrganization();
+    const owner = await newOrganization(server, 'sandbox');
+    const intruder = await newOrganization(server, 'sandbox');
     const benefit = await owner.polar.benefits.create({ type: 'license_keys', description: 'Owner key', properties: { activations: { limit: 2, enableCustomerAdmin: false } } });
     const plan = await monthly(owner, 'Owner plan', 1100, [benefit.id]);
     const subscription = await subscribe(owner, plan.id, 'owned@example.com');
@@ -457,8 +434,8 @@ describe('another organization', () => {
 describe('a downloadables benefit changed to name another organization’s file', () => {
   it('is refused with 422 at the file, in any letter case, with no event and no grant sync', async () => {
     server.clock.now = null;
-    const org = await newOrganization();
-    const stranger = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(server, 'sandbox');
     const own = await uploadFile(org, Buffer.from('own bytes'), 'own.pdf');
     const foreign = await uploadFile(stranger, Buffer.from('foreign bytes'), 'foreign.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Own files', properties: { files: [own.id] } });
@@ -480,8 +457,8 @@ describe('a downloadables benefit changed to name another organization’s file'
 describe('anonymous license-key checks', () => {
   it('answer deactivation of another organization’s key exactly as an unknown key, and remove nothing', async () => {
     server.clock.now = start;
-    const owner = await newOrganization();
-    const other = await newOrganization();
+    const owner = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(server, 'sandbox');
     const benefit = await owner.polar.benefits.create({ type: 'license_keys', description: 'Deactivation key', properties: { activations: { limit: 2, enableCustomerAdmin: false } } });
     const plan = await monthly(owner, 'Deactivation plan', 300, [benefit.id]);
     await subscribe(owner, plan.id, 'deactivate@example.com');
@@ -499,7 +476,7 @@ describe('anonymous license-key checks', () => {
 describe('concurrent duplicates', () => {
   it('five concurrent revokes of one subscription: one succeeds, one set of events, one revocation of its grants', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Race perk', properties: { note: 'hi' } });
     const plan = await monthly(org, 'Race plan', 800, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'race@example.com');
@@ -517,7 +494,7 @@ describe('concurrent duplicates', () => {
 
   it('four concurrent changes to the same product: one applies, the others are 422, and the proration is recorded once', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const basic = await monthly(org, 'Race basic', 1000);
     const pro = await monthly(org, 'Race pro', 3000);
     const subscription = await subscribe(org, basic.id, 'race-change@example.com');
@@ -531,7 +508,7 @@ describe('concurrent duplicates', () => {
 
   it('five grant syncs of one purchase running at once: one grant per benefit, one license key, one created event each', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const keys = await org.polar.benefits.create({ type: 'license_keys', description: 'Synced key', properties: { prefix: 'SYNC' } });
     const perk = await org.polar.benefits.create({ type: 'custom', description: 'Synced perk', properties: { note: 'hi' } });
     const item = await product(org, 'One-time synced', { amountType: 'fixed', priceAmount: 1200, priceCurrency: 'usd' }, { recurring: false, benefits: [keys.id, perk.id] });
@@ -555,7 +532,7 @@ describe('concurrent duplicates', () => {
 describe('money on plan changes', () => {
   it('carries a downgrade credit larger than a period to the next orders exactly, never billing a negative total', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const pro = await monthly(org, 'Carry pro', 3000);
     const basic = await monthly(org, 'Carry basic', 1000);
     const subscription = await subscribe(org, pro.id, 'carry@example.com');
@@ -581,7 +558,7 @@ describe('money on plan changes', () => {
 describe('signed file links', () => {
   it('do not stand in for one another: a part link does not download, a download link does not upload, an invoice-key signature opens nothing', async () => {
     server.clock.now = null; // links are signed and checked on the real clock here
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const bytes = Buffer.from('0123456789abcdef');
     const file = await org.polar.files.create({
       service: 'downloadable',

@@ -17,6 +17,9 @@ import { issueCustomerSession } from '../../src/modules/customer-sessions/servic
 import { assertDownloadableFiles, fileDownloadLink, maxFileSize } from '../../src/modules/files/service.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout, paidOrderOf } from '../helpers/purchases.ts';
+import { expectStatus } from '../helpers/responses.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
 let server: TestServer;
@@ -27,42 +30,9 @@ afterAll(() => server?.close());
 
 const HOUR_MS = 3600_000;
 
-type Api = ReturnType<typeof restClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  polar: Polar;
-  /** An SDK client without a token: the buyer's. */
-  buyer: Polar;
-  api: Api;
-  gql: ReturnType<typeof graphqlClient>;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId, userEmail, userPassword } = await server.bootstrap('sandbox');
-  return {
-    organizationId,
-    token,
-    userEmail,
-    userPassword,
-    polar: new Polar({ accessToken: token, serverURL: `${server.url}/sandbox` }),
-    buyer: new Polar({ serverURL: `${server.url}/sandbox` }),
-    api: restClient(base(), token),
-    gql: graphqlClient(base(), token),
-  };
-}
-
 const base = () => server.base('sandbox');
 const environment = () => server.kassa.environments.sandbox.environment;
 const prisma = () => environment().prisma;
-
-function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
 
 const sha256Base64 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
 
@@ -148,7 +118,7 @@ describe('uploading a file in parts through the official client', () => {
   let completed: S3FileUploadCompletedPart[];
 
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     bytes = bytesOf(10_000);
     created = await createFile(org, bytes, { name: 'Guide à lire "v2".pdf', chunkSize: 4096 });
   });
@@ -357,7 +327,7 @@ describe('uploading a file in parts through the official client', () => {
 describe('what an upload refuses', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
   });
 
   const validationLocs = async (call: Promise<unknown>) => {
@@ -519,8 +489,8 @@ describe("who reaches an organization's files", () => {
   let stranger: Org;
   let fileId: string;
   beforeAll(async () => {
-    owner = await newOrganization();
-    stranger = await newOrganization();
+    owner = await newOrganization(server, 'sandbox');
+    stranger = await newOrganization(server, 'sandbox');
     fileId = (await uploadFile(owner, bytesOf(64), 'private.pdf')).id;
   });
 
@@ -557,15 +527,7 @@ describe("who reaches an organization's files", () => {
   });
 
   it('a token without the files scopes: 403 naming them', async () => {
-    const signIn = await graphqlClient(base())('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-      email: owner.userEmail,
-      password: owner.userPassword,
-    });
-    const created = await graphqlClient(base(), signIn.body.data.signIn.token)(
-      'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { organizationId: owner.organizationId, comment: 'read only', scopes: ['files:read'] } },
-    );
-    const limited = restClient(base(), created.body.data.core.organizationAccessTokenCreate.token);
+    const limited = restClient(base(), await tokenWithScopes(server, owner, ['files:read'], 'read only'));
     expect(expectStatus(await limited('GET', `/files/?ids=${fileId}`), 200).items).toHaveLength(1);
     const patch = await limited('PATCH', `/files/${fileId}`, { name: 'renamed.pdf' });
     expect(patch.status).toBe(403);
@@ -588,7 +550,7 @@ describe("who reaches an organization's files", () => {
 
 describe('files through GraphQL', () => {
   it('creates, completes and lists a file under core', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const bytes = bytesOf(30);
     const create = await org.gql(
       `mutation ($input: FileCreateInput!) { core { fileCreate(input: $input) { id isUploaded sizeReadable upload { id path parts { number url headers } } } } }`,
@@ -632,14 +594,8 @@ describe("a customer's downloadables", () => {
 
   /** A purchase with a test card, returned once its benefits are granted. */
   async function buy(customerEmail: string, productId = bundleId) {
-    const checkout = await org.polar.checkouts.create({ products: [productId] });
-    await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa' } });
-    const orders = await eventually(
-      async () => (await org.polar.orders.list({ checkoutId: checkout.id })).result.items,
-      (items) => items.length === 1 && items[0].status === 'paid',
-      'the order to be paid',
-    );
-    const order = orders[0];
+    const checkout = await createAndConfirmCheckout(org, productId, customerEmail);
+    const order = await paidOrderOf(org, checkout.id);
     await eventually(
       () => prisma().benefitGrant.findMany({ where: { orderId: order.id, grantedAt: { not: null } } }),
       (grants) => grants.length === 1,
@@ -659,7 +615,7 @@ describe("a customer's downloadables", () => {
   const fileIdsOf = async (token: string) => (await downloadables(token)).items.map((d) => d.file.id);
 
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     ebook = bytesOf(5_000, 11);
     ebookId = (await uploadFile(org, ebook, 'ebook.epub')).id;
     audioId = (await uploadFile(org, bytesOf(700, 12), 'audio.mp3')).id;
@@ -728,7 +684,7 @@ describe("a customer's downloadables", () => {
   });
 
   it("refuses a benefit that names another organization's file", async () => {
-    const stranger = await newOrganization();
+    const stranger = await newOrganization(server, 'sandbox');
     const foreign = await uploadFile(stranger, bytesOf(10), 'foreign.pdf');
     const error = await rejectionOf(org.polar.benefits.create({ type: 'downloadables', description: 'Stolen', properties: { files: [ebookId, foreign.id] } }));
     expect(error).toBeInstanceOf(HTTPValidationError);

@@ -3,27 +3,14 @@
 // different callers never meet; other methods ignore the header.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
-
-type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
-type Api = ReturnType<typeof restClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  api: Api;
-}
-
-async function newOrganization(): Promise<Org> {
-  const boot = await server.bootstrap();
-  return { ...boot, api: restClient(server.base(), boot.token) };
-}
 
 const prisma = () => server.kassa.environments.production.environment.prisma;
 
@@ -53,16 +40,16 @@ async function createdEvents(org: Org) {
   return prisma().event.findMany({ where: { organizationId: org.organizationId, type: 'customer.created' }, orderBy: { sequence: 'asc' } });
 }
 
-const replayed = (response: Response) => response.headers.get('idempotent-replayed');
+const replayed = (response: RestResponse) => response.headers.get('idempotent-replayed');
 
-function expectKeyRefused(response: Response) {
+function expectKeyRefused(response: RestResponse) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
   expect(response.body).toEqual({ detail: [{ loc: ['header', 'idempotency-key'], msg: expect.any(String), type: expect.any(String) }] });
 }
 
 describe('a retry with the same Idempotency-Key and body', () => {
   it('gets the same 201 and body back, marked idempotent-replayed, and only one customer exists', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const body = { email: 'once@example.com', name: 'Once', metadata: { attempt: 1 } };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -84,7 +71,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the same product back for POST /v1/products/, and only one product exists', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const first = await postWithKey(org, '/products/', freeProduct('Idempotent product'), key);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -96,7 +83,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('keeps replaying the first answer after the customer it created was deleted, creating nothing new', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const body = { email: 'short-lived@example.com' };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -111,7 +98,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the 422 of a first request that failed validation back, creating nothing', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const body = { email: 'not-an-email' };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -126,7 +113,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the 422 of a first request that hit a duplicate email back', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     expect((await org.api('POST', '/customers/', { email: 'holder@example.com' })).status).toBe(201);
     const key = freshKey();
     const first = await postWithKey(org, '/customers/', { email: 'HOLDER@example.com' }, key);
@@ -142,7 +129,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
 
 describe('the same Idempotency-Key with another request', () => {
   it('is refused with 422 at header.idempotency-key when the body differs, creating nothing', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const first = await postWithKey(org, '/customers/', { email: 'original@example.com' }, key);
     expect(first.status).toBe(201);
@@ -158,7 +145,7 @@ describe('the same Idempotency-Key with another request', () => {
   });
 
   it('is refused with 422 when sent to another endpoint', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     expect((await postWithKey(org, '/customers/', { email: 'first-endpoint@example.com' }, key)).status).toBe(201);
     expectKeyRefused(await postWithKey(org, '/products/', freeProduct('Other endpoint'), key));
@@ -168,8 +155,8 @@ describe('the same Idempotency-Key with another request', () => {
 
 describe('Idempotency-Keys of different callers', () => {
   it('are independent: the same key and body from another organization creates its own customer', async () => {
-    const a = await newOrganization();
-    const b = await newOrganization();
+    const a = await newOrganization(server);
+    const b = await newOrganization(server);
     const key = freshKey();
     const body = { email: 'shared-key@example.com', name: 'Shared' };
     const fromA = await postWithKey(a, '/customers/', body, key);
@@ -186,8 +173,8 @@ describe('Idempotency-Keys of different callers', () => {
   });
 
   it('are independent even when the bodies differ', async () => {
-    const a = await newOrganization();
-    const b = await newOrganization();
+    const a = await newOrganization(server);
+    const b = await newOrganization(server);
     const key = freshKey();
     expect((await postWithKey(a, '/products/', freeProduct('From A'), key)).status).toBe(201);
     const fromB = await postWithKey(b, '/products/', freeProduct('From B'), key);
@@ -201,7 +188,7 @@ describe('concurrent requests with the same Idempotency-Key', () => {
    * Each answer to a race as one of: the original 201, a replay of it, a 409 IdempotencyKeyInUse,
    * or a description of anything else.
    */
-  function labelAnswers(responses: Response[]) {
+  function labelAnswers(responses: RestResponse[]) {
     const originals = responses.filter((r) => r.status === 201 && replayed(r) === null);
     const original = originals[0]?.body;
     const labels = responses.map((r) => {
@@ -215,7 +202,7 @@ describe('concurrent requests with the same Idempotency-Key', () => {
   }
 
   it('create exactly one customer; every answer is the 201, a 409 IdempotencyKeyInUse or a replay of the 201', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const body = { email: 'concurrent@example.com', external_id: 'concurrent-1' };
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => postWithKey(org, '/customers/', body, key)));
@@ -237,7 +224,7 @@ describe('concurrent requests with the same Idempotency-Key', () => {
   });
 
   it('create exactly one product; every answer is the 201, a 409 IdempotencyKeyInUse or a replay of the 201', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => postWithKey(org, '/products/', freeProduct('Concurrent product'), key)));
     const { original, labels } = labelAnswers(responses);
@@ -253,14 +240,14 @@ describe('concurrent requests with the same Idempotency-Key', () => {
 
 describe('the Idempotency-Key value', () => {
   it('is refused with 422 at header.idempotency-key when longer than 255 characters, creating nothing', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     expectKeyRefused(await postWithKey(org, '/customers/', { email: 'long-key@example.com' }, 'k'.repeat(256)));
     expect(await customerTotal(org)).toBe(0);
     expect(await createdEvents(org)).toEqual([]);
   });
 
   it('is accepted at exactly 255 characters', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = `${freshKey()}-`.padEnd(255, 'k');
     const first = await postWithKey(org, '/customers/', { email: 'max-key@example.com' }, key);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -270,7 +257,7 @@ describe('the Idempotency-Key value', () => {
   });
 
   it('is refused with 422 when it holds a space', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     expectKeyRefused(await postWithKey(org, '/products/', freeProduct('Spaced key'), 'has a space'));
     expect(await productTotal(org)).toBe(0);
   });
@@ -278,7 +265,7 @@ describe('the Idempotency-Key value', () => {
 
 describe('requests the Idempotency-Key does not apply to', () => {
   it('POST without the header runs every time: two identical product POSTs create two products', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const first = await org.api('POST', '/products/', freeProduct('Twice'));
     const second = await org.api('POST', '/products/', freeProduct('Twice'));
     expect(first.status).toBe(201);
@@ -290,7 +277,7 @@ describe('requests the Idempotency-Key does not apply to', () => {
   });
 
   it('POST without the header runs every time: an identical customer POST meets the duplicate email', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     expect((await org.api('POST', '/customers/', { email: 'no-key@example.com' })).status).toBe(201);
     const second = await org.api('POST', '/customers/', { email: 'no-key@example.com' });
     expect(second.status).toBe(422);
@@ -299,7 +286,7 @@ describe('requests the Idempotency-Key does not apply to', () => {
   });
 
   it('GET ignores the header and answers the current state every time, even with a key no POST would accept', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const key = freshKey();
     const before = await org.api('GET', '/customers/', undefined, { 'idempotency-key': key });
     expect(before.status).toBe(200);

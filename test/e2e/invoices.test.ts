@@ -14,7 +14,10 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
+import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { buy, declinedOrder, fixedProduct } from '../helpers/purchases.ts';
+import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
+import { rejectionOf, sleep } from '../helpers/waiting.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,81 +27,7 @@ afterAll(() => server?.close());
 
 const HOUR_MS = 3600_000;
 
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  /** The organization's SDK client (its all-scopes token). */
-  polar: Polar;
-  /** An SDK client without a token: the buyer's. */
-  buyer: Polar;
-  api: Api;
-  gql: Gql;
-}
-
-async function newOrganization(organizationName?: string): Promise<Org> {
-  const { token, organizationId, userEmail, userPassword } = await server.bootstrap('sandbox', organizationName ? { organizationName } : {});
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    organizationId,
-    token,
-    userEmail,
-    userPassword,
-    polar: new Polar({ accessToken: token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), token),
-    gql: graphqlClient(server.base('sandbox'), token),
-  };
-}
-
 const prisma = () => server.kassa.environments.sandbox.environment.prisma;
-
-/** The organization's events, oldest first. */
-async function eventsOf(organizationId: string) {
-  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
-function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
-
-async function fixedProduct(org: Org, name = 'Ebook', priceAmount = 1999) {
-  return org.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount, priceCurrency: 'usd' }] });
-}
-
-async function ordersOfCheckout(org: Org, checkoutId: string): Promise<Order[]> {
-  return (await org.polar.orders.list({ checkoutId })).result.items;
-}
-
-/** A whole purchase by a buyer with tok_visa; returns the paid order (billing details as the buyer gave them). */
-async function buy(org: Org, productId: string, customerEmail: string, customerName?: string): Promise<Order> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({
-    clientSecret: checkout.clientSecret,
-    checkoutConfirmStripe: { customerEmail, ...(customerName ? { customerName } : {}), confirmationTokenId: 'tok_visa' },
-  });
-  const orders = await eventually(() => ordersOfCheckout(org, checkout.id), (items) => items.length === 1 && items[0].status === 'paid', 'the order to be paid');
-  await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'succeeded', 'the checkout to succeed');
-  return orders[0];
-}
-
-/** A purchase whose card is declined: the order stays pending and unpaid. */
-async function declinedOrder(org: Org, productId: string, customerEmail: string): Promise<Order> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({
-    clientSecret: checkout.clientSecret,
-    checkoutConfirmStripe: { customerEmail, customerName: 'Declined Buyer', confirmationTokenId: 'tok_chargeDeclined' },
-  });
-  await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'failed', 'the checkout to fail');
-  const orders = await ordersOfCheckout(org, checkout.id);
-  expect(orders.map((o) => [o.status, o.paid])).toEqual([['pending', false]]);
-  return orders[0];
-}
 
 const BILLING = { billing_name: 'Invoiced Buyer GmbH', billing_address: { line1: 'Hauptstraße 5', postal_code: '10115', city: 'Berlin', country: 'DE' } };
 
@@ -141,20 +70,7 @@ async function invoiceNumberOf(org: Org, orderId: string): Promise<string> {
 const sequenceOf = (number: string) => Number(/-(\d{4,})$/.exec(number)?.[1]);
 
 /** A token of the organization holding only the products scopes, issued by its owner through GraphQL. */
-async function productsOnlyToken(org: Org): Promise<string> {
-  const anonymous = graphqlClient(server.base('sandbox'));
-  const signIn = await anonymous('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-    email: org.userEmail,
-    password: org.userPassword,
-  });
-  expect(signIn.body.errors).toBeUndefined();
-  const created = await graphqlClient(server.base('sandbox'), signIn.body.data.signIn.token)(
-    'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-    { input: { organizationId: org.organizationId, comment: 'products only', scopes: ['products:read', 'products:write'] } },
-  );
-  expect(created.body.errors).toBeUndefined();
-  return created.body.data.core.organizationAccessTokenCreate.token;
-}
+const productsOnlyToken = (org: Org) => tokenWithScopes(server, org, ['products:read', 'products:write'], 'products only');
 
 // ---------------------------------------------------------------------------------------------
 // The official client and REST
@@ -165,7 +81,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Invoiced ebook', 1999);
       // No customer name: the order has no billing details yet.
       order = await buy(org, product.id, 'invoice-buyer@example.com');
@@ -187,7 +103,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('refuses to generate the invoice of a paid order without billing name and address: 422 MissingInvoiceBillingDetails', async () => {
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(MissingInvoiceBillingDetails);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -197,7 +113,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(422);
       expect(rest.body).toEqual({ error: 'MissingInvoiceBillingDetails', detail: expect.stringMatching(/billing/i) });
       expect((await org.polar.orders.get({ id: order.id })).isInvoiceGenerated).toBe(false);
-      expect(await eventsOf(org.organizationId)).toHaveLength(before);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
 
     it('still refuses with a billing name but no billing address', async () => {
@@ -214,7 +130,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
         orderUpdate: { billingName: 'Invoiced Buyer GmbH', billingAddress: { line1: 'Hauptstraße 5', postalCode: '10115', city: 'Berlin', country: 'DE' } },
       });
       expect(updated).toMatchObject({ billingName: 'Invoiced Buyer GmbH', billingAddress: { country: 'DE', city: 'Berlin' }, isInvoiceGenerated: false });
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
 
       const response = await fetch(`${server.base('sandbox')}/orders/${order.id}/invoice`, { method: 'POST', headers: { authorization: `Bearer ${org.token}` } });
       expect(response.status).toBe(202);
@@ -224,7 +140,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
       const seen = await org.polar.orders.get({ id: order.id });
       expect(seen.isInvoiceGenerated).toBe(true);
-      const events = (await eventsOf(org.organizationId)).slice(before);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', order.id]]);
       const rest = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       expect(rest.is_invoice_generated).toBe(true);
@@ -232,7 +148,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('answers 409 InvoiceAlreadyExists to a second generation, changing nothing', async () => {
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const invoiceBefore = await prisma().invoice.findUniqueOrThrow({ where: { orderId: order.id } });
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(InvoiceAlreadyExists);
@@ -242,13 +158,13 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(409);
       expect(rest.body).toEqual({ error: 'InvoiceAlreadyExists', detail: expect.any(String) });
       expect(rest.body.detail.length).toBeGreaterThan(0);
-      expect(await eventsOf(org.organizationId)).toHaveLength(before);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
       const invoices = await prisma().invoice.findMany({ where: { orderId: order.id } });
       expect(invoices.map((i) => [i.id, i.number])).toEqual([[invoiceBefore.id, invoiceBefore.number]]);
     });
 
     it('refuses to change the billing details once the invoice exists: 422, nothing changed, no event', async () => {
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const restBefore = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       const error = await rejectionOf(org.polar.orders.update({ id: order.id, orderUpdate: { billingName: 'Someone Else', billingAddress: { country: 'US' } } }));
       expect(error).toBeInstanceOf(HTTPValidationError);
@@ -257,7 +173,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(422);
       expect(rest.body).toEqual({ detail: [expect.objectContaining({ loc: ['body'], msg: expect.stringMatching(/invoice/i) })] });
       expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200)).toEqual(restBefore);
-      expect(await eventsOf(org.organizationId)).toHaveLength(before);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
 
     it('gives a signed link, valid for an hour, to this environment', async () => {
@@ -337,11 +253,11 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe('an unpaid order', () => {
     it('is refused an invoice with 422 NotPaidOrder, even with billing details', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Declined book');
-      const order = await declinedOrder(org, product.id, 'unpaid@example.com');
+      const order = await declinedOrder(org, product.id, 'unpaid@example.com', 'Declined Buyer');
       expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(NotPaidOrder);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -352,14 +268,14 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ error: 'NotPaidOrder', detail: expect.stringMatching(/paid/i) });
       expect((await org.polar.orders.get({ id: order.id })).isInvoiceGenerated).toBe(false);
       expect(await prisma().invoice.count({ where: { orderId: order.id } })).toBe(0);
-      expect(await eventsOf(org.organizationId)).toHaveLength(before);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
   });
 
   describe('invoice numbers', () => {
     it('are sequential per organization and independent across organizations', async () => {
-      const acme = await newOrganization('Acme Books');
-      const zenith = await newOrganization('Zenith Labs');
+      const acme = await newOrganization(server, 'sandbox', { organizationName: 'Acme Books' });
+      const zenith = await newOrganization(server, 'sandbox', { organizationName: 'Zenith Labs' });
       const acmeBook = await fixedProduct(acme, 'Acme book', 1_000);
       const zenithBook = await fixedProduct(zenith, 'Zenith book', 2_000);
       const [a1, a2, z1] = await Promise.all([
@@ -376,7 +292,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('stay distinct and consecutive when four orders of one organization are invoiced at once', async () => {
-      const org = await newOrganization('Parallel Press');
+      const org = await newOrganization(server, 'sandbox', { organizationName: 'Parallel Press' });
       const product = await fixedProduct(org, 'Parallel book', 1_500);
       const orders = await Promise.all([1, 2, 3, 4].map((n) => buy(org, product.id, `parallel-${n}@example.com`)));
       for (const order of orders) expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
@@ -394,8 +310,8 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe("another organization's order", () => {
     it('is not found on GET or POST invoice, before and after its invoice exists', async () => {
-      const owner = await newOrganization();
-      const stranger = await newOrganization();
+      const owner = await newOrganization(server, 'sandbox');
+      const stranger = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(owner, 'Private invoice book');
       const order = await buy(owner, product.id, 'private-invoice@example.com');
       expectStatus(await owner.api('PATCH', `/orders/${order.id}`, BILLING), 200);
@@ -427,7 +343,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe('a token with only the products scopes', () => {
     it('gets 403 naming orders:read on GET and POST invoice', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Scoped invoice book');
       const order = await buy(org, product.id, 'scoped-invoice@example.com');
       expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
@@ -458,68 +374,53 @@ describe('invoices through GraphQL in sandbox', () => {
     id billingName billingAddress { line1 line2 postalCode city state country } isInvoiceGenerated } } }`;
   const ORDER = 'query ($id: UUID!) { core { order(id: $id) { id billingName billingAddress { line1 postalCode city country } isInvoiceGenerated } } }';
 
-  /** The data of a response that must not have errors. */
-  async function ok(response: Promise<Awaited<ReturnType<Gql>>>) {
-    const { body } = await response;
-    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-    return body.data;
-  }
-  /** The single error of a response, checked for its code and HTTP status. */
-  async function failure(response: Promise<Awaited<ReturnType<Gql>>>, code: string, status: number) {
-    const { body, status: httpStatus } = await response;
-    expect(body.errors, JSON.stringify(body)).toHaveLength(1);
-    expect(body.errors![0].extensions.code).toBe(code);
-    expect(httpStatus).toBe(status);
-    return body.errors![0];
-  }
-
   describe('the life of one invoice', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization('Graph Goods');
+      org = await newOrganization(server, 'sandbox', { organizationName: 'Graph Goods' });
       const product = await fixedProduct(org, 'GraphQL handbook', 4_250);
       order = await buy(org, product.id, 'gql-invoice@example.com');
     });
 
     it('has no invoice before generation: RESOURCE_NOT_FOUND telling to generate it first', async () => {
-      const error = await failure(org.gql(INVOICE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
+      const error = await graphqlFailure(org.gql(INVOICE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
       expect(error.message).toMatch(/generate/i);
     });
 
     it('refuses to generate without billing details: MISSING_INVOICE_BILLING_DETAILS', async () => {
-      const error = await failure(org.gql(GENERATE, { id: order.id }), 'MISSING_INVOICE_BILLING_DETAILS', 422);
+      const error = await graphqlFailure(org.gql(GENERATE, { id: order.id }), 'MISSING_INVOICE_BILLING_DETAILS', 422);
       expect(error.message).toMatch(/billing/i);
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order.isInvoiceGenerated).toBe(false);
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order.isInvoiceGenerated).toBe(false);
     });
 
     it('generates the invoice after orderUpdate sets the billing details, recording one order.updated', async () => {
       const updated = (
-        await ok(org.gql(UPDATE, { id: order.id, input: { billingName: 'Graph Buyer SARL', billingAddress: { line1: '3 rue de la Paix', postalCode: '75002', city: 'Paris', country: 'FR' } } }))
+        await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Graph Buyer SARL', billingAddress: { line1: '3 rue de la Paix', postalCode: '75002', city: 'Paris', country: 'FR' } } }))
       ).core.orderUpdate;
       expect(updated).toMatchObject({ billingName: 'Graph Buyer SARL', isInvoiceGenerated: false, billingAddress: { country: 'FR', city: 'Paris' } });
-      const before = (await eventsOf(org.organizationId)).length;
-      const generated = (await ok(org.gql(GENERATE, { id: order.id }))).core.orderInvoiceGenerate;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const generated = (await graphqlData(org.gql(GENERATE, { id: order.id }))).core.orderInvoiceGenerate;
       expect(generated).toEqual({ id: order.id, isInvoiceGenerated: true, billingName: 'Graph Buyer SARL' });
-      const events = (await eventsOf(org.organizationId)).slice(before);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', order.id]]);
       expect(events[0].data).toMatchObject({ id: order.id, is_invoice_generated: true });
     });
 
     it('refuses a second generation: INVOICE_ALREADY_EXISTS', async () => {
-      await failure(org.gql(GENERATE, { id: order.id }), 'INVOICE_ALREADY_EXISTS', 409);
+      await graphqlFailure(org.gql(GENERATE, { id: order.id }), 'INVOICE_ALREADY_EXISTS', 409);
       expect(await prisma().invoice.count({ where: { orderId: order.id } })).toBe(1);
     });
 
     it('refuses orderUpdate once invoiced: BAD_USER_INPUT, the billing details unchanged', async () => {
-      const before = (await ok(org.gql(ORDER, { id: order.id }))).core.order;
-      await failure(org.gql(UPDATE, { id: order.id, input: { billingName: 'Changed Later' } }), 'BAD_USER_INPUT', 422);
-      await failure(org.gql(UPDATE, { id: order.id, input: { billingAddress: { country: 'US' } } }), 'BAD_USER_INPUT', 422);
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order).toEqual(before);
+      const before = (await graphqlData(org.gql(ORDER, { id: order.id }))).core.order;
+      await graphqlFailure(org.gql(UPDATE, { id: order.id, input: { billingName: 'Changed Later' } }), 'BAD_USER_INPUT', 422);
+      await graphqlFailure(org.gql(UPDATE, { id: order.id, input: { billingAddress: { country: 'US' } } }), 'BAD_USER_INPUT', 422);
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order).toEqual(before);
     });
 
     it('gives a link to a PDF with the number, the buyer, the product and the total as money', async () => {
-      const { url } = (await ok(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
+      const { url } = (await graphqlData(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
       expect(url.startsWith(`${server.url}/sandbox/v1/invoices/`)).toBe(true);
       const file = await download(url);
       expect(file.status).toBe(200);
@@ -533,7 +434,7 @@ describe('invoices through GraphQL in sandbox', () => {
     });
 
     it('answers 410 to its link after the hour, 404 when tampered with', async () => {
-      const { url } = (await ok(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
+      const { url } = (await graphqlData(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
       expect((await download(url.replace(/signature=[^&]+/, 'signature=forged'))).status).toBe(404);
       server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
       try {
@@ -545,38 +446,38 @@ describe('invoices through GraphQL in sandbox', () => {
   });
 
   it('refuses to generate the invoice of an unpaid order: NOT_PAID_ORDER', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const product = await fixedProduct(org, 'Unpaid GraphQL book');
-    const order = await declinedOrder(org, product.id, 'gql-unpaid@example.com');
-    await ok(org.gql(UPDATE, { id: order.id, input: { billingName: 'Unpaid Buyer', billingAddress: { country: 'NL' } } }));
-    const error = await failure(org.gql(GENERATE, { id: order.id }), 'NOT_PAID_ORDER', 422);
+    const order = await declinedOrder(org, product.id, 'gql-unpaid@example.com', 'Declined Buyer');
+    await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Unpaid Buyer', billingAddress: { country: 'NL' } } }));
+    const error = await graphqlFailure(org.gql(GENERATE, { id: order.id }), 'NOT_PAID_ORDER', 422);
     expect(error.message).toMatch(/paid/i);
     expect(await prisma().invoice.count({ where: { orderId: order.id } })).toBe(0);
   });
 
   it("does not find another organization's order to invoice or to link", async () => {
-    const owner = await newOrganization();
-    const stranger = await newOrganization();
+    const owner = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(server, 'sandbox');
     const product = await fixedProduct(owner, 'Private GraphQL book');
     const order = await buy(owner, product.id, 'gql-private@example.com');
-    await ok(owner.gql(UPDATE, { id: order.id, input: { billingName: 'Owner Buyer', billingAddress: { country: 'SE' } } }));
-    await failure(stranger.gql(GENERATE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
+    await graphqlData(owner.gql(UPDATE, { id: order.id, input: { billingName: 'Owner Buyer', billingAddress: { country: 'SE' } } }));
+    await graphqlFailure(stranger.gql(GENERATE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
     expect(await prisma().invoice.count({ where: { orderId: order.id } })).toBe(0);
-    await ok(owner.gql(GENERATE, { id: order.id }));
-    await failure(stranger.gql(INVOICE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
-    await failure(stranger.gql(GENERATE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
+    await graphqlData(owner.gql(GENERATE, { id: order.id }));
+    await graphqlFailure(stranger.gql(INVOICE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
+    await graphqlFailure(stranger.gql(GENERATE, { id: order.id }), 'RESOURCE_NOT_FOUND', 404);
   });
 
   it('refuses a token with only the products scopes, naming orders:read', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const product = await fixedProduct(org, 'Scoped GraphQL book');
     const order = await buy(org, product.id, 'gql-scoped@example.com');
-    await ok(org.gql(UPDATE, { id: order.id, input: { billingName: 'Scoped Buyer', billingAddress: { country: 'IT' } } }));
+    await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Scoped Buyer', billingAddress: { country: 'IT' } } }));
     const limited = graphqlClient(server.base('sandbox'), await productsOnlyToken(org));
-    const generate = await failure(limited(GENERATE, { id: order.id }), 'NOT_PERMITTED', 403);
+    const generate = await graphqlFailure(limited(GENERATE, { id: order.id }), 'NOT_PERMITTED', 403);
     expect(generate.message).toContain('orders:read');
-    const link = await failure(limited(INVOICE, { id: order.id }), 'NOT_PERMITTED', 403);
+    const link = await graphqlFailure(limited(INVOICE, { id: order.id }), 'NOT_PERMITTED', 403);
     expect(link.message).toContain('orders:read');
-    expect((await ok(org.gql(ORDER, { id: order.id }))).core.order.isInvoiceGenerated).toBe(false);
+    expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order.isInvoiceGenerated).toBe(false);
   });
 });

@@ -15,6 +15,8 @@ import type { Db } from '../../src/db/client.ts';
 import { createOrganization, issueAccessToken } from '../../src/modules/organizations/service.ts';
 import { issueLicenseKey, revokeLicenseKey, type LicenseKeyBenefitProperties } from '../../src/modules/license-keys/service.ts';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { expectStatus } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
@@ -27,35 +29,12 @@ afterEach(() => {
   server.clock.now = null;
 });
 
-type Api = ReturnType<typeof restClient>;
-type Response = Awaited<ReturnType<Api>>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  /** The organization's SDK client (its all-scopes token). */
-  polar: Polar;
-  api: Api;
-}
-
 const environment = () => server.kassa.environments.production.environment;
 const prisma = () => environment().prisma;
 
 /** The customer's software: no token at all. */
 const anonymous = () => new Polar({ serverURL: server.url });
 const anonymousApi = () => restClient(server.base());
-
-async function newOrganization(): Promise<Org> {
-  const boot = await server.bootstrap();
-  return { ...boot, polar: new Polar({ accessToken: boot.token, serverURL: server.url }), api: restClient(server.base(), boot.token) };
-}
-
-function expectStatus(response: Response, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
 
 async function newCustomer(org: Org, email = `buyer-${randomUUID().slice(0, 8)}@example.com`): Promise<string> {
   return expectStatus(await org.api('POST', '/customers/', { email, name: 'Ada Buyer' }), 201).id;
@@ -119,7 +98,7 @@ describe('issuing a license key for a grant', () => {
   let org: Org;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     customerId = await newCustomer(org);
   });
 
@@ -193,7 +172,7 @@ describe('the Core API through the official SDK', () => {
   let benefitId: string;
   let issued: Awaited<ReturnType<typeof issueKey>>;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     customerId = await newCustomer(org, 'grace@example.com');
     benefitId = await newBenefit(org, { prefix: 'app', activations: { limit: 2, enable_customer_admin: false }, limit_usage: 50 });
     issued = await issueKey(org, benefitId, customerId);
@@ -326,7 +305,7 @@ describe('the customer portal endpoints, without a token', () => {
   let customerId: string;
   let benefitId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     customerId = await newCustomer(org);
     benefitId = await newBenefit(org, { prefix: 'desk', activations: { limit: 2, enable_customer_admin: true }, limit_usage: 10 });
   });
@@ -465,7 +444,7 @@ describe('keys that no longer work', () => {
   let customerId: string;
   let benefitId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     customerId = await newCustomer(org);
     benefitId = await newBenefit(org, { activations: { limit: 3, enable_customer_admin: false } });
   });
@@ -529,8 +508,8 @@ describe('another organization', () => {
   let issued: Awaited<ReturnType<typeof issueKey>>;
   let activationId: string;
   beforeAll(async () => {
-    owner = await newOrganization();
-    intruder = await newOrganization();
+    owner = await newOrganization(server);
+    intruder = await newOrganization(server);
     const customerId = await newCustomer(owner);
     issued = await issueKey(owner, await newBenefit(owner, { activations: { limit: 5, enable_customer_admin: false } }), customerId);
     activationId = (await anonymous().customerPortal.licenseKeys.activate({ key: issued.key, organizationId: owner.organizationId, label: 'Owner PC' })).id;
@@ -594,7 +573,7 @@ describe('concurrent checks of one key', () => {
   let org: Org;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     customerId = await newCustomer(org);
   });
 

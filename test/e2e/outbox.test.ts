@@ -3,7 +3,9 @@
 // the environment's database, in the order of their sequence.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
+import { expectStatus } from '../helpers/responses.ts';
 import { ISO_DATETIME } from '../helpers/matchers.ts';
 
 let server: TestServer;
@@ -12,38 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  api: Api;
-  gql: Gql;
-}
-
-async function newOrganization(environment: EnvironmentName = 'production'): Promise<Org> {
-  const boot = await server.bootstrap(environment);
-  return { ...boot, api: restClient(server.base(environment), boot.token), gql: graphqlClient(server.base(environment), boot.token) };
-}
-
 const prisma = (environment: EnvironmentName = 'production') => server.kassa.environments[environment].environment.prisma;
 
-/** The organization's events, oldest first. */
-async function eventsOf(organizationId: string, environment: EnvironmentName = 'production') {
-  return prisma(environment).event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
 async function summary(organizationId: string, environment: EnvironmentName = 'production') {
-  return (await eventsOf(organizationId, environment)).map((e) => ({ type: e.type, resourceId: e.resourceId }));
-}
-
-function expectStatus(response: Response, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
+  return (await eventsOf(server, organizationId, environment)).map((e) => ({ type: e.type, resourceId: e.resourceId }));
 }
 
 async function get(org: Org, id: string) {
@@ -55,7 +29,7 @@ describe('the events of a customer created, updated and deleted over REST', () =
   let id: string;
   const snapshots: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     const created = expectStatus(
       await org.api('POST', '/customers/', {
         email: 'outboxed@example.com',
@@ -75,7 +49,7 @@ describe('the events of a customer created, updated and deleted over REST', () =
   });
 
   it('are exactly customer.created, customer.updated and customer.deleted, in that order, about the customer', async () => {
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId);
     expect(events.map((e) => e.type)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
     for (const event of events) {
       expect(event.resourceId).toBe(id);
@@ -86,18 +60,18 @@ describe('the events of a customer created, updated and deleted over REST', () =
   });
 
   it('carry in customer.created exactly what a GET answered right after the create', async () => {
-    const [created] = await eventsOf(org.organizationId);
+    const [created] = await eventsOf(server, org.organizationId);
     expect(created.data).toEqual(snapshots[0]);
   });
 
   it('carry in customer.updated exactly what a GET answered right after the update', async () => {
-    const [, updated] = await eventsOf(org.organizationId);
+    const [, updated] = await eventsOf(server, org.organizationId);
     expect(updated.data).toEqual(snapshots[1]);
     expect(updated.data).toMatchObject({ name: 'Outboxed Again', metadata: { plan: 'team' } });
   });
 
   it('carry in customer.deleted the last GET answer with deleted_at set to the time of deletion', async () => {
-    const [, , deleted] = await eventsOf(org.organizationId);
+    const [, , deleted] = await eventsOf(server, org.organizationId);
     expect(deleted.data).toEqual({ ...snapshots[1], deleted_at: expect.stringMatching(ISO_DATETIME) });
     const row = await prisma().customer.findUniqueOrThrow({ where: { id } });
     expect(new Date((deleted.data as { deleted_at: string }).deleted_at).getTime()).toBe(row.deletedAt!.getTime());
@@ -106,13 +80,13 @@ describe('the events of a customer created, updated and deleted over REST', () =
 
 describe('the events of changes by external id', () => {
   it('are recorded for an update and a delete given by external id, with what a GET answered', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const created = expectStatus(await org.api('POST', '/customers/', { email: 'by-ext@example.com', external_id: 'by-ext' }), 201);
     const afterCreate = await get(org, created.id);
     expectStatus(await org.api('PATCH', '/customers/external/by-ext', { name: 'Named by external id' }), 200);
     const afterUpdate = await get(org, created.id);
     expectStatus(await org.api('DELETE', '/customers/external/by-ext'), 204);
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', created.id],
       ['customer.updated', created.id],
@@ -124,7 +98,7 @@ describe('the events of changes by external id', () => {
   });
 
   it('are recorded one per change for several customers, each event about its own customer', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const one = expectStatus(await org.api('POST', '/customers/', { email: 'one@example.com' }), 201);
     const two = expectStatus(await org.api('POST', '/customers/', { email: 'two@example.com' }), 201);
     expectStatus(await org.api('PATCH', `/customers/${one.id}`, { name: 'One' }), 200);
@@ -142,13 +116,13 @@ describe('a change that does not happen', () => {
   let org: Org;
   let existing: { id: string };
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     existing = expectStatus(await org.api('POST', '/customers/', { email: 'existing@example.com', external_id: 'existing-1' }), 201);
     expectStatus(await org.api('POST', '/customers/', { email: 'other@example.com', external_id: 'other-1' }), 201);
   });
 
   /** Runs `attempt`, which must be refused with `status`, and checks no event was recorded. */
-  async function expectNoEvent(attempt: () => Promise<Response>, status: number) {
+  async function expectNoEvent(attempt: () => Promise<RestResponse>, status: number) {
     const before = await summary(org.organizationId);
     expectStatus(await attempt(), status);
     expect(await summary(org.organizationId)).toEqual(before);
@@ -188,11 +162,11 @@ describe('a change that does not happen', () => {
   });
 
   it('records exactly one customer.created when five identical creates race', async () => {
-    const before = (await eventsOf(org.organizationId)).length;
+    const before = (await eventsOf(server, org.organizationId)).length;
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => org.api('POST', '/customers/', { email: 'raced@example.com' })));
     const created = responses.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
-    const events = (await eventsOf(org.organizationId)).slice(before);
+    const events = (await eventsOf(server, org.organizationId)).slice(before);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([['customer.created', created[0].body.id]]);
     expect(events[0].data).toEqual(created[0].body);
   });
@@ -201,7 +175,7 @@ describe('a change that does not happen', () => {
 describe('the events of racing changes', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
   });
 
   it('record exactly one customer.deleted when five deletes of one customer race', async () => {
@@ -237,7 +211,7 @@ describe('the events of racing changes', () => {
 
 describe('the events of GraphQL mutations', () => {
   it('are the same as over REST: created, updated and deleted, each with what a REST GET answered', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server);
     const create = await org.gql('mutation ($input: CustomerCreateInput!) { core { customerCreate(input: $input) { id } } }', {
       input: { email: 'graph-outbox@example.com', externalId: 'graph-outbox', billingAddress: { country: 'CH', city: 'Zürich' }, metadata: { via: 'gql' } },
     });
@@ -253,7 +227,7 @@ describe('the events of GraphQL mutations', () => {
     const remove = await org.gql('mutation ($externalId: String) { core { customerDelete(externalId: $externalId) } }', { externalId: 'graph-outbox' });
     expect(remove.body).toEqual({ data: { core: { customerDelete: true } } });
 
-    const events = await eventsOf(org.organizationId);
+    const events = await eventsOf(server, org.organizationId);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', id],
       ['customer.updated', id],
@@ -271,8 +245,8 @@ describe('events across organizations and environments', () => {
   let aCustomer: { id: string };
   let bCustomer: { id: string };
   beforeAll(async () => {
-    a = await newOrganization();
-    b = await newOrganization();
+    a = await newOrganization(server);
+    b = await newOrganization(server);
     aCustomer = expectStatus(await a.api('POST', '/customers/', { email: 'same@example.com', external_id: 'same' }), 201);
     bCustomer = expectStatus(await b.api('POST', '/customers/', { email: 'same@example.com', external_id: 'same' }), 201);
     expectStatus(await a.api('PATCH', '/customers/external/same', { name: 'A' }), 200);
@@ -302,17 +276,17 @@ describe('events across organizations and environments', () => {
   });
 
   it('keep sandbox events in the sandbox database only', async () => {
-    const sandbox = await newOrganization('sandbox');
+    const sandbox = await newOrganization(server, 'sandbox');
     const created = expectStatus(await sandbox.api('POST', '/customers/', { email: 'sandboxed@example.com' }), 201);
     const afterCreate = expectStatus(await sandbox.api('GET', `/customers/${created.id}`), 200);
     expectStatus(await sandbox.api('PATCH', `/customers/${created.id}`, { name: 'Sandboxed' }), 200);
-    const sandboxEvents = await eventsOf(sandbox.organizationId, 'sandbox');
+    const sandboxEvents = await eventsOf(server, sandbox.organizationId, 'sandbox');
     expect(sandboxEvents.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', created.id],
       ['customer.updated', created.id],
     ]);
     expect(sandboxEvents[0].data).toEqual(afterCreate);
-    expect(await eventsOf(sandbox.organizationId, 'production')).toEqual([]);
+    expect(await eventsOf(server, sandbox.organizationId, 'production')).toEqual([]);
     expect(await prisma('production').event.count({ where: { resourceId: created.id } })).toBe(0);
   });
 

@@ -1,7 +1,9 @@
 // Products through GraphQL (POST /v1/graphql, under `core`): the same flows as over REST, the
 // error codes GraphQL clients branch on, and the REST surface reading what GraphQL wrote.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient, startTestServer, type Gql, type TestServer } from '../helpers/server.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { expectGraphQLError } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
 let server: TestServer;
@@ -9,21 +11,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
-
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  gql: Gql;
-}
-
-async function newOrganization(): Promise<Org> {
-  const boot = await server.bootstrap();
-  return { ...boot, gql: graphqlClient(server.base(), boot.token) };
-}
 
 const unknownId = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
 
@@ -60,19 +47,10 @@ async function list(org: Org, variables: Record<string, unknown> = {}) {
 
 const names = (page: { items: { name: string }[] }) => page.items.map((p) => p.name);
 
-/** The single GraphQL error of a response, checked for its code. */
-function expectError(response: Awaited<ReturnType<Gql>>, code: string) {
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  const [error] = response.body.errors!;
-  expect(error.extensions.code).toBe(code);
-  expect(error.message).toEqual(expect.any(String));
-  return error;
-}
-
 describe('creating products', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
   });
 
   const priceCommon = (productId: string) => ({ id: uuid, createdAt: datetime, modifiedAt: nullableDatetime, isArchived: false, productId });
@@ -143,7 +121,7 @@ describe('reading products', () => {
   let product: any;
   let foreign: any;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(), await newOrganization()];
+    [org, other] = [await newOrganization(server), await newOrganization(server)];
     product = await create(org, { name: 'Readable', description: 'text', prices: [{ amountType: 'fixed', priceAmount: 1234 }], metadata: { k: 'v' } });
     foreign = await create(other, { name: 'Foreign Thing', prices: [{ amountType: 'free' }] });
   });
@@ -156,14 +134,14 @@ describe('reading products', () => {
 
   it('answers an unknown id with RESOURCE_NOT_FOUND', async () => {
     const response = await org.gql(GET, { id: unknownId });
-    expectError(response, 'RESOURCE_NOT_FOUND');
+    expectGraphQLError(response, 'RESOURCE_NOT_FOUND');
     expect(response.body.errors![0].path).toEqual(['core', 'product']);
     expect(response.body.data).toBeNull();
   });
 
   it("answers another organization's product id with RESOURCE_NOT_FOUND and never lists it", async () => {
-    const unknown = expectError(await org.gql(GET, { id: unknownId }), 'RESOURCE_NOT_FOUND');
-    const hidden = expectError(await org.gql(GET, { id: foreign.id }), 'RESOURCE_NOT_FOUND');
+    const unknown = expectGraphQLError(await org.gql(GET, { id: unknownId }), 'RESOURCE_NOT_FOUND');
+    const hidden = expectGraphQLError(await org.gql(GET, { id: foreign.id }), 'RESOURCE_NOT_FOUND');
     expect(hidden.message).toBe(unknown.message);
     const page = await list(org, { limit: 100 });
     expect(page.items.map((p: { id: string }) => p.id)).toEqual([product.id]);
@@ -268,7 +246,7 @@ describe('listing products', () => {
     { name: 'Echo Annual', recurringInterval: 'year', prices: [{ amountType: 'fixed', priceAmount: 9900 }], metadata: { tier: 'pro' } },
   ];
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server);
     for (const input of catalogue) ids[input.name] = (await create(org, input)).id;
     const archived = await org.gql(UPDATE, { id: ids['Delta Gift'], input: { isArchived: true } });
     expect(archived.body.errors).toBeUndefined();
@@ -316,13 +294,13 @@ describe('listing products', () => {
 
   it('refuses limit 0 and a limit above 100 with BAD_USER_INPUT naming limit', async () => {
     for (const limit of [0, 101]) {
-      const error = expectError(await org.gql(LIST, { limit }), 'BAD_USER_INPUT');
+      const error = expectGraphQLError(await org.gql(LIST, { limit }), 'BAD_USER_INPUT');
       expect(error.extensions.issues).toEqual([{ loc: ['limit'], msg: expect.any(String), type: expect.any(String) }]);
     }
   });
 
   it('refuses page 0 with BAD_USER_INPUT naming page', async () => {
-    const error = expectError(await org.gql(LIST, { page: 0 }), 'BAD_USER_INPUT');
+    const error = expectGraphQLError(await org.gql(LIST, { page: 0 }), 'BAD_USER_INPUT');
     expect(error.extensions.issues).toEqual([{ loc: ['page'], msg: expect.any(String), type: expect.any(String) }]);
   });
 
@@ -337,7 +315,7 @@ describe('updating products', () => {
   let org: Org;
   let other: Org;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(), await newOrganization()];
+    [org, other] = [await newOrganization(server), await newOrganization(server)];
   });
 
   it('renames, describes and clears the description', async () => {
@@ -379,20 +357,20 @@ describe('updating products', () => {
     expect(kept.body.errors).toBeUndefined();
     expect(kept.body.data.core.productUpdate.prices).toEqual([{ ...price, modifiedAt: nullableDatetime }]);
 
-    const archived = expectError(await org.gql(UPDATE, { id: product.id, input: { prices: [{ id: product.prices[0].id }] } }), 'BAD_USER_INPUT');
+    const archived = expectGraphQLError(await org.gql(UPDATE, { id: product.id, input: { prices: [{ id: product.prices[0].id }] } }), 'BAD_USER_INPUT');
     expect(archived.extensions.issues).toEqual([{ loc: ['input', 'prices', 0, 'id'], msg: expect.any(String), type: expect.any(String) }]);
   });
 
   it('refuses a change of recurring interval with BAD_USER_INPUT and changes nothing', async () => {
     const product = await create(org, { name: 'Monthly Only', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
-    const error = expectError(await org.gql(UPDATE, { id: product.id, input: { recurringInterval: 'year', name: 'Nope' } }), 'BAD_USER_INPUT');
+    const error = expectGraphQLError(await org.gql(UPDATE, { id: product.id, input: { recurringInterval: 'year', name: 'Nope' } }), 'BAD_USER_INPUT');
     expect(error.extensions.issues).toEqual([{ loc: ['input', 'recurringInterval'], msg: expect.any(String), type: expect.any(String) }]);
     expect((await org.gql(GET, { id: product.id })).body.data.core.product).toEqual(product);
   });
 
   it("answers an update of another organization's product with RESOURCE_NOT_FOUND and changes nothing", async () => {
     const foreign = await create(other, { name: 'Theirs', prices: [{ amountType: 'free' }] });
-    expectError(await org.gql(UPDATE, { id: foreign.id, input: { name: 'Mine Now' } }), 'RESOURCE_NOT_FOUND');
+    expectGraphQLError(await org.gql(UPDATE, { id: foreign.id, input: { name: 'Mine Now' } }), 'RESOURCE_NOT_FOUND');
     expect((await other.gql(GET, { id: foreign.id })).body.data.core.product).toEqual(foreign);
   });
 });
@@ -401,23 +379,13 @@ describe('GraphQL errors', () => {
   let org: Org;
   let readOnly: Gql;
   beforeAll(async () => {
-    org = await newOrganization();
-    const signIn = await graphqlClient(server.base())('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-      email: org.userEmail,
-      password: org.userPassword,
-    });
-    expect(signIn.body.errors).toBeUndefined();
-    const created = await graphqlClient(server.base(), signIn.body.data.signIn.token)(
-      'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { comment: 'read only', scopes: ['products:read'], organizationId: org.organizationId } },
-    );
-    expect(created.body.errors).toBeUndefined();
-    readOnly = graphqlClient(server.base(), created.body.data.core.organizationAccessTokenCreate.token);
+    org = await newOrganization(server);
+    readOnly = graphqlClient(server.base(), await tokenWithScopes(server, org, ['products:read'], 'read only'));
   });
 
   it('answers a request without a token with UNAUTHENTICATED', async () => {
     const response = await graphqlClient(server.base())(LIST);
-    expectError(response, 'UNAUTHENTICATED');
+    expectGraphQLError(response, 'UNAUTHENTICATED');
     expect(response.body.data).toBeNull();
   });
 
@@ -430,7 +398,7 @@ describe('GraphQL errors', () => {
 
   it('refuses productCreate with a products:read token as NOT_PERMITTED naming products:write, creating nothing', async () => {
     const before = (await list(org)).pagination.totalCount;
-    const error = expectError(await readOnly(CREATE, { input: { name: 'Sneaky', prices: [{ amountType: 'free' }] } }), 'NOT_PERMITTED');
+    const error = expectGraphQLError(await readOnly(CREATE, { input: { name: 'Sneaky', prices: [{ amountType: 'free' }] } }), 'NOT_PERMITTED');
     expect(error.message).toContain('products:write');
     expect(error.path).toEqual(['core', 'productCreate']);
     expect((await list(org)).pagination.totalCount).toBe(before);
@@ -438,20 +406,20 @@ describe('GraphQL errors', () => {
 
   it('refuses a too-short name with BAD_USER_INPUT listing the issue', async () => {
     const before = (await list(org)).pagination.totalCount;
-    const error = expectError(await org.gql(CREATE, { input: { name: 'ab', prices: [{ amountType: 'free' }] } }), 'BAD_USER_INPUT');
+    const error = expectGraphQLError(await org.gql(CREATE, { input: { name: 'ab', prices: [{ amountType: 'free' }] } }), 'BAD_USER_INPUT');
     expect(error.extensions.issues).toEqual([{ loc: ['input', 'name'], msg: expect.any(String), type: 'string_too_short' }]);
     expect((await list(org)).pagination.totalCount).toBe(before);
   });
 
   it('refuses a name containing a NUL character with BAD_USER_INPUT, not an internal error', async () => {
     const before = (await list(org)).pagination.totalCount;
-    const error = expectError(await org.gql(CREATE, { input: { name: 'Bad\u0000Name', prices: [{ amountType: 'free' }] } }), 'BAD_USER_INPUT');
+    const error = expectGraphQLError(await org.gql(CREATE, { input: { name: 'Bad\u0000Name', prices: [{ amountType: 'free' }] } }), 'BAD_USER_INPUT');
     expect(error.extensions.issues).toEqual([{ loc: ['input', 'name'], msg: expect.any(String), type: expect.any(String) }]);
     expect((await list(org)).pagination.totalCount).toBe(before);
   });
 
   it('lists every problem of one input in extensions.issues', async () => {
-    const error = expectError(
+    const error = expectGraphQLError(
       await org.gql(CREATE, { input: { name: 'ab', recurringInterval: 'day', prices: [{ amountType: 'fixed', priceAmount: 10, priceCurrency: 'xyz' }] } }),
       'BAD_USER_INPUT',
     );

@@ -2,7 +2,9 @@
 // One server for the file; each group of tests works in an organization of its own (bootstrapped
 // through the services), so counts and orders are exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type Api, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { newOrganization, restClientCheckingRequestId, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { expectErrorBody } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
 let server: TestServer;
@@ -10,32 +12,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
-
-type Response = Awaited<ReturnType<ReturnType<typeof restClient>>>;
-type Api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
-
-/** The REST client of the helpers, checking on every response that it carries a request id. */
-function client(token?: string): Api {
-  const call = restClient(server.base(), token);
-  return async (method, path, body, headers) => {
-    const response = await call(method, path, body, headers);
-    expect(response.headers.get('x-request-id'), `${method} ${path} answered without x-request-id`).toMatch(/^[\w.:-]+$/);
-    return response;
-  };
-}
-
-interface Org {
-  organizationId: string;
-  token: string;
-  userEmail: string;
-  userPassword: string;
-  api: Api;
-}
-
-async function newOrganization(): Promise<Org> {
-  const boot = await server.bootstrap();
-  return { ...boot, api: client(boot.token) };
-}
 
 const unknownId = '6f1c2b9e-4a57-4c1f-9a0e-3d2b7c8e5f10';
 
@@ -53,10 +29,10 @@ async function totalCount(org: Org): Promise<number> {
   return response.body.pagination.total_count;
 }
 
-const names = (response: Response) => response.body.items.map((item: { name: string }) => item.name);
+const names = (response: RestResponse) => response.body.items.map((item: { name: string }) => item.name);
 
 /** A 422 in the documented shape, with an issue whose loc begins with `loc`. */
-function expectValidationError(response: Response, loc: (string | number)[], type?: string) {
+function expectValidationError(response: RestResponse, loc: (string | number)[], type?: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
   expect(Object.keys(response.body)).toEqual(['detail']);
   expect(response.body.detail.length).toBeGreaterThan(0);
@@ -70,16 +46,10 @@ function expectValidationError(response: Response, loc: (string | number)[], typ
   return issue;
 }
 
-function expectErrorBody(response: Response, status: number, error: string) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(response.body).toEqual({ error, detail: expect.any(String) });
-}
-
 describe('creating products', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
   });
 
   const priceCommon = (productId: string) => ({
@@ -225,7 +195,7 @@ describe('creating products', () => {
   });
 
   it('refuses to create a product in another organization than the token’s own', async () => {
-    const other = await newOrganization();
+    const other = await newOrganization(server, 'production', { checkRequestId: true });
     const before = await totalCount(other);
     const response = await org.api('POST', '/products/', { name: 'Intruder', recurring_interval: null, organization_id: other.organizationId, prices: [{ amount_type: 'free' }] });
     expectValidationError(response, ['body', 'organization_id']);
@@ -239,7 +209,7 @@ describe('reading a product', () => {
   let product: any;
   let othersProduct: any;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(), await newOrganization()];
+    [org, other] = [await newOrganization(server, 'production', { checkRequestId: true }), await newOrganization(server, 'production', { checkRequestId: true })];
     product = await create(org, { name: 'Readable', description: 'something', prices: oneTimeFixed(1234), metadata: { k: 'v' } });
     othersProduct = await create(other, { name: 'Secret of the other org', prices: oneTimeFixed(999) });
   });
@@ -276,7 +246,7 @@ describe('reading a product', () => {
   });
 
   it('answers 401 Unauthorized without a token', async () => {
-    const response = await client()('GET', '/products/');
+    const response = await restClientCheckingRequestId(server.base())('GET', '/products/');
     expectErrorBody(response, 401, 'Unauthorized');
   });
 });
@@ -285,7 +255,7 @@ describe('listing products page by page', () => {
   let org: Org;
   const created: string[] = [];
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     for (let i = 1; i <= 25; i++) created.push((await create(org, { name: `Paged ${String(i).padStart(2, '0')}`, prices: oneTimeFixed(100 + i) })).id);
   });
 
@@ -334,7 +304,7 @@ describe('filtering and sorting the list', () => {
     { name: 'Echo Annual', recurring_interval: 'year', prices: [{ amount_type: 'fixed', price_amount: 9900, price_currency: 'usd' }], metadata: { tier: 'pro' } },
   ];
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     for (const product of catalogue) ids[product.name] = (await create(org, product)).id;
     const archived = await org.api('PATCH', `/products/${ids['Delta Gift']}`, { is_archived: true });
     expect(archived.status).toBe(200);
@@ -420,7 +390,7 @@ describe('updating products', () => {
   let org: Org;
   let other: Org;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(), await newOrganization()];
+    [org, other] = [await newOrganization(server, 'production', { checkRequestId: true }), await newOrganization(server, 'production', { checkRequestId: true })];
   });
 
   it('renames a product and keeps everything else', async () => {
@@ -562,7 +532,7 @@ describe('updating products', () => {
 describe('refusing bad list parameters', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     await create(org, { name: 'Only One', prices: oneTimeFixed() });
   });
 
@@ -592,7 +562,7 @@ describe('refusing bad product bodies', () => {
   let org: Org;
   let existing: any;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     existing = await create(org, { name: 'Existing', description: 'as created', prices: oneTimeFixed(1500), metadata: { a: 1 } });
   });
 
@@ -660,7 +630,7 @@ describe('refusing bad product bodies', () => {
 describe('refusing malformed requests without a 500', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
   });
 
   it('answers malformed JSON with a 422 of type json_invalid', async () => {
@@ -754,21 +724,9 @@ describe('token scopes', () => {
   let readOnly: Api;
   let product: any;
   beforeAll(async () => {
-    org = await newOrganization();
+    org = await newOrganization(server, 'production', { checkRequestId: true });
     product = await create(org, { name: 'Scoped', prices: oneTimeFixed() });
-    const anonymous = graphqlClient(server.base());
-    const signIn = await anonymous('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
-      email: org.userEmail,
-      password: org.userPassword,
-    });
-    expect(signIn.body.errors).toBeUndefined();
-    const session = graphqlClient(server.base(), signIn.body.data.signIn.token);
-    const created = await session(
-      'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { comment: 'read only', scopes: ['products:read'], organizationId: org.organizationId } },
-    );
-    expect(created.body.errors).toBeUndefined();
-    readOnly = client(created.body.data.core.organizationAccessTokenCreate.token);
+    readOnly = restClientCheckingRequestId(server.base(), await tokenWithScopes(server, org, ['products:read'], 'read only'));
   });
 
   it('lets a products:read token list and get products', async () => {
@@ -795,6 +753,6 @@ describe('token scopes', () => {
   });
 
   it('refuses an unknown token with 401', async () => {
-    expectErrorBody(await client('service_oat_doesnotexist')('GET', '/products/'), 401, 'Unauthorized');
+    expectErrorBody(await restClientCheckingRequestId(server.base(), 'service_oat_doesnotexist')('GET', '/products/'), 401, 'Unauthorized');
   });
 });

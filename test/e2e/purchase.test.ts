@@ -10,7 +10,10 @@ import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responseval
 import type { Checkout } from '@polar-sh/sdk/models/components/checkout.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
+import { buyWithCheckout, checkoutWhen, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
+import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { uuid } from '../helpers/matchers.ts';
 import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 
@@ -23,47 +26,7 @@ afterAll(() => server?.close());
 const TEST_CARD_DELAY_MS = 300;
 const PAID_ORDER_EVENTS = ['checkout.created', 'customer.created', 'order.created', 'checkout.updated', 'order.updated', 'order.paid', 'checkout.updated'];
 
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  /** The organization's SDK client (its all-scopes token). */
-  polar: Polar;
-  /** An SDK client without a token: the buyer's. */
-  buyer: Polar;
-  api: Api;
-  gql: Gql;
-  /** GraphQL without a token: the buyer's. */
-  publicGql: Gql;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId } = await server.bootstrap('sandbox');
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    organizationId,
-    token,
-    polar: new Polar({ accessToken: token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), token),
-    gql: graphqlClient(server.base('sandbox'), token),
-    publicGql: graphqlClient(server.base('sandbox')),
-  };
-}
-
 const prisma = () => server.kassa.environments.sandbox.environment.prisma;
-
-/** The organization's events, oldest first. */
-async function eventsOf(organizationId: string) {
-  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
-
-function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
 
 /** Checkout amounts against the order's: amount→subtotal, and discount, net, tax, total alike. */
 function amountsOfCheckout(c: { amount: number; discountAmount: number; netAmount: number; taxAmount: number | null; totalAmount: number }) {
@@ -78,9 +41,6 @@ function amountsOfOrder(o: { subtotalAmount: number; discountAmount: number; net
 // ---------------------------------------------------------------------------------------------
 
 describe('a purchase through the official SDK in sandbox', () => {
-  async function fixedProduct(org: Org, name = 'Ebook', priceAmount = 1999) {
-    return org.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount, priceCurrency: 'usd' }] });
-  }
   async function payWhatYouWantProduct(org: Org) {
     return org.polar.products.create({
       name: 'Donation',
@@ -92,29 +52,10 @@ describe('a purchase through the official SDK in sandbox', () => {
     return org.polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
   }
 
-  async function ordersOfCheckout(org: Org, checkoutId: string): Promise<Order[]> {
-    return (await org.polar.orders.list({ checkoutId })).result.items;
-  }
-  async function paidOrderOf(org: Org, checkoutId: string): Promise<Order> {
-    const orders = await eventually(() => ordersOfCheckout(org, checkoutId), (items) => items.length === 1 && items[0].status === 'paid', 'the order to be paid');
-    return orders[0];
-  }
-  async function checkoutWhen(org: Org, id: string, status: Checkout['status']): Promise<Checkout> {
-    return eventually(() => org.polar.checkouts.get({ id }), (c) => c.status === status, `the checkout to be ${status}`);
-  }
-  /** A whole purchase by a buyer with a test card; returns the checkout and the paid order. */
-  async function buy(org: Org, productId: string, customerEmail: string) {
-    const checkout = await org.polar.checkouts.create({ products: [productId] });
-    await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa' } });
-    const order = await paidOrderOf(org, checkout.id);
-    await checkoutWhen(org, checkout.id, 'succeeded');
-    return { checkout, order };
-  }
-
   describe('creating checkouts', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
     });
 
     it('creates an open checkout for a fixed price with its amounts, its page url and an expiry one hour out', async () => {
@@ -210,7 +151,7 @@ describe('a purchase through the official SDK in sandbox', () => {
   describe('the buyer reading and filling in the checkout by its client secret, without a token', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
     });
 
     it('reads the checkout with its organization and product', async () => {
@@ -255,7 +196,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     let justAfterConfirm: Order[];
     let paid: Order;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Paid ebook', 1999);
       checkout = await org.polar.checkouts.create({ products: [product.id], externalCustomerId: 'crm-visa', metadata: { campaign: 'spring' } });
       confirmed = await org.buyer.checkouts.clientConfirm({
@@ -302,7 +243,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
     it('records exactly checkout.created, customer.created, order.created, checkout.updated, order.updated, order.paid, checkout.updated', async () => {
       await checkoutWhen(org, checkout.id, 'succeeded');
-      const events = await eventsOf(org.organizationId);
+      const events = await eventsOf(server, org.organizationId, 'sandbox');
       expect(events.map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
       const c = checkout.id;
       const o = paid.id;
@@ -310,7 +251,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('records the order.paid event with the order exactly as GET /v1/orders/{id} returns it', async () => {
-      const events = await eventsOf(org.organizationId);
+      const events = await eventsOf(server, org.organizationId, 'sandbox');
       const orderPaid = events.find((e) => e.type === 'order.paid')!;
       const rest = expectStatus(await org.api('GET', `/orders/${paid.id}`), 200);
       expect(rest).toMatchObject({ status: 'paid', paid: true, subtotal_amount: 1999, total_amount: 1999 });
@@ -318,7 +259,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('records the checkout moving to confirmed, then to succeeded', async () => {
-      const events = (await eventsOf(org.organizationId)).filter((e) => e.type.startsWith('checkout.'));
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type.startsWith('checkout.'));
       expect(events.map((e) => (e.data as { status: string }).status)).toEqual(['open', 'confirmed', 'succeeded']);
       const rest = expectStatus(await org.api('GET', `/checkouts/${checkout.id}`), 200);
       expect(events[2].data).toEqual(rest);
@@ -327,7 +268,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('paying a pay-what-you-want price at the amount the buyer chose', () => {
     it('charges the chosen amount and gives the order the checkout amounts', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await payWhatYouWantProduct(org);
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const chosen = await org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { amount: 4_200 } });
@@ -347,7 +288,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('paying with tok_chargeDeclined', () => {
     it('fails the checkout and leaves the order pending and unpaid, with no order.paid event', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Declined ebook');
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const confirmed = await org.buyer.checkouts.clientConfirm({
@@ -361,14 +302,14 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(orders[0]).toMatchObject({ status: 'pending', paid: false, totalAmount: 1999 });
       const payments = await prisma().payment.findMany({ where: { orderId: orders[0].id } });
       expect(payments.map((p) => [p.status, p.declineReason])).toEqual([['failed', 'card_declined']]);
-      const types = (await eventsOf(org.organizationId)).map((e) => e.type);
+      const types = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
       expect(types).toEqual(['checkout.created', 'customer.created', 'order.created', 'checkout.updated', 'checkout.updated']);
     });
   });
 
   describe('paying with tok_delayedFailure', () => {
     it('keeps the checkout confirmed until the processing delay has passed, then fails it', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Slow bank ebook');
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const startedAt = Date.now();
@@ -392,7 +333,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('a free product', () => {
     it('is confirmed without a card and its order is paid at zero', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await freeProduct(org);
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'freebie@example.com' } });
@@ -402,22 +343,22 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(amountsOfOrder(order)).toEqual({ subtotal: 0, discount: 0, net: 0, tax: 0, total: 0 });
       expect(amountsOfOrder(order)).toEqual(amountsOfCheckout(checkout));
       await checkoutWhen(org, checkout.id, 'succeeded');
-      expect((await eventsOf(org.organizationId)).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
+      expect((await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
     });
   });
 
   describe('a returning buyer', () => {
     it('is the same customer on a second purchase with the same email: one customer, one customer.created', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Collectible', 800);
-      const first = await buy(org, product.id, 'loyal@example.com');
-      const eventsAfterFirst = (await eventsOf(org.organizationId)).length;
-      const second = await buy(org, product.id, 'loyal@example.com');
+      const first = await buyWithCheckout(org, product.id, 'loyal@example.com');
+      const eventsAfterFirst = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const second = await buyWithCheckout(org, product.id, 'loyal@example.com');
       expect(second.order.id).not.toBe(first.order.id);
       expect(second.order.customerId).toBe(first.order.customerId);
       const customers = await org.polar.customers.list({});
       expect(customers.result.items.map((c) => c.id)).toEqual([first.order.customerId]);
-      const events = await eventsOf(org.organizationId);
+      const events = await eventsOf(server, org.organizationId, 'sandbox');
       expect(events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
       expect(events.slice(eventsAfterFirst).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS.filter((t) => t !== 'customer.created'));
     });
@@ -427,16 +368,16 @@ describe('a purchase through the official SDK in sandbox', () => {
     let org: Org;
     let book: string;
     let course: string;
-    let alice: Awaited<ReturnType<typeof buy>>;
-    let bob: Awaited<ReturnType<typeof buy>>;
-    let aliceAgain: Awaited<ReturnType<typeof buy>>;
+    let alice: Awaited<ReturnType<typeof buyWithCheckout>>;
+    let bob: Awaited<ReturnType<typeof buyWithCheckout>>;
+    let aliceAgain: Awaited<ReturnType<typeof buyWithCheckout>>;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       book = (await fixedProduct(org, 'Book', 1_000)).id;
       course = (await fixedProduct(org, 'Course', 5_000)).id;
-      alice = await buy(org, book, 'alice@example.com');
-      bob = await buy(org, course, 'bob@example.com');
-      aliceAgain = await buy(org, course, 'alice@example.com');
+      alice = await buyWithCheckout(org, book, 'alice@example.com');
+      bob = await buyWithCheckout(org, course, 'bob@example.com');
+      aliceAgain = await buyWithCheckout(org, course, 'alice@example.com');
     });
 
     const ids = (page: { result: { items: { id: string }[] } }) => page.result.items.map((o) => o.id).sort();
@@ -468,7 +409,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('filters by status and by creation time over REST', async () => {
-      const restIds = (response: Awaited<ReturnType<Api>>) => expectStatus(response, 200).items.map((o: { id: string }) => o.id).sort();
+      const restIds = (response: RestResponse) => expectStatus(response, 200).items.map((o: { id: string }) => o.id).sort();
       const all = sorted(alice.order.id, bob.order.id, aliceAgain.order.id);
       expect(restIds(await org.api('GET', '/orders/?status=paid'))).toEqual(all);
       expect(restIds(await org.api('GET', '/orders/?status=pending&status=refunded'))).toEqual([]);
@@ -481,7 +422,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('updates the billing name and address of an order, as GET then shows, with an order.updated event', async () => {
-      const before = (await eventsOf(org.organizationId)).length;
+      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const updated = await org.polar.orders.update({
         id: bob.order.id,
         orderUpdate: { billingName: 'Bob Ltd', billingAddress: { line1: '1 Main St', postalCode: '75001', city: 'Paris', country: 'FR' } },
@@ -492,7 +433,7 @@ describe('a purchase through the official SDK in sandbox', () => {
       const rest = expectStatus(await org.api('GET', `/orders/${bob.order.id}`), 200);
       expect(rest.billing_name).toBe('Bob Ltd');
       expect(rest.billing_address).toEqual({ line1: '1 Main St', line2: null, postal_code: '75001', city: 'Paris', state: null, country: 'FR' });
-      const events = (await eventsOf(org.organizationId)).slice(before);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', bob.order.id]]);
       expect(events[0].data).toEqual(rest);
     });
@@ -507,12 +448,12 @@ describe('a purchase through the official SDK in sandbox', () => {
   describe("another organization's orders and checkouts", () => {
     let owner: Org;
     let stranger: Org;
-    let purchase: Awaited<ReturnType<typeof buy>>;
+    let purchase: Awaited<ReturnType<typeof buyWithCheckout>>;
     beforeAll(async () => {
-      owner = await newOrganization();
-      stranger = await newOrganization();
+      owner = await newOrganization(server, 'sandbox');
+      stranger = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(owner, 'Private book');
-      purchase = await buy(owner, product.id, 'private@example.com');
+      purchase = await buyWithCheckout(owner, product.id, 'private@example.com');
     });
 
     it('are not found when read or changed by id', async () => {
@@ -570,20 +511,6 @@ describe('a purchase through GraphQL in sandbox', () => {
     core { orders(productId: $productId, customerId: $customerId, checkoutId: $checkoutId, limit: 100) { items { ...O } pagination { totalCount } } } } ${ORDER}`;
   const UPDATE_ORDER = `mutation ($id: UUID!, $input: OrderUpdateInput!) { core { orderUpdate(id: $id, input: $input) { ...O } } } ${ORDER}`;
 
-  /** The data of a response that must not have errors. */
-  async function ok(response: Promise<Awaited<ReturnType<Gql>>>) {
-    const { body } = await response;
-    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-    return body.data;
-  }
-  /** The single error of a response, checked for its code. */
-  async function failure(response: Promise<Awaited<ReturnType<Gql>>>, code: string) {
-    const { body } = await response;
-    expect(body.errors, JSON.stringify(body)).toHaveLength(1);
-    expect(body.errors![0].extensions.code).toBe(code);
-    return body.errors![0];
-  }
-
   async function product(org: Org, price: Record<string, unknown>, name = 'GraphQL product') {
     return expectStatus(await org.api('POST', '/products/', { name, recurring_interval: null, prices: [price] }), 201) as { id: string; prices: { id: string }[] };
   }
@@ -591,16 +518,16 @@ describe('a purchase through GraphQL in sandbox', () => {
   const custom = { amount_type: 'custom', price_currency: 'usd', minimum_amount: 500, maximum_amount: 10_000, preset_amount: 2_000 };
 
   async function createCheckout(org: Org, input: Record<string, unknown>) {
-    return (await ok(org.gql(CREATE, { input }))).core.checkoutCreate;
+    return (await graphqlData(org.gql(CREATE, { input }))).core.checkoutCreate;
   }
   async function getCheckout(org: Org, id: string) {
-    return (await ok(org.gql(GET_CHECKOUT, { id }))).core.checkout;
+    return (await graphqlData(org.gql(GET_CHECKOUT, { id }))).core.checkout;
   }
   async function confirm(org: Org, clientSecret: string, input: Record<string, unknown>) {
-    return (await ok(org.publicGql(CLIENT_CONFIRM, { s: clientSecret, input }))).checkoutClientConfirm;
+    return (await graphqlData(org.publicGql(CLIENT_CONFIRM, { s: clientSecret, input }))).checkoutClientConfirm;
   }
   async function orders(org: Org, filters: Record<string, unknown> = {}) {
-    return (await ok(org.gql(LIST_ORDERS, filters))).core.orders;
+    return (await graphqlData(org.gql(LIST_ORDERS, filters))).core.orders;
   }
   async function checkoutWhen(org: Org, id: string, status: string) {
     return eventually(() => getCheckout(org, id), (c) => c.status === status, `the checkout to be ${status}`);
@@ -620,7 +547,7 @@ describe('a purchase through GraphQL in sandbox', () => {
   describe('creating checkouts', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
     });
 
     it('creates an open checkout for a fixed price with its amounts and both external customer id fields', async () => {
@@ -662,9 +589,9 @@ describe('a purchase through GraphQL in sandbox', () => {
       ['above the maximum', 50_000],
     ])('refuses a pay-what-you-want amount %s with BAD_USER_INPUT naming the amount', async (_case, amount) => {
       const p = await product(org, custom);
-      const error = await failure(org.gql(CREATE, { input: { products: [p.id], amount } }), 'BAD_USER_INPUT');
+      const error = await graphqlFailure(org.gql(CREATE, { input: { products: [p.id], amount } }), 'BAD_USER_INPUT');
       expect(error.extensions.issues).toEqual([{ loc: ['input', 'amount'], msg: expect.any(String), type: expect.any(String) }]);
-      expect((await ok(org.gql(LIST_CHECKOUTS, { productId: [p.id] }))).core.checkouts.items).toEqual([]);
+      expect((await graphqlData(org.gql(LIST_CHECKOUTS, { productId: [p.id] }))).core.checkouts.items).toEqual([]);
     });
 
     it('creates a checkout of a free product with nothing to pay', async () => {
@@ -676,12 +603,12 @@ describe('a purchase through GraphQL in sandbox', () => {
 
   describe('the buyer, without a token', () => {
     it('reads the checkout by client secret and changes the email and the amount', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const p = await product(org, custom, 'Tip jar');
       const checkout = await createCheckout(org, { products: [p.id], customerEmail: 'before@example.com' });
-      const seen = (await ok(org.publicGql(CLIENT_GET, { s: checkout.clientSecret }))).checkoutClient;
+      const seen = (await graphqlData(org.publicGql(CLIENT_GET, { s: checkout.clientSecret }))).checkoutClient;
       expect(seen).toMatchObject({ id: checkout.id, status: 'open', amount: 2_000, customerEmail: 'before@example.com', organization: { id: org.organizationId }, product: { id: p.id, name: 'Tip jar' } });
-      const updated = (await ok(org.publicGql(CLIENT_UPDATE, { s: checkout.clientSecret, input: { customerEmail: 'after@example.com', amount: 6_000 } }))).checkoutClientUpdate;
+      const updated = (await graphqlData(org.publicGql(CLIENT_UPDATE, { s: checkout.clientSecret, input: { customerEmail: 'after@example.com', amount: 6_000 } }))).checkoutClientUpdate;
       expect(updated).toMatchObject({ customerEmail: 'after@example.com', amount: 6_000, netAmount: 6_000, totalAmount: 6_000 });
       expect(await getCheckout(org, checkout.id)).toMatchObject({ customerEmail: 'after@example.com', amount: 6_000, totalAmount: 6_000 });
     });
@@ -694,7 +621,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     let justAfterConfirm: any[];
     let paid: any;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const p = await product(org, fixed, 'GraphQL course');
       checkout = await createCheckout(org, { products: [p.id], externalCustomerId: 'gql-visa' });
       confirmed = await confirm(org, checkout.clientSecret, { customerEmail: 'gql-visa@example.com', confirmationTokenId: 'tok_visa' });
@@ -729,20 +656,20 @@ describe('a purchase through GraphQL in sandbox', () => {
 
     it('records the paid-order events in order, the order.paid data being GET /v1/orders/{id}', async () => {
       await checkoutWhen(org, checkout.id, 'succeeded');
-      const events = await eventsOf(org.organizationId);
+      const events = await eventsOf(server, org.organizationId, 'sandbox');
       expect(events.map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
       const rest = expectStatus(await org.api('GET', `/orders/${paid.id}`), 200);
       expect(events.find((e) => e.type === 'order.paid')!.data).toEqual(rest);
     });
 
     it('reads the same order by id', async () => {
-      expect((await ok(org.gql(GET_ORDER, { id: paid.id }))).core.order).toEqual(paid);
+      expect((await graphqlData(org.gql(GET_ORDER, { id: paid.id }))).core.order).toEqual(paid);
     });
   });
 
   describe('paying with the failing test cards', () => {
     it('fails the checkout on tok_chargeDeclined, leaving the order pending and unpaid', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const p = await product(org, fixed);
       const checkout = await createCheckout(org, { products: [p.id] });
       expect((await confirm(org, checkout.clientSecret, { customerEmail: 'gql-declined@example.com', confirmationTokenId: 'tok_chargeDeclined' })).status).toBe('confirmed');
@@ -752,7 +679,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     });
 
     it('keeps the checkout confirmed on tok_delayedFailure until the delay has passed, then fails it', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const p = await product(org, fixed);
       const checkout = await createCheckout(org, { products: [p.id] });
       const startedAt = Date.now();
@@ -767,7 +694,7 @@ describe('a purchase through GraphQL in sandbox', () => {
 
   describe('a free product', () => {
     it('is confirmed without a card and its order is paid at zero', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const p = await product(org, { amount_type: 'free' });
       const checkout = await createCheckout(org, { products: [p.id] });
       expect((await confirm(org, checkout.clientSecret, { customerEmail: 'gql-free@example.com' })).status).toBe('confirmed');
@@ -785,7 +712,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     let second: Awaited<ReturnType<typeof buy>>;
     let other: Awaited<ReturnType<typeof buy>>;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       book = (await product(org, fixed, 'GQL book')).id;
       course = (await product(org, { ...fixed, price_amount: 9_000 }, 'GQL course')).id;
       first = await buy(org, book, 'repeat@example.com');
@@ -798,7 +725,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     it('reuses the customer of an email: one customer.created for two purchases', async () => {
       expect(second.order.customerId).toBe(first.order.customerId);
       expect(other.order.customerId).not.toBe(first.order.customerId);
-      const created = (await eventsOf(org.organizationId)).filter((e) => e.type === 'customer.created');
+      const created = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created');
       expect(created.map((e) => e.resourceId).sort()).toEqual(sorted(first.order.customerId, other.order.customerId));
     });
 
@@ -810,27 +737,27 @@ describe('a purchase through GraphQL in sandbox', () => {
     });
 
     it('lists the checkouts by status', async () => {
-      const page = (await ok(org.gql(LIST_CHECKOUTS, { status: ['succeeded'] }))).core.checkouts;
+      const page = (await graphqlData(org.gql(LIST_CHECKOUTS, { status: ['succeeded'] }))).core.checkouts;
       expect(page.items.map((c: any) => c.id).sort()).toEqual(sorted(first.checkout.id, second.checkout.id, other.checkout.id));
-      expect((await ok(org.gql(LIST_CHECKOUTS, { status: ['open'] }))).core.checkouts.pagination.totalCount).toBe(0);
+      expect((await graphqlData(org.gql(LIST_CHECKOUTS, { status: ['open'] }))).core.checkouts.pagination.totalCount).toBe(0);
     });
 
     it('updates the billing name and address of an order', async () => {
       const updated = (
-        await ok(org.gql(UPDATE_ORDER, { id: first.order.id, input: { billingName: 'Repeat AB', billingAddress: { line1: 'Storgatan 1', city: 'Stockholm', country: 'SE' } } }))
+        await graphqlData(org.gql(UPDATE_ORDER, { id: first.order.id, input: { billingName: 'Repeat AB', billingAddress: { line1: 'Storgatan 1', city: 'Stockholm', country: 'SE' } } }))
       ).core.orderUpdate;
       expect(updated.billingName).toBe('Repeat AB');
       expect(updated.billingAddress).toEqual({ line1: 'Storgatan 1', line2: null, postalCode: null, city: 'Stockholm', state: null, country: 'SE' });
-      expect((await ok(org.gql(GET_ORDER, { id: first.order.id }))).core.order).toEqual(updated);
+      expect((await graphqlData(org.gql(GET_ORDER, { id: first.order.id }))).core.order).toEqual(updated);
     });
 
     it("does not find the order or the checkout from another organization", async () => {
-      const stranger = await newOrganization();
-      await failure(stranger.gql(GET_ORDER, { id: first.order.id }), 'RESOURCE_NOT_FOUND');
-      await failure(stranger.gql(GET_CHECKOUT, { id: first.checkout.id }), 'RESOURCE_NOT_FOUND');
-      await failure(stranger.gql(UPDATE_ORDER, { id: first.order.id, input: { billingName: 'Hijack' } }), 'RESOURCE_NOT_FOUND');
+      const stranger = await newOrganization(server, 'sandbox');
+      await graphqlFailure(stranger.gql(GET_ORDER, { id: first.order.id }), 'RESOURCE_NOT_FOUND');
+      await graphqlFailure(stranger.gql(GET_CHECKOUT, { id: first.checkout.id }), 'RESOURCE_NOT_FOUND');
+      await graphqlFailure(stranger.gql(UPDATE_ORDER, { id: first.order.id, input: { billingName: 'Hijack' } }), 'RESOURCE_NOT_FOUND');
       expect((await orders(stranger, { checkoutId: [first.checkout.id] })).items).toEqual([]);
-      expect((await ok(org.gql(GET_ORDER, { id: first.order.id }))).core.order.billingName).not.toBe('Hijack');
+      expect((await graphqlData(org.gql(GET_ORDER, { id: first.order.id }))).core.order.billingName).not.toBe('Hijack');
     });
   });
 });

@@ -4,7 +4,6 @@
 // are bought through a checkout with a test card and polled for until paid; a refund is created
 // pending and the refund job then settles it, so its outcome is polled for too.
 import { randomUUID } from 'node:crypto';
-import { Polar } from '@polar-sh/sdk';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { RefundAmountTooHigh } from '@polar-sh/sdk/models/errors/refundamounttoohigh.js';
 import { RefundedAlready } from '@polar-sh/sdk/models/errors/refundedalready.js';
@@ -12,7 +11,10 @@ import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responseval
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import type { Refund } from '@polar-sh/sdk/models/components/refund.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
+import { buy, declinedOrder, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
+import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { requestScope } from '../../src/context.ts';
 import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
@@ -23,76 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-type Api = ReturnType<typeof restClient>;
-type Gql = ReturnType<typeof graphqlClient>;
-
-interface Org {
-  organizationId: string;
-  token: string;
-  /** The organization's SDK client (its all-scopes token). */
-  polar: Polar;
-  /** An SDK client without a token: the buyer's. */
-  buyer: Polar;
-  api: Api;
-  gql: Gql;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId } = await server.bootstrap('sandbox');
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    organizationId,
-    token,
-    polar: new Polar({ accessToken: token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), token),
-    gql: graphqlClient(server.base('sandbox'), token),
-  };
-}
-
 const prisma = () => server.kassa.environments.sandbox.environment.prisma;
-
-/** The organization's events, oldest first. */
-async function eventsOf(organizationId: string) {
-  return prisma().event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
-}
 
 /** The organization's events with the id of the transaction that wrote each (PostgreSQL's xmin). */
 async function eventTransactions(organizationId: string) {
   return prisma().$queryRaw<{ sequence: string; type: string; xmin: string }[]>`
     SELECT sequence::text AS sequence, type, xmin::text AS xmin FROM events WHERE organization_id = ${organizationId}::uuid ORDER BY events.sequence`;
-}
-
-function expectStatus(response: Awaited<ReturnType<Api>>, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  return response.body;
-}
-
-async function fixedProduct(org: Org, name = 'Refundable ebook', priceAmount = 1999) {
-  return org.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount, priceCurrency: 'usd' }] });
-}
-
-async function ordersOfCheckout(org: Org, checkoutId: string): Promise<Order[]> {
-  return (await org.polar.orders.list({ checkoutId })).result.items;
-}
-
-/** A whole purchase by a buyer with tok_visa; returns the paid order. */
-async function buy(org: Org, productId: string, customerEmail: string): Promise<Order> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa' } });
-  const orders = await eventually(() => ordersOfCheckout(org, checkout.id), (items) => items.length === 1 && items[0].status === 'paid', 'the order to be paid');
-  await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'succeeded', 'the checkout to succeed');
-  return orders[0];
-}
-
-/** A purchase whose card is declined: the order stays pending and unpaid. */
-async function declinedOrder(org: Org, productId: string, customerEmail: string): Promise<Order> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_chargeDeclined' } });
-  await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'failed', 'the checkout to fail');
-  const orders = await ordersOfCheckout(org, checkout.id);
-  expect(orders.map((o) => [o.status, o.paid])).toEqual([['pending', false]]);
-  return orders[0];
 }
 
 /** What an order's refunds look like in the database. */
@@ -143,10 +81,10 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let eventsBefore: number;
     let first: Refund;
     beforeAll(async () => {
-      org = await newOrganization();
-      const product = await fixedProduct(org);
+      org = await newOrganization(server, 'sandbox');
+      const product = await fixedProduct(org, 'Refundable ebook');
       order = await buy(org, product.id, 'two-parts@example.com');
-      eventsBefore = (await eventsOf(org.organizationId)).length;
+      eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).length;
     });
 
     it('refunds 500 of the order: 200 with the refund, pending, and the order partially refunded by 500', async () => {
@@ -182,7 +120,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records order.updated, order.refunded and refund.created, in that order and in the same transaction', async () => {
-      const events = (await eventsOf(org.organizationId)).slice(eventsBefore);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([
         ['order.updated', order.id],
         ['order.refunded', order.id],
@@ -197,7 +135,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records the order events with the order as GET /v1/orders/{id} returns it, partially refunded', async () => {
-      const events = (await eventsOf(org.organizationId)).slice(eventsBefore, eventsBefore + 2);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore, eventsBefore + 2);
       const rest = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       expect(rest).toMatchObject({ status: 'partially_refunded', refunded_amount: 500 });
       expect(events[0].data).toEqual(rest);
@@ -205,7 +143,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records refund.created with the refund as GET /v1/refunds/{id} returns it, pending at the time', async () => {
-      const created = (await eventsOf(org.organizationId)).find((e) => e.type === 'refund.created')!;
+      const created = (await eventsOf(server, org.organizationId, 'sandbox')).find((e) => e.type === 'refund.created')!;
       const data = created.data as Record<string, unknown>;
       expect(data.status).toBe('pending');
       const rest = expectStatus(await org.api('GET', `/refunds/${first.id}`), 200);
@@ -215,7 +153,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
 
     it('refuses 1500 when only 1499 remains: 400 RefundAmountTooHigh, and nothing changes', async () => {
       const orderBefore = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
-      const eventCount = (await eventsOf(org.organizationId)).length;
+      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount: 1500 }));
       expect(error).toBeInstanceOf(RefundAmountTooHigh);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -226,18 +164,18 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ error: 'RefundAmountTooHigh', detail: expect.stringContaining('1499') });
       expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200)).toEqual(orderBefore);
       expect((await storedRefunds(order.id)).map((r) => r.id)).toEqual([first.id]);
-      expect(await eventsOf(org.organizationId)).toHaveLength(eventCount);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
 
     it('refunds the remaining 1499: the order becomes refunded, with refunded_amount 1999', async () => {
-      const eventCount = (await eventsOf(org.organizationId)).length;
+      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const rest = await org.api('POST', '/refunds/', refundBody(order.id, 1499, 'satisfaction_guarantee'));
       expect(rest.status).toBe(200);
       expect(rest.headers.get('content-type')).toMatch(/^application\/json/);
       expect(rest.body).toMatchObject({ id: uuid, status: 'pending', amount: 1499, reason: 'satisfaction_guarantee', order_id: order.id, created_at: datetime });
       const seen = await org.polar.orders.get({ id: order.id });
       expect(seen).toMatchObject({ status: 'refunded', paid: true, refundedAmount: 1999, netAmount: 1999 });
-      const events = (await eventsOf(org.organizationId)).slice(eventCount);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventCount);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([
         ['order.updated', order.id],
         ['order.refunded', order.id],
@@ -248,7 +186,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('refuses any further refund: 403 RefundedAlready, and nothing changes', async () => {
-      const eventCount = (await eventsOf(org.organizationId)).length;
+      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount: 1 }));
       expect(error).toBeInstanceOf(RefundedAlready);
       expect((error as RefundedAlready).statusCode).toBe(403);
@@ -261,7 +199,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       }
       expect(await storedRefunds(order.id)).toHaveLength(2);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'refunded', refundedAmount: 1999 });
-      expect(await eventsOf(org.organizationId)).toHaveLength(eventCount);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
   });
 
@@ -269,7 +207,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Invalid refunds ebook');
       order = await buy(org, product.id, 'invalid-refunds@example.com');
     });
@@ -278,7 +216,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       ['zero', 0],
       ['negative', -100],
     ])('refuses a %s amount with 422 naming the amount, creating nothing', async (_case, amount) => {
-      const eventCount = (await eventsOf(org.organizationId)).length;
+      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount }));
       expect(error).toBeInstanceOf(HTTPValidationError);
       expect((error as HTTPValidationError).statusCode).toBe(422);
@@ -288,7 +226,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ detail: [{ loc: ['body', 'amount'], msg: expect.any(String), type: expect.any(String) }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
-      expect(await eventsOf(org.organizationId)).toHaveLength(eventCount);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
 
     it('refuses to refund a free order with 422 naming order_id, as there is nothing to give back', async () => {
@@ -327,9 +265,9 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it("refuses another organization's order with 422 naming order_id, creating no refund", async () => {
-      const stranger = await newOrganization();
-      const strangerEvents = (await eventsOf(stranger.organizationId)).length;
-      const ownerEvents = (await eventsOf(org.organizationId)).length;
+      const stranger = await newOrganization(server, 'sandbox');
+      const strangerEvents = (await eventsOf(server, stranger.organizationId, 'sandbox')).length;
+      const ownerEvents = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(stranger.polar.refunds.create({ orderId: order.id, reason: 'fraudulent', amount: 100 }));
       expect(error).toBeInstanceOf(HTTPValidationError);
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'order_id'] })]);
@@ -338,8 +276,8 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: expect.any(String), type: expect.any(String) }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
-      expect(await eventsOf(stranger.organizationId)).toHaveLength(strangerEvents);
-      expect(await eventsOf(org.organizationId)).toHaveLength(ownerEvents);
+      expect(await eventsOf(server, stranger.organizationId, 'sandbox')).toHaveLength(strangerEvents);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(ownerEvents);
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
     });
   });
@@ -349,10 +287,10 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let order: Order;
     let eventsBefore: number;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Contested ebook');
       order = await buy(org, product.id, 'contested@example.com');
-      eventsBefore = (await eventsOf(org.organizationId)).length;
+      eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).length;
     });
 
     it('lets exactly 3 of 6 parallel refunds of 500 through, the other 3 getting 400 RefundAmountTooHigh', async () => {
@@ -384,7 +322,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('never had the refunded amount exceed the net amount, and recorded three events per refund', async () => {
-      const events = (await eventsOf(org.organizationId)).slice(eventsBefore);
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore);
       expect(events.filter((e) => e.type === 'refund.created')).toHaveLength(4);
       expect(events.filter((e) => e.type === 'order.refunded')).toHaveLength(4);
       expect(events.filter((e) => e.type === 'order.updated')).toHaveLength(4);
@@ -411,7 +349,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let bobs: Refund;
     let waiting: Refund;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Listed ebook', 5_000);
       [aliceOrder, bobOrder] = await Promise.all([buy(org, product.id, 'alice-refunds@example.com'), buy(org, product.id, 'bob-refunds@example.com')]);
       small = (await org.polar.refunds.create({ orderId: aliceOrder.id, reason: 'duplicate', amount: 300 }))!;
@@ -478,7 +416,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it("does not list another organization's refunds, even filtered by its order", async () => {
-      const stranger = await newOrganization();
+      const stranger = await newOrganization(server, 'sandbox');
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
       expect((await stranger.polar.refunds.list({ orderId: aliceOrder.id })).result.items).toEqual([]);
       expect((await stranger.api('GET', `/refunds/${small.id}`)).status).toBe(404);
@@ -487,21 +425,21 @@ describe('refunds through the official SDK and REST in sandbox', () => {
 
   describe('an Idempotency-Key on POST /v1/refunds/', () => {
     it('creates one refund for two requests with the same key, replaying the first answer', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'Idempotent ebook');
       const order = await buy(org, product.id, 'idempotent-refund@example.com');
       const key = `refund-${randomUUID()}`;
       const first = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': key });
       expect(first.status).toBe(200);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
-      const eventCount = (await eventsOf(org.organizationId)).length;
+      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
       const second = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': key });
       expect(second.status).toBe(200);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(second.body).toEqual(first.body);
       expect((await storedRefunds(order.id)).map((r) => r.id)).toEqual([first.body.id]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'partially_refunded', refundedAmount: 400 });
-      expect(await eventsOf(org.organizationId)).toHaveLength(eventCount);
+      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
       // Another key is another refund.
       const third = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': `refund-${randomUUID()}` });
       expect(third.status).toBe(200);
@@ -521,37 +459,22 @@ describe('refunds through GraphQL in sandbox', () => {
   const LIST = 'query ($orderId: [UUID!], $succeeded: Boolean) { core { refunds(orderId: $orderId, succeeded: $succeeded, limit: 100) { items { id status amount } pagination { totalCount } } } }';
   const ORDER = 'query ($id: UUID!) { core { order(id: $id) { id status paid netAmount refundedAmount } } }';
 
-  /** The data of a response that must not have errors. */
-  async function ok(response: Promise<Awaited<ReturnType<Gql>>>) {
-    const { body } = await response;
-    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-    return body.data;
-  }
-  /** The single error of a response, checked for its code and HTTP status. */
-  async function failure(response: Promise<Awaited<ReturnType<Gql>>>, code: string, status: number) {
-    const { body, status: httpStatus } = await response;
-    expect(body.errors, JSON.stringify(body)).toHaveLength(1);
-    expect(body.errors![0].extensions.code).toBe(code);
-    expect(httpStatus).toBe(status);
-    return body.errors![0];
-  }
-
   describe('refunding an order of 1999 in two parts', () => {
     let org: Org;
     let order: Order;
     let first: any;
     beforeAll(async () => {
-      org = await newOrganization();
+      org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL refundable');
       order = await buy(org, product.id, 'gql-refunds@example.com');
     });
 
     it('refunds 800: the refund pending, then succeeded, and the order partially refunded', async () => {
-      first = (await ok(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 800 } }))).core.refundCreate;
+      first = (await graphqlData(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 800 } }))).core.refundCreate;
       expect(first).toEqual({ id: uuid, status: 'pending', amount: 800, taxAmount: 0, orderId: order.id, customerId: order.customerId, reason: 'customer_request', currency: 'usd' });
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order).toEqual({ id: order.id, status: 'partially_refunded', paid: true, netAmount: 1999, refundedAmount: 800 });
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order).toEqual({ id: order.id, status: 'partially_refunded', paid: true, netAmount: 1999, refundedAmount: 800 });
       const listed = await eventually(
-        async () => (await ok(org.gql(LIST, { orderId: [order.id] }))).core.refunds,
+        async () => (await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds,
         (page) => page.items.length === 1 && page.items[0].status === 'succeeded',
         'the refund to succeed',
       );
@@ -559,36 +482,36 @@ describe('refunds through GraphQL in sandbox', () => {
     });
 
     it('refuses more than the 1199 that remain: REFUND_AMOUNT_TOO_HIGH, nothing changed', async () => {
-      const error = await failure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 1200 } }), 'REFUND_AMOUNT_TOO_HIGH', 400);
+      const error = await graphqlFailure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 1200 } }), 'REFUND_AMOUNT_TOO_HIGH', 400);
       expect(error.message).toContain('1199');
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order.refundedAmount).toBe(800);
-      expect((await ok(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(1);
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order.refundedAmount).toBe(800);
+      expect((await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(1);
     });
 
     it('refuses a zero or negative amount: BAD_USER_INPUT at input.amount', async () => {
       for (const amount of [0, -1]) {
-        const error = await failure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount } }), 'BAD_USER_INPUT', 422);
+        const error = await graphqlFailure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount } }), 'BAD_USER_INPUT', 422);
         expect(error.extensions.issues).toEqual([{ loc: ['input', 'amount'], msg: expect.any(String), type: expect.any(String) }]);
       }
-      expect((await ok(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(1);
+      expect((await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(1);
     });
 
     it('refunds the remaining 1199: the order refunded in full', async () => {
-      const second = (await ok(org.gql(CREATE, { input: { orderId: order.id, reason: 'other', amount: 1199 } }))).core.refundCreate;
+      const second = (await graphqlData(org.gql(CREATE, { input: { orderId: order.id, reason: 'other', amount: 1199 } }))).core.refundCreate;
       expect(second).toMatchObject({ status: 'pending', amount: 1199 });
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order).toMatchObject({ status: 'refunded', refundedAmount: 1999 });
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order).toMatchObject({ status: 'refunded', refundedAmount: 1999 });
     });
 
     it('refuses any further refund: REFUNDED_ALREADY', async () => {
-      await failure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 1 } }), 'REFUNDED_ALREADY', 403);
-      expect((await ok(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(2);
+      await graphqlFailure(org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 1 } }), 'REFUNDED_ALREADY', 403);
+      expect((await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds.pagination.totalCount).toBe(2);
     });
   });
 
   describe('refunds of orders that cannot be refunded', () => {
     it('refuses an unpaid, an unknown and a foreign order with BAD_USER_INPUT at input.orderId', async () => {
-      const org = await newOrganization();
-      const stranger = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
+      const stranger = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL unrefundable');
       const unpaid = await declinedOrder(org, product.id, 'gql-unpaid-refund@example.com');
       const paid = await buy(org, product.id, 'gql-paid-refund@example.com');
@@ -597,18 +520,18 @@ describe('refunds through GraphQL in sandbox', () => {
         [org.gql, randomUUID()],
         [stranger.gql, paid.id],
       ] as const) {
-        const error = await failure(client(CREATE, { input: { orderId, reason: 'customer_request', amount: 100 } }), 'BAD_USER_INPUT', 422);
+        const error = await graphqlFailure(client(CREATE, { input: { orderId, reason: 'customer_request', amount: 100 } }), 'BAD_USER_INPUT', 422);
         expect(error.extensions.issues).toEqual([{ loc: ['input', 'orderId'], msg: expect.any(String), type: expect.any(String) }]);
       }
       expect(await storedRefunds(unpaid.id)).toEqual([]);
       expect(await storedRefunds(paid.id)).toEqual([]);
-      expect((await ok(org.gql(ORDER, { id: paid.id }))).core.order).toMatchObject({ status: 'paid', refundedAmount: 0 });
+      expect((await graphqlData(org.gql(ORDER, { id: paid.id }))).core.order).toMatchObject({ status: 'paid', refundedAmount: 0 });
     });
   });
 
   describe('concurrent refunds', () => {
     it('never refund more than the net amount: of 4 parallel refunds of 700 on 1999, exactly 2 pass', async () => {
-      const org = await newOrganization();
+      const org = await newOrganization(server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL contested');
       const order = await buy(org, product.id, 'gql-contested@example.com');
       const responses = await Promise.all(Array.from({ length: 4 }, () => org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 700 } })));
@@ -616,8 +539,8 @@ describe('refunds through GraphQL in sandbox', () => {
       const refused = responses.filter((r) => r.body.errors);
       expect(passed, JSON.stringify(responses.map((r) => r.body))).toHaveLength(2);
       for (const r of refused) expect(r.body.errors![0].extensions.code).toBe('REFUND_AMOUNT_TOO_HIGH');
-      expect((await ok(org.gql(ORDER, { id: order.id }))).core.order).toMatchObject({ status: 'partially_refunded', refundedAmount: 1400 });
-      const listed = (await ok(org.gql(LIST, { orderId: [order.id] }))).core.refunds;
+      expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order).toMatchObject({ status: 'partially_refunded', refundedAmount: 1400 });
+      const listed = (await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds;
       expect(listed.items.map((r: any) => r.amount)).toEqual([700, 700]);
     });
   });

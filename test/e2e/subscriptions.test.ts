@@ -10,7 +10,9 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { openDatabase } from '../../src/db/client.ts';
@@ -41,26 +43,6 @@ async function at(time: Date) {
   await settle();
 }
 
-interface Org {
-  organizationId: string;
-  polar: Polar;
-  buyer: Polar;
-  api: ReturnType<typeof restClient>;
-  gql: ReturnType<typeof graphqlClient>;
-}
-
-async function newOrganization(): Promise<Org> {
-  const { token, organizationId } = await server.bootstrap('sandbox');
-  const serverURL = `${server.url}/sandbox`;
-  return {
-    organizationId,
-    polar: new Polar({ accessToken: token, serverURL }),
-    buyer: new Polar({ serverURL }),
-    api: restClient(server.base('sandbox'), token),
-    gql: graphqlClient(server.base('sandbox'), token),
-  };
-}
-
 async function monthlyPlan(org: Org, name: string, amount: number, benefits: string[] = []) {
   const product = await org.polar.products.create({ name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: amount, priceCurrency: 'usd' }] });
   if (benefits.length) await org.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits } });
@@ -69,11 +51,7 @@ async function monthlyPlan(org: Org, name: string, amount: number, benefits: str
 
 /** Buys a product with a test card through the official client, as a buyer would; returns the subscription. */
 async function subscribe(org: Org, productId: string, email: string, card = 'tok_visa'): Promise<Subscription> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
-  await org.buyer.checkouts.clientConfirm({
-    clientSecret: checkout.clientSecret,
-    checkoutConfirmStripe: { customerEmail: email, customerName: 'Ada Buyer', confirmationTokenId: card },
-  });
+  await createAndConfirmCheckout(org, productId, email, { customerName: 'Ada Buyer', card });
   await settle();
   const page = await org.polar.subscriptions.list({ productId });
   const found = page.result.items.find((s) => s.customer.email === email);
@@ -104,7 +82,7 @@ describe('a monthly plan bought through the official client', () => {
 
   beforeAll(async () => {
     server.clock.now = start;
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
     const benefit = await org.polar.benefits.create({
       type: 'license_keys',
       description: 'Pro license',
@@ -285,7 +263,7 @@ describe('canceling, uncanceling and revoking', () => {
   let org: Org;
   beforeAll(async () => {
     server.clock.now = start;
-    org = await newOrganization();
+    org = await newOrganization(server, 'sandbox');
   });
 
   it('uncanceling before the period ends keeps the subscription renewing', async () => {
@@ -365,6 +343,27 @@ describe('canceling, uncanceling and revoking', () => {
     expect((await org.polar.benefits.grants({ id: benefit.id })).result.items.map((g) => g.isRevoked)).toEqual([true]);
   });
 
+  it('treats a renewal the processor cannot charge at all, after every attempt, as declined', async () => {
+    server.clock.now = start;
+    const plan = await monthlyPlan(org, 'Unreachable', 1100);
+    const subscription = await subscribe(org, plan.id, 'unreachable@example.com');
+    await setPaymentMethod(org, subscription.id, 'tok_processorUnavailable');
+    let time = subscription.currentPeriodEnd!.getTime() + 60_000;
+    await at(new Date(time));
+    // Each failed attempt is retried after a back-off of at most a minute, by the same clock.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      time += 61_000;
+      await at(new Date(time));
+    }
+    const [, renewal] = await ordersOf(org, subscription.id);
+    expect(renewal.payments.map((p) => [p.status, p.declineReason])).toEqual([['failed', 'processing_error']]);
+    expect(await prisma().job.findFirst({ where: { kind: 'payment.charge', payload: { equals: { paymentId: renewal.payments[0].id } } } })).toMatchObject({
+      attempts: 8,
+      completedAt: expect.any(Date),
+    });
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).status).toBe('past_due');
+  });
+
   it('refuses revoke_benefits on a refund of a subscription order (the subscription is revoked instead)', async () => {
     server.clock.now = start;
     const plan = await monthlyPlan(org, 'Refundable', 2000);
@@ -383,7 +382,7 @@ describe('canceling, uncanceling and revoking', () => {
     server.clock.now = start;
     const plan = await monthlyPlan(org, 'Private', 1200);
     const subscription = await subscribe(org, plan.id, 'private@example.com');
-    const intruder = await newOrganization();
+    const intruder = await newOrganization(server, 'sandbox');
     expect(await rejectionOf(intruder.polar.subscriptions.get({ id: subscription.id }))).toBeInstanceOf(ResourceNotFound);
     expect(await rejectionOf(intruder.polar.subscriptions.revoke({ id: subscription.id }))).toBeInstanceOf(ResourceNotFound);
     expect((await intruder.api('PATCH', `/subscriptions/${subscription.id}`, { cancel_at_period_end: true })).status).toBe(404);
@@ -407,7 +406,7 @@ describe('canceling, uncanceling and revoking', () => {
 describe('changing plans', () => {
   it('moves to the new product now and bills the prorated difference on the next order', async () => {
     server.clock.now = new Date('2027-03-01T00:00:00.000Z');
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const basic = await monthlyPlan(org, 'Basic', 1000);
     const pro = await monthlyPlan(org, 'Pro', 3000);
     const subscription = await subscribe(org, basic.id, 'upgrader@example.com');
@@ -435,11 +434,11 @@ describe('changing plans', () => {
 
   it('refuses a product of another interval, another organization, or immediate invoicing, with 422', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const plan = await monthlyPlan(org, 'Monthly', 1000);
     const subscription = await subscribe(org, plan.id, 'picky@example.com');
     const yearly = await org.polar.products.create({ name: 'Yearly', recurringInterval: 'year', prices: [{ amountType: 'fixed', priceAmount: 9000, priceCurrency: 'usd' }] });
-    const foreign = await monthlyPlan(await newOrganization(), 'Foreign', 1000);
+    const foreign = await monthlyPlan(await newOrganization(server, 'sandbox'), 'Foreign', 1000);
     const monthly2 = await monthlyPlan(org, 'Monthly two', 2000);
     for (const body of [{ product_id: yearly.id }, { product_id: foreign.id }, { product_id: monthly2.id, proration_behavior: 'invoice' }]) {
       const response = await org.api('PATCH', `/subscriptions/${subscription.id}`, body);
@@ -453,7 +452,7 @@ describe('changing plans', () => {
 describe('the renewal scheduler in two processes', () => {
   it('never bills a period twice when two schedulers run at once on one database', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const plan = await monthlyPlan(org, 'Shared', 500);
     const subscriptions = [];
     for (let i = 0; i < 6; i++) subscriptions.push(await subscribe(org, plan.id, `shared${i}@example.com`));
@@ -486,7 +485,7 @@ describe('the renewal scheduler in two processes', () => {
 describe('subscriptions over GraphQL', () => {
   it('reads a customer’s entitlements in one query: active subscriptions, granted benefits and license keys', async () => {
     server.clock.now = start;
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Seat license', properties: { prefix: 'SEAT' } });
     const plan = await monthlyPlan(org, 'Seats', 2500, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'graph@example.com');
@@ -510,7 +509,7 @@ describe('subscriptions over GraphQL', () => {
   });
 
   it('is not reachable without a token, and shows an organization only its own', async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(server, 'sandbox');
     const { body } = await graphqlClient(server.base('sandbox'))(`{ core { subscriptions { items { id } } } }`);
     expect(body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
     const listed = await org.gql(`{ core { subscriptions { items { id } pagination { totalCount } } } }`);

@@ -79,6 +79,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
 }
 
+/** A REST client of `restClient`, and what it answers. */
+export type Api = ReturnType<typeof restClient>;
+export type RestResponse = Awaited<ReturnType<Api>>;
+/** A GraphQL client of `graphqlClient`, and what it answers. */
+export type Gql = ReturnType<typeof graphqlClient>;
+export type GqlResponse = Awaited<ReturnType<Gql>>;
+
 /** A small JSON client for the REST surface. */
 export function restClient(base: string, token?: string) {
   return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
