@@ -75,6 +75,11 @@ function describeFailure(failure: AuthFailure): string {
 }
 
 builder.addScalarType('DateTime', DateTimeResolver);
+/** The builder's type parameters, for helpers that build fields outside a type's own definition. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** The field builder of a Prisma object type, for fields shared by several variants of one model. */
+export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<BuilderTypes, PrismaTypes[Model], PrismaTypes[Model]['Shape']>;
+
 // graphql-scalars' UUID lets through forms such as a trailing "}" that the database then refuses;
 // only the canonical 8-4-4-4-12 form is accepted, lowercased.
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

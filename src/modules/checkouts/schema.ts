@@ -1,7 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import type { Environment } from '../../context.ts';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -37,8 +36,7 @@ const BillingAddressFields = builder.objectRef<Record<'country' | 'state' | 'cit
   }),
 });
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type CheckoutFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaTypes['Checkout'], PrismaTypes['Checkout']['Shape']>;
+type CheckoutFieldBuilder = PrismaFieldBuilder<'Checkout'>;
 
 /** The checkout page's address: under the environment's public address, by client secret. */
 function checkoutUrl(environment: Environment, clientSecret: string): string {
@@ -139,7 +137,7 @@ export const CheckoutPublicConfirmed = builder.prismaObject('Checkout', {
 
 const CheckoutList = listType('Checkout', Checkout);
 
-const buyerFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => ({
+const buyerFields = (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => ({
   productId: t.field({ type: 'UUID', description: 'Switch to another product the checkout offers.' }),
   amount: t.int({ description: 'For pay-what-you-want prices: the amount chosen, within the price bounds.' }),
   isBusinessCustomer: t.boolean(),

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
@@ -44,8 +43,7 @@ export const AddressInput = builder.inputType('AddressInput', {
 const CustomerSortProperty = builder.scalarType('CustomerSortProperty', sortingScalarConfig(customerSortProperties));
 
 // The customer's fields, shared by Customer and CustomerState (the customer with its entitlements).
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type CustomerFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaTypes['Customer'], PrismaTypes['Customer']['Shape']>;
+type CustomerFieldBuilder = PrismaFieldBuilder<'Customer'>;
 
 const customerFields = (t: CustomerFieldBuilder) => ({
   id: t.expose('id', { type: 'UUID' }),
@@ -79,7 +77,7 @@ export const CustomerState = builder.prismaObject('Customer', {
 
 const CustomerList = listType('Customer', Customer);
 
-const customerInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => ({
+const customerInputFields = (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => ({
   name: t.string(),
   externalId: t.string({ description: 'Unique among the organization’s customers; cannot change once set.' }),
   billingAddress: t.field({ type: AddressInput }),

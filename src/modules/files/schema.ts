@@ -1,5 +1,4 @@
-import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
 import {
@@ -52,8 +51,7 @@ const FileUploadMultipart = builder.objectRef<FileWithUpload['upload']>('FileUpl
 });
 
 // The file's fields, shared by File, FileUpload (with its upload links) and FileDownload (with its download link).
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type FileFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaTypes['File'], PrismaTypes['File']['Shape']>;
+type FileFieldBuilder = PrismaFieldBuilder<'File'>;
 
 const fileFields = (t: FileFieldBuilder) => ({
   id: t.expose('id', { type: 'UUID' }),

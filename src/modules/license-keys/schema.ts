@@ -1,6 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -32,8 +32,7 @@ export const LicenseKeyActivation = builder.prismaObject('LicenseKeyActivation',
   }),
 });
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type LicenseKeyFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaTypes['LicenseKey'], PrismaTypes['LicenseKey']['Shape']>;
+type LicenseKeyFieldBuilder = PrismaFieldBuilder<'LicenseKey'>;
 
 // The key's own fields, shared by LicenseKey and ValidatedLicenseKey (the key with the activation checked).
 const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
