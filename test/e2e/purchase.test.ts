@@ -761,3 +761,25 @@ describe('a purchase through GraphQL in sandbox', () => {
     });
   });
 });
+
+describe('an environment without a payment processor', () => {
+  let bare: TestServer;
+  beforeAll(async () => {
+    bare = await startTestServer({ PRODUCTION_PAYMENT_PROCESSOR: 'none' });
+  });
+  afterAll(() => bare?.close());
+
+  it('still pays the order of a free product, and refuses a checkout that needs payment', async () => {
+    const org = await newOrganization(bare, 'production');
+    const free = await org.polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
+    const checkout = await org.polar.checkouts.create({ products: [free.id] });
+    await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'free@example.com' } });
+    expect(await paidOrderOf(org, checkout.id)).toMatchObject({ status: 'paid', paid: true, totalAmount: 0 });
+
+    const paid = await fixedProduct(org, 'Needs a card', 500);
+    const needsCard = await org.polar.checkouts.create({ products: [paid.id] });
+    const refused = await org.publicApi('POST', `/checkouts/client/${needsCard.clientSecret}/confirm`, { customer_email: 'card@example.com', confirmation_token_id: 'tok_visa' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('PaymentError');
+  });
+});

@@ -48,19 +48,24 @@ async function recordOutcome(job: JobContext, payment: PendingPayment, result: C
   if (result.status === 'failed') job.logger.info({ paymentId: payment.id, declineReason: result.declineReason }, 'payment declined');
 }
 
+async function charge(job: JobContext, payment: PendingPayment): Promise<ChargeResult> {
+  // A subscription that ended after this payment was scheduled is not charged for.
+  if (payment.order.subscription && subscriptionEnded(payment.order.subscription)) {
+    return { status: 'failed', processorId: 'not-charged', declineReason: 'subscription_ended' };
+  }
+  // Nothing to charge needs no processor: free orders are paid where none is configured.
+  if (payment.amount === 0) return { status: 'succeeded', processorId: 'free' };
+  const processor = job.environment.paymentProcessor;
+  if (!processor) throw new Error('No payment processor is configured for this environment.');
+  return processor.charge({ paymentId: payment.id, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
+}
+
 defineJob<{ paymentId: string }>(
   'payment.charge',
   async ({ paymentId }, job) => {
     const payment = await pendingPayment(job, paymentId);
     if (!payment) return;
-    const processor = job.environment.paymentProcessor;
-    if (!processor) throw new Error('No payment processor is configured for this environment.');
-    // A subscription that ended after this payment was scheduled is not charged for.
-    const result: ChargeResult =
-      payment.order.subscription && subscriptionEnded(payment.order.subscription)
-        ? { status: 'failed', processorId: 'not-charged', declineReason: 'subscription_ended' }
-        : await processor.charge({ paymentId, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
-    await recordOutcome(job, payment, result);
+    await recordOutcome(job, payment, await charge(job, payment));
   },
   {
     maxAttempts: 8,
