@@ -212,18 +212,36 @@ async function lockUsableKey(db: Db, { organizationId, key }: KeyInOrganization)
 
 const isExpired = (licenseKey: { expiresAt: Date | null }, now: Date) => licenseKey.expiresAt !== null && licenseKey.expiresAt <= now;
 
+type UsableKey = Awaited<ReturnType<typeof lockUsableKey>>;
+
+/**
+ * Runs `work` in one transaction on the key, locked and known to be granted. `expired`, when given,
+ * is the error for a key past its expiry; without it, an expired key is worked on (deactivation).
+ */
+async function withUsableKey<T>(
+  ctx: Context,
+  checker: KeyChecker,
+  input: KeyInOrganization,
+  expired: (() => Error) | null,
+  work: (db: Db, licenseKey: UsableKey, now: Date) => Promise<T>,
+): Promise<T> {
+  const organizationId = checkedOrganization(ctx, checker, input.organizationId);
+  return ctx.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const now = ctx.now();
+    const licenseKey = await lockUsableKey(db, { organizationId, key: input.key });
+    if (expired && isExpired(licenseKey, now)) throw expired();
+    return work(db, licenseKey, now);
+  });
+}
+
 export async function validateLicenseKey(ctx: Context, checker: KeyChecker, input: LicenseKeyValidateInput, query: object) {
   const issues = new ValidationIssues();
   if (input.incrementUsage != null && input.incrementUsage < 0) {
     issues.add(['input', 'incrementUsage'], 'Input should be greater than or equal to 0', 'greater_than_equal');
   }
   issues.throwIfAny();
-  const organizationId = checkedOrganization(ctx, checker, input.organizationId);
-  return ctx.prisma.$transaction(async (tx) => {
-    const db = tx as Db;
-    const now = ctx.now();
-    const licenseKey = await lockUsableKey(db, { organizationId, key: input.key });
-    if (isExpired(licenseKey, now)) throw new ResourceNotFoundError('License key has expired.');
+  return withUsableKey(ctx, checker, input, () => new ResourceNotFoundError('License key has expired.'), async (db, licenseKey, now) => {
     const activation = input.activationId
       ? await db.licenseKeyActivation.findFirst({ where: { id: input.activationId, licenseKeyId: licenseKey.id } })
       : null;
@@ -254,12 +272,7 @@ export async function activateLicenseKey(ctx: Context, checker: KeyChecker, inpu
     issues.add(['input', 'conditions'], 'Activation conditions are not supported: identify the device in meta instead.');
   }
   issues.throwIfAny();
-  const organizationId = checkedOrganization(ctx, checker, input.organizationId);
-  return ctx.prisma.$transaction(async (tx) => {
-    const db = tx as Db;
-    const now = ctx.now();
-    const licenseKey = await lockUsableKey(db, { organizationId, key: input.key });
-    if (isExpired(licenseKey, now)) throw new NotPermittedError('License key has expired.');
+  return withUsableKey(ctx, checker, input, () => new NotPermittedError('License key has expired.'), async (db, licenseKey, now) => {
     const limit = licenseKey.limitActivations;
     if (!limit) {
       throw new NotPermittedError('This license key does not support activations. Use the /validate endpoint instead to check license validity.');
@@ -274,10 +287,7 @@ export async function activateLicenseKey(ctx: Context, checker: KeyChecker, inpu
 }
 
 export async function deactivateLicenseKey(ctx: Context, checker: KeyChecker, input: LicenseKeyDeactivateInput): Promise<void> {
-  const organizationId = checkedOrganization(ctx, checker, input.organizationId);
-  await ctx.prisma.$transaction(async (tx) => {
-    const db = tx as Db;
-    const licenseKey = await lockUsableKey(db, { organizationId, key: input.key });
+  await withUsableKey(ctx, checker, input, null, async (db, licenseKey) => {
     const { count } = await db.licenseKeyActivation.deleteMany({ where: { id: input.activationId, licenseKeyId: licenseKey.id } });
     if (count === 0) throw activationNotFound();
   });
