@@ -33,6 +33,7 @@ export const builder = new SchemaBuilder<{
     CheckoutSortProperty: { Input: string; Output: string };
     RefundSortProperty: { Input: string; Output: string };
     SubscriptionSortProperty: { Input: string; Output: string };
+    BenefitSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

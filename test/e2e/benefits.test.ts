@@ -195,6 +195,18 @@ describe('benefits at /v1/benefits/', () => {
     expect(searched.result.items.map((b) => b.id)).toEqual([custom.id]);
   });
 
+  it('sorts the list and filters it by metadata; an unknown sort property is a 422', async () => {
+    const byDescription = await org.polar.benefits.list({ sorting: ['description'] });
+    expect(byDescription.result.items.map((b) => b.description)).toEqual([custom.description, licenseKeys.description].sort());
+    const byTypeDescending = expectStatus(await org.api('GET', '/benefits/?sorting=-type'), 200);
+    expect(byTypeDescending.items.map((b: { type: string }) => b.type)).toEqual(['license_keys', 'custom']);
+    const gold = expectStatus(await org.api('GET', '/benefits/?metadata[tier]=gold'), 200);
+    expect(gold.items.map((b: { id: string }) => b.id)).toEqual([custom.id]);
+    const refused = await org.api('GET', '/benefits/?sorting=price');
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['query', 'sorting', 0]);
+  });
+
   it('gets a benefit by id through the SDK', async () => {
     const got = await org.polar.benefits.get({ id: custom.id });
     expect(got).toMatchObject({ id: custom.id, type: 'custom', description: 'Priority support', properties: { note: 'Write to vip@example.com' }, metadata: { tier: 'gold' } });

@@ -8,14 +8,16 @@ import type { Benefit } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { defineJob, enqueueJob, type JobContext } from '../../jobs/runner.ts';
 import { issueLicenseKey, revokeLicenseKey } from '../license-keys/service.ts';
+import { benefitGrantWire, benefitWire } from './rest.ts';
 
 export type Purchase = { subscriptionId: string } | { orderId: string };
 
 /** Subscription statuses that keep the benefits: past-due subscriptions keep them while payment is retried. */
 const entitledSubscriptionStatuses = ['active', 'trialing', 'past_due'];
 
-const grantOperation = /* GraphQL */ `
-  query ($id: UUID!) { core { benefitGrant(id: $id) { ...BenefitGrantWire benefit { ...BenefitWire } } } }`;
+/** A grant's event payload: the grant as listed, with its benefit (the webhook shape). */
+const grantEventOperation = /* GraphQL */ `
+  query ($id: UUID!) { core { benefitGrant(id: $id) { ${benefitGrantWire} benefit { ${benefitWire} } } } }`;
 
 export async function scheduleGrantSync(ctx: Context, db: Db, purchase: Purchase): Promise<void> {
   await enqueueJob(db, 'benefits.sync', purchase, ctx.now());
@@ -116,9 +118,7 @@ function grantProperties(benefit: Benefit, held: GrantProperties, key: { id: str
 }
 
 async function recordGrantEvent(ctx: Context, db: Db, type: 'benefit_grant.created' | 'benefit_grant.updated' | 'benefit_grant.revoked', grant: { id: string; organizationId: string }) {
-  const { benefitGrantWire, benefitWire } = await import('./rest.ts');
-  const operation = `${grantOperation} fragment BenefitGrantWire on BenefitGrant { ${benefitGrantWire} } fragment BenefitWire on Benefit { ${benefitWire} }`;
-  await recordEvents(ctx, db, [type], { organizationId: grant.organizationId, resourceId: grant.id, operation });
+  await recordEvents(ctx, db, [type], { organizationId: grant.organizationId, resourceId: grant.id, operation: grantEventOperation });
 }
 
 /** Records the customer's new state; a deleted customer has none (its customer.deleted event said so). */

@@ -5,11 +5,13 @@ import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
-import { createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
+import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
 export const BenefitType = builder.enumType(BenefitTypes, { name: 'BenefitType' });
+const BenefitSortProperty = builder.scalarType('BenefitSortProperty', sortingScalarConfig(benefitSortProperties));
 const Timeframe = builder.enumType('LicenseKeyTimeframe', { values: ['year', 'month', 'day'] as const });
 
 export const Benefit = builder.prismaInterface('Benefit', {
@@ -163,6 +165,8 @@ builder.objectFields(CoreQuery, (t) => ({
       type: t.arg({ type: [BenefitType] }),
       id: t.arg({ type: ['UUID'] }),
       query: t.arg.string({ description: 'Matches descriptions, case-insensitively.' }),
+      metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
+      sorting: t.arg({ type: [BenefitSortProperty], description: 'Default: -created_at.' }),
     },
     resolve: (_root, args, ctx, info) => listBenefits(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),

@@ -6,15 +6,13 @@ import type { Db } from '../../db/client.ts';
 import type { BenefitType, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { NotPermittedError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
-import type { Metadata } from '../../graphql/metadata.ts';
+import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
-import { escapeLike } from '../../graphql/sorting.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { enqueueJob } from '../../jobs/runner.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 import { assertDownloadableFiles } from '../files/service.ts';
 
-/** The types this server grants; the others exist on the wire but need integrations it lacks. */
-export const grantableTypes = ['custom', 'license_keys', 'downloadables'] as const;
 const benefitRoute = 'GET /v1/benefits/{id}';
 
 export interface BenefitPropertiesInput {
@@ -42,11 +40,15 @@ export interface BenefitUpdateInput {
   properties?: BenefitPropertiesInput | null;
 }
 
+export const benefitSortProperties = ['created_at', 'description', 'type'] as const;
+
 export interface BenefitListArgs extends PageArgs {
   organizationId?: string[] | null;
   type?: BenefitType[] | null;
   id?: string[] | null;
   query?: string | null;
+  metadata?: Record<string, unknown> | null;
+  sorting?: string[] | null;
 }
 
 export async function recordBenefitEvents(ctx: Context, db: Db, types: EventType[], benefit: { id: string; organizationId: string }) {
@@ -115,9 +117,13 @@ export async function listBenefits(ctx: Context, args: BenefitListArgs, query: o
     ...(args.type?.length ? { type: { in: args.type } } : {}),
     ...(args.id?.length ? { id: { in: args.id } } : {}),
     ...(args.query ? { description: { contains: escapeLike(args.query), mode: 'insensitive' } } : {}),
+    AND: metadataWhere(args.metadata),
   };
+  const orderBy = sortingOrderBy<(typeof benefitSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) =>
+    property === 'created_at' ? { createdAt: sort } : property === 'description' ? { description: sort } : { type: sort },
+  );
   const [items, total] = await Promise.all([
-    ctx.prisma.benefit.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...pageWindow(args) }),
+    ctx.prisma.benefit.findMany({ ...query, where, orderBy: [...(orderBy as Prisma.BenefitOrderByWithRelationInput[]), { id: 'asc' }], ...pageWindow(args) }),
     ctx.prisma.benefit.count({ where }),
   ]);
   return toPage(items, total, args);

@@ -49,7 +49,6 @@ async function lockSubscription(ctx: Context, db: Db, id: string): Promise<Subsc
 
 export const subscriptionEnded = (subscription: Subscription) =>
   subscription.endedAt !== null || ['canceled', 'incomplete_expired', 'unpaid'].includes(subscription.status);
-const ended = subscriptionEnded;
 
 // ---------------------------------------------------------------------------------------------
 // Creation and the outcome of charges
@@ -96,14 +95,14 @@ export async function settleSubscriptionOrder(ctx: Context, db: Db, order: Order
     if (subscription.status !== 'incomplete') return;
     if (outcome === 'succeeded') {
       await db.subscription.update({ where: { id: subscription.id }, data: { status: 'active', startedAt: subscription.currentPeriodStart } });
-      await activated(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
+      await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
     } else {
       await db.subscription.update({ where: { id: subscription.id }, data: { status: 'incomplete_expired', endedAt: ctx.now() } });
       await record(ctx, db, ['subscription.updated'], subscription);
     }
     return;
   }
-  if (order.billingReason !== 'subscription_cycle' || ended(subscription)) return;
+  if (order.billingReason !== 'subscription_cycle' || subscriptionEnded(subscription)) return;
   if (order.billingPeriodStart?.getTime() !== subscription.currentPeriodEnd.getTime()) return;
   if (outcome === 'succeeded') {
     const cycles = subscription.cycles + 1;
@@ -119,7 +118,7 @@ export async function settleSubscriptionOrder(ctx: Context, db: Db, order: Order
         retryAt: null,
       },
     });
-    if (subscription.status === 'past_due') await activated(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
+    if (subscription.status === 'past_due') await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
     else await record(ctx, db, ['subscription.updated'], subscription);
     return;
   }
@@ -138,16 +137,11 @@ export async function settleSubscriptionOrder(ctx: Context, db: Db, order: Order
     where: { id: subscription.id },
     data: { status: 'canceled', failedAttempts, retryAt: null, canceledAt: subscription.canceledAt ?? ctx.now(), endsAt: ctx.now(), endedAt: ctx.now(), cancelAtPeriodEnd: false },
   });
-  await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+  await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
 }
 
-async function activated(ctx: Context, db: Db, subscription: Subscription, types: EventType[]) {
-  await record(ctx, db, types, subscription);
-  await recordCustomerStateChanged(ctx, db, subscription);
-  await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
-}
-
-async function endedNow(ctx: Context, db: Db, subscription: Subscription, types: EventType[]) {
+/** A change to what the subscription entitles to: its events, the customer's new state, and the grant sync. */
+async function recordEntitlementChange(ctx: Context, db: Db, subscription: Subscription, types: EventType[]) {
   await record(ctx, db, types, subscription);
   await recordCustomerStateChanged(ctx, db, subscription);
   await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
@@ -230,7 +224,7 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
         const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
         if (subscription.cancelAtPeriodEnd) {
           await db.subscription.update({ where: { id }, data: { status: 'canceled', endedAt: subscription.currentPeriodEnd, retryAt: null } });
-          await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.revoked']);
+          await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.revoked']);
           continue;
         }
         const billed = await db.order.findUnique({
@@ -373,7 +367,7 @@ function reasonData(input: Reason) {
 }
 
 async function cancelAtPeriodEnd(ctx: Context, db: Db, subscription: Subscription, input: Reason) {
-  if (ended(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled();
+  if (subscriptionEnded(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled();
   if (subscription.status === 'incomplete') throw subscriptionLocked('This subscription’s first payment is still in progress.');
   await db.subscription.update({
     where: { id: subscription.id },
@@ -383,7 +377,7 @@ async function cancelAtPeriodEnd(ctx: Context, db: Db, subscription: Subscriptio
 }
 
 async function uncancel(ctx: Context, db: Db, subscription: Subscription) {
-  if (ended(subscription)) throw alreadyCanceled('This subscription has ended; it cannot be resumed.');
+  if (subscriptionEnded(subscription)) throw alreadyCanceled('This subscription has ended; it cannot be resumed.');
   if (!subscription.cancelAtPeriodEnd) return;
   await db.subscription.update({
     where: { id: subscription.id },
@@ -393,13 +387,13 @@ async function uncancel(ctx: Context, db: Db, subscription: Subscription) {
 }
 
 async function revoke(ctx: Context, db: Db, subscription: Subscription, input: Reason) {
-  if (ended(subscription)) throw alreadyCanceled('This subscription has ended already.');
+  if (subscriptionEnded(subscription)) throw alreadyCanceled('This subscription has ended already.');
   const now = ctx.now();
   await db.subscription.update({
     where: { id: subscription.id },
     data: { status: 'canceled', cancelAtPeriodEnd: false, canceledAt: subscription.canceledAt ?? now, endsAt: now, endedAt: now, retryAt: null, ...reasonData(input) },
   });
-  await endedNow(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+  await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
 }
 
 /** When a customer is deleted: its live subscriptions are revoked, and the grants of its one-time purchases synced away. */
@@ -416,7 +410,7 @@ export async function endCustomerEntitlements(ctx: Context, db: Db, customerId: 
  * millisecond and recorded as items of the next order.
  */
 async function changeProduct(ctx: Context, db: Db, subscription: Subscription, productId: string, proration: 'invoice' | 'prorate') {
-  if (ended(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled('This subscription is canceled: its product can no longer change.');
+  if (subscriptionEnded(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled('This subscription is canceled: its product can no longer change.');
   if (subscription.status !== 'active') throw subscriptionLocked(`This subscription is ${subscription.status}: its product can change once it is paid up.`);
   const renewing = await db.order.findUnique({
     where: { subscriptionId_billingPeriodStart: { subscriptionId: subscription.id, billingPeriodStart: subscription.currentPeriodEnd } },
@@ -458,9 +452,7 @@ async function changeProduct(ctx: Context, db: Db, subscription: Subscription, p
     where: { id: subscription.id },
     data: { productId: product.id, amount: newAmount, prices: { create: [{ productPriceId: price.id }] } },
   });
-  await record(ctx, db, ['subscription.updated'], subscription);
-  await recordCustomerStateChanged(ctx, db, subscription);
-  await scheduleGrantSync(ctx, db, { subscriptionId: subscription.id });
+  await recordEntitlementChange(ctx, db, subscription, ['subscription.updated']);
 }
 
 /**
@@ -475,7 +467,7 @@ export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, 
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const subscription = await lockSubscription(ctx, db, id);
-    if (ended(subscription)) throw alreadyCanceled('This subscription has ended.');
+    if (subscriptionEnded(subscription)) throw alreadyCanceled('This subscription has ended.');
     await db.subscription.update({
       where: { id },
       data: { paymentMethod, ...(subscription.status === 'past_due' ? { retryAt: ctx.now() } : {}) },
