@@ -14,17 +14,28 @@ export function slugify(name: string): string {
   return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'organization';
 }
 
+/**
+ * A new organization owned by `ownerId`, under the first free slug of its name. Two organizations
+ * of one name created at once both look free at the same slug; the one that loses the unique
+ * index tries the next.
+ */
 export async function createOrganization(prisma: Db, input: { name: string; ownerId: string }) {
   const base = slugify(input.name);
-  let slug = base;
-  for (let n = 2; await prisma.organization.findUnique({ where: { slug }, select: { id: true } }); n++) slug = `${base}-${n}`;
-  return prisma.$transaction(async (tx) => {
-    const organization = await tx.organization.create({ data: { name: input.name, slug, members: { create: { userId: input.ownerId } } } });
-    // The owner's sessions now reach one more organization.
-    const sessions = await tx.userSession.findMany({ where: { userId: input.ownerId, revokedAt: null }, select: { tokenHash: true } });
-    await announcePrincipalChange(tx as Db, sessions.map((s) => s.tokenHash));
-    return organization;
-  });
+  for (let n = 1; ; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`;
+    if (await prisma.organization.findUnique({ where: { slug }, select: { id: true } })) continue;
+    try {
+      return await prisma.$transaction(async (tx) => {
+        const organization = await tx.organization.create({ data: { name: input.name, slug, members: { create: { userId: input.ownerId } } } });
+        // The owner's sessions now reach one more organization.
+        const sessions = await tx.userSession.findMany({ where: { userId: input.ownerId, revokedAt: null }, select: { tokenHash: true } });
+        await announcePrincipalChange(tx as Db, sessions.map((s) => s.tokenHash));
+        return organization;
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'P2002') throw error;
+    }
+  }
 }
 
 export async function listOrganizations(ctx: Context, args: PageArgs, query: object) {
