@@ -1,12 +1,13 @@
 // A resource in its REST representation, produced by running the GET route's own operation, so
 // an event's `data` is always exactly what a GET of the resource returns at that moment.
+//
+// The schema and the route table are loaded on first use: services import this module, and the
+// schema imports the services, so a static import would hand some modules a half-built schema.
 import { execute, type ExecutionResult } from 'graphql';
 import { systemContext, type Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { schema } from '../graphql/schema.ts';
 import { compileRoutes, resultAt } from './adapter.ts';
 import { compileRoute, type CompiledRoute } from './routes.ts';
-import { restRoutes } from './table.ts';
 import { toWire } from './wire.ts';
 
 let getRoutes: Map<string, CompiledRoute> | undefined;
@@ -23,6 +24,7 @@ export async function renderWire(
   route: string | { operation: string },
   variables: Record<string, unknown>,
 ): Promise<unknown> {
+  const [{ schema }, { restRoutes }] = await Promise.all([import('../graphql/schema.ts'), import('./table.ts')]);
   getRoutes ??= new Map(compileRoutes(schema, restRoutes).filter((r) => r.method === 'GET').map((r) => [`GET ${r.path}`, r]));
   let compiled: CompiledRoute | undefined;
   if (typeof route === 'string') compiled = getRoutes.get(route);
