@@ -26,7 +26,7 @@ export type Principal =
   | { kind: 'organization'; organizationId: string; tokenId: string; scopes: ReadonlySet<Scope> }
   | { kind: 'user'; userId: string; sessionId: string; organizationIds: string[]; scopes: ReadonlySet<Scope> }
   /** `checkoutId`: a session handed to a checkout's buyer, which reaches only what that checkout bought. */
-  | { kind: 'customer'; customerId: string; organizationId: string; checkoutId: string | null; scopes: ReadonlySet<Scope> }
+  | { kind: 'customer'; customerId: string; organizationId: string; sessionId: string; checkoutId: string | null; scopes: ReadonlySet<Scope> }
   /** Kassa itself acting for an organization (rendering event payloads, background jobs); never from a token. */
   | { kind: 'system'; organizationId: string; scopes: ReadonlySet<Scope> };
 
@@ -109,7 +109,7 @@ async function lookUpPrincipal(environment: Environment, token: string, tokenHas
   if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
     const session = await prisma.customerSession.findFirst({
       where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
-      select: { customerId: true, checkoutId: true, expiresAt: true, customer: { select: { organizationId: true } } },
+      select: { id: true, customerId: true, checkoutId: true, expiresAt: true, customer: { select: { organizationId: true } } },
     });
     if (!session) return null;
     // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
@@ -117,6 +117,7 @@ async function lookUpPrincipal(environment: Environment, token: string, tokenHas
       kind: 'customer',
       customerId: session.customerId,
       organizationId: session.customer.organizationId,
+      sessionId: session.id,
       checkoutId: session.checkoutId,
       scopes: new Set(),
     };

@@ -8,6 +8,7 @@ export const allScopes = [
   'products:write',
   'customers:read',
   'customers:write',
+  'customer_sessions:write',
   'checkouts:read',
   'checkouts:write',
   'orders:read',

@@ -21,6 +21,8 @@ export const builder = new SchemaBuilder<{
     principal: PrincipalKind | PrincipalKind[];
     /** The principal holds this scope, or any of these scopes. */
     scope: Scope | Scope[];
+    /** A customer signed in by a session its organization issued, not one handed to a checkout's buyer. */
+    fullCustomerSession: boolean;
   };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
@@ -34,6 +36,9 @@ export const builder = new SchemaBuilder<{
     RefundSortProperty: { Input: string; Output: string };
     SubscriptionSortProperty: { Input: string; Output: string };
     BenefitSortProperty: { Input: string; Output: string };
+    CustomerOrderSortProperty: { Input: string; Output: string };
+    CustomerSubscriptionSortProperty: { Input: string; Output: string };
+    CustomerBenefitGrantSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
@@ -51,6 +56,7 @@ export const builder = new SchemaBuilder<{
     authScopes: ({ principal }) => ({
       principal: (kinds) => (Array.isArray(kinds) ? kinds : [kinds]).includes(principal.kind as PrincipalKind),
       scope: (scopes) => principal.kind !== 'anonymous' && (Array.isArray(scopes) ? scopes : [scopes]).some((s) => principal.scopes.has(s)),
+      fullCustomerSession: (required) => !required || (principal.kind === 'customer' && principal.checkoutId === null),
     }),
     unauthorizedError: (_parent, ctx, _info, result) => {
       if (ctx.principal.kind === 'anonymous') return new UnauthenticatedError();
@@ -65,6 +71,9 @@ function describeFailure(failure: AuthFailure): string {
       if (failure.scope === 'scope') {
         const scopes = ([] as string[]).concat(failure.parameter as string | string[]);
         return `The access token lacks the required scope: ${scopes.join(' or ')}.`;
+      }
+      if (failure.scope === 'fullCustomerSession') {
+        return "A checkout's customer session only reads what the checkout bought; this needs a customer session the organization issued.";
       }
       return `This field is not available to this kind of token (requires: ${([] as string[]).concat(failure.parameter as string).join(' or ')}).`;
     case AuthScopeFailureType.AnyAuthScopes:

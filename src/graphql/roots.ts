@@ -13,9 +13,14 @@ export const CustomerPortalQuery = builder.objectRef<object>('CustomerPortalQuer
   description: "The Customer Portal API: only the signed-in customer's own data.",
 });
 
+export const CustomerPortalMutation = builder.objectRef<object>('CustomerPortalMutation').implement({
+  description: "Changes a signed-in customer may make to their own data.",
+});
+
 const core = { authScopes: { principal: ['organization', 'user', 'system'] as PrincipalKind[] }, resolve: () => ({}) };
 const portal = { authScopes: { principal: 'customer' as PrincipalKind }, resolve: () => ({}) };
 
 builder.queryField('core', (t) => t.field({ type: CoreQuery, ...core }));
 builder.mutationField('core', (t) => t.field({ type: CoreMutation, ...core }));
 builder.queryField('customerPortal', (t) => t.field({ type: CustomerPortalQuery, ...portal }));
+builder.mutationField('customerPortal', (t) => t.field({ type: CustomerPortalMutation, ...portal }));

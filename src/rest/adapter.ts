@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import type { GetEnvelopedFn } from '@envelop/core';
 import type { Context } from '../context.ts';
-import { KassaError, RequestValidationError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
+import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
 import { fromWire, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
@@ -67,6 +67,8 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
       return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
     }
     const { route, params } = match;
+    const refusal = surfaceRefusal(route, context);
+    if (refusal) return restError(refusal.status, refusal.restError, refusal.message);
 
     const issues = new ValidationIssues();
     let body: unknown;
@@ -107,6 +109,13 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
     const value = resultAt(result.data, route.resultPath);
     return { status: route.status, body: toWire(value, route.shape) };
   };
+}
+
+/** Why the principal may not call the route's surface at all, answered as GraphQL would answer it. */
+function surfaceRefusal(route: CompiledRoute, context: Context): KassaError | null {
+  if (!route.admits || route.admits.includes(context.principal.kind)) return null;
+  if (context.principal.kind === 'anonymous') return new UnauthenticatedError();
+  return new NotPermittedError(`This endpoint is not available to this kind of token (requires: ${route.admits.join(' or ')}).`);
 }
 
 function matchRoute(routes: CompiledRoute[], method: string, path: string) {

@@ -45,6 +45,12 @@ export interface CompiledRoute extends RestRoute {
   resultPath: string[];
   shape: WireShape | null;
   status: number;
+  /**
+   * The principal kinds the operation's surface root admits (read from its `authScopes`), or null
+   * for the public endpoints. The adapter checks it before reading the request, so a token of the
+   * wrong kind is refused as such, whatever the body holds.
+   */
+  admits: string[] | null;
 }
 
 export class RouteDefinitionError extends Error {}
@@ -88,7 +94,11 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
   const resultPath = [root.alias?.value ?? root.name.value];
   let parentType = rootType;
   let field = root;
+  let admits: string[] | null = null;
   if (surfaces.includes(root.name.value)) {
+    const authScopes = (rootType.getFields()[root.name.value].extensions?.pothosOptions as { authScopes?: { principal?: string | string[] } } | undefined)?.authScopes;
+    if (!authScopes?.principal) throw new RouteDefinitionError(`${where}: the ${root.name.value} root declares no principal kinds`);
+    admits = ([] as string[]).concat(authScopes.principal);
     const inner = root.selectionSet?.selections[0];
     if (root.selectionSet?.selections.length !== 1 || inner?.kind !== Kind.FIELD) {
       throw new RouteDefinitionError(`${where}: the operation must select one field under ${root.name.value}`);
@@ -109,6 +119,7 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
     variables,
     resultPath,
     shape,
+    admits,
   };
 }
 

@@ -10,7 +10,7 @@ import type { Customer } from '@polar-sh/sdk/models/components/customer.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, startTestServer, type Api, type Gql, type RestResponse, type TestServer } from '../helpers/server.ts';
 import { newOrganization, restClientCheckingRequestId, tokenWithScopes, type Org } from '../helpers/organizations.ts';
-import { expectErrorBody, expectGraphQLError } from '../helpers/responses.ts';
+import { expectErrorBody, expectGraphQLError, expectValidationError } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
@@ -62,19 +62,6 @@ async function totalCount(org: Org): Promise<number> {
   return response.body.pagination.total_count;
 }
 
-/** A 422 in the documented shape, with an issue whose loc is exactly `loc`. */
-function expectValidationError(response: RestResponse, loc: (string | number)[], type?: string) {
-  expect(response.status, JSON.stringify(response.body)).toBe(422);
-  expect(Object.keys(response.body)).toEqual(['detail']);
-  expect(response.body.detail.length).toBeGreaterThan(0);
-  for (const issue of response.body.detail) {
-    expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
-  }
-  const issue = response.body.detail.find((i: { loc: unknown[] }) => JSON.stringify(i.loc) === JSON.stringify(loc));
-  expect(issue, `no issue at ${JSON.stringify(loc)} in ${JSON.stringify(response.body.detail)}`).toBeDefined();
-  if (type) expect(issue.type).toBe(type);
-  return issue;
-}
 
 function expectNotFound(response: RestResponse) {
   expectErrorBody(response, 404, 'ResourceNotFound');

@@ -15,6 +15,20 @@ export function expectErrorBody(response: RestResponse, status: number, error: s
   expect(response.body).toEqual({ error, detail: expect.any(String) });
 }
 
+/** A 422 in the documented shape, with an issue whose loc is exactly `loc`. */
+export function expectValidationError(response: RestResponse, loc: (string | number)[], type?: string) {
+  expect(response.status, JSON.stringify(response.body)).toBe(422);
+  expect(Object.keys(response.body)).toEqual(['detail']);
+  expect(response.body.detail.length).toBeGreaterThan(0);
+  for (const issue of response.body.detail) {
+    expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+  }
+  const issue = response.body.detail.find((i: { loc: unknown[] }) => JSON.stringify(i.loc) === JSON.stringify(loc));
+  expect(issue, `no issue at ${JSON.stringify(loc)} in ${JSON.stringify(response.body.detail)}`).toBeDefined();
+  if (type) expect(issue.type).toBe(type);
+  return issue;
+}
+
 /** The data of a GraphQL response that must not have errors. */
 export async function graphqlData(response: Promise<GqlResponse>) {
   const { body } = await response;
