@@ -6,6 +6,7 @@ import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
 import '../modules/products/schema.ts';
 import '../modules/customers/schema.ts';
+import '../modules/customer-sessions/schema.ts';
 import '../modules/orders/schema.ts';
 import '../modules/checkouts/schema.ts';
 import '../modules/refunds/schema.ts';
@@ -13,6 +14,7 @@ import '../modules/benefits/schema.ts';
 import '../modules/subscriptions/schema.ts';
 import '../modules/license-keys/schema.ts';
 import '../modules/files/schema.ts';
+import '../modules/customer-portal/schema.ts';
 
 export const schema = builder.toSchema();
 

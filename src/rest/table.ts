@@ -8,6 +8,8 @@ import { benefitRoutes } from '../modules/benefits/rest.ts';
 import { subscriptionRoutes } from '../modules/subscriptions/rest.ts';
 import { licenseKeyRoutes } from '../modules/license-keys/rest.ts';
 import { fileRoutes } from '../modules/files/rest.ts';
+import { customerSessionRoutes } from '../modules/customer-sessions/rest.ts';
+import { customerPortalRoutes } from '../modules/customer-portal/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes, ...benefitRoutes, ...subscriptionRoutes, ...licenseKeyRoutes, ...fileRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...customerSessionRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes, ...benefitRoutes, ...subscriptionRoutes, ...licenseKeyRoutes, ...fileRoutes, ...customerPortalRoutes];

@@ -2,6 +2,7 @@
 // (snake_case), checked here per type. Attaching benefits to a product, and deleting one, schedule
 // a grant sync for every purchase of the products concerned (see grants.ts).
 import type { Context } from '../../context.ts';
+import { reach } from '../../auth/reach.ts';
 import type { Db } from '../../db/client.ts';
 import type { BenefitType, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
@@ -219,13 +220,62 @@ export interface GrantListArgs extends PageArgs {
 export async function listBenefitGrants(ctx: Context, benefitId: string, args: GrantListArgs, query: object) {
   await findBenefit(ctx, ctx.prisma, benefitId);
   const where: Prisma.BenefitGrantWhereInput = {
-    benefitId,
-    ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
-    ...(args.isGranted == null ? {} : args.isGranted ? { grantedAt: { not: null }, revokedAt: null } : { OR: [{ grantedAt: null }, { revokedAt: { not: null } }] }),
+    AND: [
+      reach(ctx).benefitGrant,
+      { benefitId },
+      args.customerId?.length ? { customerId: { in: args.customerId } } : {},
+      args.isGranted == null ? {} : args.isGranted ? { grantedAt: { not: null }, revokedAt: null } : { OR: [{ grantedAt: null }, { revokedAt: { not: null } }] },
+    ],
   };
   const [items, total] = await Promise.all([
     ctx.prisma.benefitGrant.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...pageWindow(args) }),
     ctx.prisma.benefitGrant.count({ where }),
   ]);
   return toPage(items, total, args);
+}
+
+// ---- The signed-in customer's grants (Customer Portal) ----
+
+export const customerBenefitGrantSortProperties = ['granted_at', 'type', 'organization'] as const;
+
+export interface CustomerGrantListArgs extends PageArgs {
+  type?: BenefitType[] | null;
+  benefitId?: string[] | null;
+  organizationId?: string[] | null;
+  checkoutId?: string[] | null;
+  orderId?: string[] | null;
+  subscriptionId?: string[] | null;
+  sorting?: string[] | null;
+}
+
+/** A customer holds a grant until it is revoked; a revoked grant leaves the portal, as on Polar. */
+const held: Prisma.BenefitGrantWhereInput = { revokedAt: null };
+
+export async function listCustomerBenefitGrants(ctx: Context, args: CustomerGrantListArgs, query: object) {
+  const where: Prisma.BenefitGrantWhereInput = {
+    AND: [
+      reach(ctx).benefitGrant,
+      held,
+      args.type?.length ? { benefit: { type: { in: args.type } } } : {},
+      args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {},
+      args.organizationId?.length ? { organizationId: { in: args.organizationId } } : {},
+      args.checkoutId?.length ? { OR: [{ order: { checkoutId: { in: args.checkoutId } } }, { subscription: { checkoutId: { in: args.checkoutId } } }] } : {},
+      args.orderId?.length ? { orderId: { in: args.orderId } } : {},
+      args.subscriptionId?.length ? { subscriptionId: { in: args.subscriptionId } } : {},
+    ],
+  };
+  const orderBy = sortingOrderBy<(typeof customerBenefitGrantSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-granted_at'], (property, sort) =>
+    property === 'granted_at' ? { grantedAt: sort } : property === 'type' ? { benefit: { type: sort } } : { benefit: { organization: { slug: sort } } },
+  );
+  const [items, total] = await Promise.all([
+    ctx.prisma.benefitGrant.findMany({ ...query, where, orderBy: orderBy as Prisma.BenefitGrantOrderByWithRelationInput[], ...pageWindow(args) }),
+    ctx.prisma.benefitGrant.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getCustomerBenefitGrant(ctx: Context, id: string, query: object) {
+  const grant = await ctx.prisma.benefitGrant.findFirst({ ...query, where: { AND: [reach(ctx).benefitGrant, held, { id }] } });
+  if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
+  return grant;
 }

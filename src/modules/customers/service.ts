@@ -13,6 +13,7 @@ import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 import { endCustomerEntitlements } from '../subscriptions/service.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
+import { reach } from '../../auth/reach.ts';
 
 export const customerSortProperties = ['created_at', 'email', 'name'] as const;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -34,6 +35,15 @@ interface CustomerFields {
   billingAddress?: AddressInput | null;
   taxId?: (string | null)[] | null;
   metadata?: Metadata | null;
+}
+
+/** What a customer may change of themselves in the Customer Portal. */
+export interface CustomerBillingDetailsInput {
+  email?: string | null;
+  billingName?: string | null;
+  billingAddress?: AddressInput | null;
+  /** The number alone: its format follows from the billing address's country. */
+  taxId?: string | null;
 }
 
 export interface CustomerCreateInput extends CustomerFields {
@@ -79,10 +89,43 @@ export function storedAddress(address: AddressInput) {
   };
 }
 
-function checkFields(issues: ValidationIssues, input: CustomerFields): void {
-  if (input.email != null && (!emailPattern.test(input.email.trim()) || input.email.length > 320)) {
+// The tax id format recorded for a billing address's country. Kassa does not verify check digits,
+// so where a country has several formats (Canada, Brazil, Japan...) its primary one is recorded.
+const eu = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'];
+const taxIdFormats: Record<string, string> = {
+  ...Object.fromEntries(eu.map((country) => [country, 'eu_vat'])),
+  ...Object.fromEntries(
+    'ad_nrt ae_trn ar_cuit au_abn bh_vat bo_tin br_cnpj ca_gst_hst ch_uid cl_tin cn_tin co_nit cr_tin do_rcn ec_ruc eg_tin gb_vat ge_vat hk_br id_npwp il_vat in_gst is_vat jp_cn ke_pin kr_brn kz_bin li_uid mx_rfc my_frp ng_tin no_vat nz_gst om_vat pe_ruc ph_tin rs_pib ru_inn sa_vat sg_gst sv_nit th_vat tr_tin tw_vat ua_vat us_ein uy_ruc ve_rif vn_tin za_vat'
+      .split(' ')
+      .map((format) => [format.slice(0, 2).toUpperCase(), format]),
+  ),
+};
+
+/**
+ * A customer's tax id as stored, `[value, format]`: the value without separators, the format the
+ * one of the billing address's country. No country, or one without tax ids, is refused.
+ */
+function taxIdOf(number: string, country: string | null): [string, string] {
+  if (country === null) throw RequestValidationError.at(['input', 'billingAddress'], 'Country is required to validate tax ID.', 'missing');
+  const value = number.replace(/[\s.\-]/g, '').toUpperCase();
+  if (!/^[A-Z0-9]{1,64}$/.test(value)) throw RequestValidationError.at(['input', 'taxId'], 'Invalid tax ID.', 'value_error');
+  const format = taxIdFormats[country];
+  if (!format) throw RequestValidationError.at(['input', 'taxId'], `Tax IDs are not supported for ${regionNames.of(country)}.`, 'value_error');
+  return [value, format];
+}
+
+function checkEmail(issues: ValidationIssues, email: string | null | undefined): void {
+  if (email != null && (!emailPattern.test(email.trim()) || email.length > 320)) {
     issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
   }
+}
+
+function emailChange(email: string | null | undefined): Prisma.CustomerUpdateInput {
+  return email != null ? { email: email.trim(), activeEmail: email.trim().toLowerCase() } : {};
+}
+
+function checkFields(issues: ValidationIssues, input: CustomerFields): void {
+  checkEmail(issues, input.email);
   if (input.name != null && input.name.length > 256) issues.add(['input', 'name'], 'String should have at most 256 characters', 'string_too_long');
   if (input.externalId != null && (input.externalId.length < 1 || input.externalId.length > 256)) {
     issues.add(['input', 'externalId'], 'String should have 1 to 256 characters', 'string_too_long');
@@ -116,8 +159,9 @@ function uniquenessError(error: unknown): never {
   throw error;
 }
 
+// Core reaches the customers of its organizations; a signed-in customer reaches only itself.
 function keyWhere(ctx: Context, key: CustomerKey): Prisma.CustomerWhereInput {
-  return { organizationId: organizationFilter(ctx), deletedAt: null, ...('id' in key ? { id: key.id } : { externalId: key.externalId }) };
+  return { AND: [reach(ctx).customer, 'id' in key ? { id: key.id } : { externalId: key.externalId }] };
 }
 
 /**
@@ -207,21 +251,66 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
   checkFields(issues, input);
   if (input.email === null) issues.add(['input', 'email'], 'A customer always has an email address.');
   issues.throwIfAny();
+  return changeCustomer(ctx, key, { email: input.email, externalId: input.externalId }, query, (existing) => {
+    if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
+      throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
+    }
+    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    if (input.name !== undefined) data.name = input.name;
+    if (input.externalId != null) Object.assign(data, { externalId: input.externalId, activeExternalId: input.externalId });
+    if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
+    if (input.taxId !== undefined) data.taxId = input.taxId ?? (null as never);
+    if (input.metadata != null) data.metadata = input.metadata;
+    return data;
+  });
+}
+
+/**
+ * The billing details and email a customer changes of themselves. The email is unique among the
+ * organization's customers as in `updateCustomer`; a tax id takes its format from the billing
+ * address's country, so a new country re-reads the kept number. The customer's sessions need no
+ * change: they name the customer by id, which stays.
+ */
+export async function updateCustomerBillingDetails(ctx: Context, key: CustomerKey, input: CustomerBillingDetailsInput, query: object) {
+  const issues = new ValidationIssues();
+  checkEmail(issues, input.email);
+  if (input.email === null) issues.add(['input', 'email'], 'A customer always has an email address.');
+  if (input.billingName != null && input.billingName.length > 256) issues.add(['input', 'billingName'], 'String should have at most 256 characters', 'string_too_long');
+  checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
+  issues.throwIfAny();
+  return changeCustomer(ctx, key, { email: input.email }, query, (existing) => {
+    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    if (input.billingName !== undefined) data.billingName = input.billingName;
+    const storedCountry = (existing.billingAddress as { country: string } | null)?.country ?? null;
+    const country = input.billingAddress !== undefined ? (input.billingAddress?.country ?? null) : storedCountry;
+    if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
+    const keptNumber = (existing.taxId as [string, string] | null)?.[0] ?? null;
+    if (input.taxId != null) data.taxId = taxIdOf(input.taxId, country);
+    else if (input.taxId === null) data.taxId = null as never;
+    else if (keptNumber !== null && country !== storedCountry) data.taxId = taxIdOf(keptNumber, country);
+    return data;
+  });
+}
+
+type LockedCustomer = Awaited<ReturnType<typeof lockCustomer>>;
+
+/**
+ * One change to a customer, under its lock and the lock of the email or external id it takes:
+ * `changes` reads the customer as it is and may refuse; the change records customer.updated.
+ */
+async function changeCustomer(
+  ctx: Context,
+  key: CustomerKey,
+  identity: { email?: string | null; externalId?: string | null },
+  query: object,
+  changes: (existing: LockedCustomer) => Prisma.CustomerUpdateInput,
+) {
   return ctx.prisma
     .$transaction(async (tx) => {
       const existing = await lockCustomer(ctx, tx as Db, key);
-      await lockCustomerIdentity(tx as Db, existing.organizationId, { email: input.email, externalId: input.externalId });
-      if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
-        throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
-      }
-      await assertIdentityFree(tx as Db, existing.organizationId, { email: input.email, externalId: input.externalId }, existing.id);
-      const data: Prisma.CustomerUpdateInput = {};
-      if (input.email != null) Object.assign(data, { email: input.email.trim(), activeEmail: input.email.trim().toLowerCase() });
-      if (input.name !== undefined) data.name = input.name;
-      if (input.externalId != null) Object.assign(data, { externalId: input.externalId, activeExternalId: input.externalId });
-      if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
-      if (input.taxId !== undefined) data.taxId = input.taxId ?? (null as never);
-      if (input.metadata != null) data.metadata = input.metadata;
+      await lockCustomerIdentity(tx as Db, existing.organizationId, identity);
+      const data = changes(existing);
+      await assertIdentityFree(tx as Db, existing.organizationId, identity, existing.id);
       const customer = await tx.customer.update({ where: { id: existing.id }, data });
       await record(ctx, tx as Db, ['customer.updated'], customer);
       return tx.customer.findUniqueOrThrow({ ...query, where: { id: customer.id } });

@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Context, Environment } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { File, Prisma } from '../../generated/prisma/client.ts';
+import { reach } from '../../auth/reach.ts';
 import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type Page, type PageArgs } from '../../graphql/pagination.ts';
@@ -381,13 +382,11 @@ export async function listDownloadables(ctx: Context, args: DownloadableListArgs
   const grants = organizationMatches
     ? await ctx.prisma.benefitGrant.findMany({
         where: {
-          customerId: principal.customerId,
-          organizationId,
-          grantedAt: { not: null },
-          revokedAt: null,
-          benefit: { type: 'downloadables', deletedAt: null },
-          ...(args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {}),
-          ...(principal.checkoutId ? { OR: [{ order: { checkoutId: principal.checkoutId } }, { subscription: { checkoutId: principal.checkoutId } }] } : {}),
+          AND: [
+            reach(ctx).benefitGrant,
+            { grantedAt: { not: null }, revokedAt: null, benefit: { type: 'downloadables', deletedAt: null } },
+            args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {},
+          ],
         },
         orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }],
         select: { benefitId: true, properties: true },

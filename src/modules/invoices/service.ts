@@ -5,7 +5,7 @@ import type { Context, Environment } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
 import { KassaError, ResourceNotFoundError } from '../../graphql/errors.ts';
-import { organizationFilter } from '../organizations/access.ts';
+import { reach } from '../../auth/reach.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { renderInvoicePdf } from './pdf.ts';
 
@@ -27,7 +27,7 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
     const db = tx as Db;
     await db.$queryRaw`SELECT id FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
     const order = await db.order.findFirst({
-      where: { id: orderId, organizationId: organizationFilter(ctx) },
+      where: { AND: [reach(ctx).order, { id: orderId }] },
       include: { items: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] }, invoice: { select: { id: true } }, organization: true },
     });
     if (!order) throw new ResourceNotFoundError('Order not found.');
@@ -67,9 +67,9 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
 const invoiceLinkKey = (prisma: Db) => linkKey(prisma, 'invoice-links');
 
 export async function invoiceUrl(ctx: Context, orderId: string): Promise<{ url: string }> {
-  const order = await ctx.prisma.order.findFirst({ where: { id: orderId, organizationId: organizationFilter(ctx) }, include: { invoice: { select: { id: true } } } });
+  const order = await ctx.prisma.order.findFirst({ where: { AND: [reach(ctx).order, { id: orderId }] }, include: { invoice: { select: { id: true } } } });
   if (!order) throw new ResourceNotFoundError('Order not found.');
-  if (!order.invoice) throw new ResourceNotFoundError('This order has no invoice yet: generate it with POST /v1/orders/{id}/invoice first.');
+  if (!order.invoice) throw new ResourceNotFoundError('This order has no invoice yet: generate it first, with a POST to its invoice.');
   const link = signLink(await invoiceLinkKey(ctx.prisma), order.invoice.id, new Date(ctx.now().getTime() + invoiceLinkLifetimeMs));
   return { url: `${ctx.environment.publicUrl}/v1/invoices/${order.invoice.id}.pdf?${link.query}` };
 }

@@ -11,6 +11,7 @@ import type { LicenseKeyStatus, Prisma } from '../../generated/prisma/client.ts'
 import { KassaError, NotPermittedError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { reach } from '../../auth/reach.ts';
 import { organizationFilter, reachableOrganizationIds } from '../organizations/access.ts';
 
 /** A license_keys benefit's properties, in the wire form `Benefit.properties` stores. */
@@ -142,11 +143,15 @@ export async function revokeLicenseKey(db: Db, grantId: string): Promise<void> {
   await db.licenseKey.updateMany({ where: { grantId }, data: { status: 'revoked' } });
 }
 
+/** The keys the principal reaches: an organization's, or a signed-in customer's own. */
 export async function listLicenseKeys(ctx: Context, args: LicenseKeyListArgs, query: object) {
   const window = pageWindow(args);
   const where: Prisma.LicenseKeyWhereInput = {
-    organizationId: organizationFilter(ctx, args.organizationId),
-    ...(args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {}),
+    AND: [
+      reach(ctx).licenseKey,
+      args.organizationId?.length ? { organizationId: { in: args.organizationId } } : {},
+      args.benefitId?.length ? { benefitId: { in: args.benefitId } } : {},
+    ],
   };
   const [items, total] = await Promise.all([
     ctx.prisma.licenseKey.findMany({ ...query, where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...window }),
@@ -156,7 +161,7 @@ export async function listLicenseKeys(ctx: Context, args: LicenseKeyListArgs, qu
 }
 
 export async function getLicenseKey(ctx: Context, id: string, query: object) {
-  const licenseKey = await ctx.prisma.licenseKey.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  const licenseKey = await ctx.prisma.licenseKey.findFirst({ ...query, where: { AND: [reach(ctx).licenseKey, { id }] } });
   if (!licenseKey) throw licenseKeyNotFound();
   return licenseKey;
 }

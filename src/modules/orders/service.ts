@@ -7,12 +7,15 @@ import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
-import { sortingOrderBy } from '../../graphql/sorting.ts';
-import { organizationFilter } from '../organizations/access.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
+import { reach } from '../../auth/reach.ts';
 import { startSubscription } from '../subscriptions/service.ts';
 import { checkAddress, lockCustomerIdentity, storedAddress, type AddressInput } from '../customers/service.ts';
 
 export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amount', 'customer', 'product'] as const;
+/** What a customer may sort their own orders by in the Customer Portal. */
+export const customerOrderSortProperties = ['created_at', 'amount', 'net_amount', 'product', 'subscription'] as const;
+type OrderSortProperty = (typeof orderSortProperties)[number] | (typeof customerOrderSortProperties)[number];
 const orderRoute = 'GET /v1/orders/{id}';
 const customerRoute = 'GET /v1/customers/{id}';
 
@@ -21,11 +24,14 @@ export interface OrderListArgs extends PageArgs {
   productId?: string[] | null;
   customerId?: string[] | null;
   checkoutId?: string[] | null;
+  subscriptionId?: string[] | null;
   productBillingType?: string[] | null;
   status?: string[] | null;
   createdAfter?: Date | null;
   createdBefore?: Date | null;
   metadata?: Record<string, unknown> | null;
+  /** Matches the product's name, case-insensitively. */
+  query?: string | null;
   sorting?: string[] | null;
 }
 
@@ -104,22 +110,32 @@ export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkou
   return { order, customer };
 }
 
+/** The orders the principal reaches (an organization's, or a customer's own), filtered. */
 export async function listOrders(ctx: Context, args: OrderListArgs, query: object) {
   const window = pageWindow(args);
-  const billing = args.productBillingType?.length === 1 ? { isRecurring: args.productBillingType[0] === 'recurring' } : undefined;
-  const where: Prisma.OrderWhereInput = {
-    organizationId: organizationFilter(ctx, args.organizationId),
-    ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
-    ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
-    ...(args.checkoutId?.length ? { checkoutId: { in: args.checkoutId } } : {}),
-    ...(billing ? { product: billing } : {}),
-    ...(args.status?.length ? { status: { in: args.status as never } } : {}),
-    ...(args.createdAfter || args.createdBefore
-      ? { createdAt: { ...(args.createdAfter ? { gte: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } }
-      : {}),
-    AND: metadataWhere(args.metadata),
+  const product: Prisma.ProductWhereInput = {
+    ...(args.productBillingType?.length === 1 ? { isRecurring: args.productBillingType[0] === 'recurring' } : {}),
+    ...(args.query ? { name: { contains: escapeLike(args.query), mode: 'insensitive' } } : {}),
   };
-  const orderBy = sortingOrderBy<(typeof orderSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) => {
+  const where: Prisma.OrderWhereInput = {
+    AND: [
+      reach(ctx).order,
+      {
+        ...(args.organizationId?.length ? { organizationId: { in: args.organizationId } } : {}),
+        ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
+        ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
+        ...(args.checkoutId?.length ? { checkoutId: { in: args.checkoutId } } : {}),
+        ...(args.subscriptionId?.length ? { subscriptionId: { in: args.subscriptionId } } : {}),
+        ...(Object.keys(product).length ? { product } : {}),
+        ...(args.status?.length ? { status: { in: args.status as never } } : {}),
+        ...(args.createdAfter || args.createdBefore
+          ? { createdAt: { ...(args.createdAfter ? { gte: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } }
+          : {}),
+      },
+      ...metadataWhere(args.metadata),
+    ],
+  };
+  const orderBy = sortingOrderBy<OrderSortProperty>(args.sorting?.length ? args.sorting : ['-created_at'], (property, sort) => {
     switch (property) {
       case 'created_at':
         return { createdAt: sort };
@@ -133,6 +149,8 @@ export async function listOrders(ctx: Context, args: OrderListArgs, query: objec
         return { customer: { email: sort } };
       case 'product':
         return { product: { name: sort } };
+      case 'subscription':
+        return { subscriptionId: sort };
     }
   });
   const [items, total] = await Promise.all([
@@ -143,7 +161,7 @@ export async function listOrders(ctx: Context, args: OrderListArgs, query: objec
 }
 
 export async function getOrder(ctx: Context, id: string, query: object) {
-  const order = await ctx.prisma.order.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  const order = await ctx.prisma.order.findFirst({ ...query, where: { AND: [reach(ctx).order, { id }] } });
   if (!order) throw new ResourceNotFoundError('Order not found.');
   return order;
 }
@@ -152,7 +170,7 @@ export async function updateOrder(ctx: Context, id: string, input: { billingName
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
-    const order = locked.length ? await db.order.findFirst({ where: { id, organizationId: organizationFilter(ctx) } }) : null;
+    const order = locked.length ? await db.order.findFirst({ where: { AND: [reach(ctx).order, { id }] } }) : null;
     if (!order) throw new ResourceNotFoundError('Order not found.');
     if (order.invoiceGeneratedAt) {
       throw RequestValidationError.at(['input'], 'The invoice of this order exists: its billing details can no longer change.');

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
-import { CoreMutation, CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
+import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { createAccessToken, getOrganization, listAccessTokens, listOrganizations, revokeAccessToken } from './service.ts';
 
@@ -87,13 +87,3 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id }, ctx) => revokeAccessToken(ctx, id, query),
   }),
 }));
-
-builder.objectField(CustomerPortalQuery, 'organization', (t) =>
-  t.prismaField({
-    type: 'Organization',
-    description: "The organization the signed-in customer buys from (its public information).",
-    authScopes: { principal: 'customer' },
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.organization.findUniqueOrThrow({ ...query, where: { id: ctx.principal.kind === 'customer' ? ctx.principal.organizationId : '' } }),
-  }),
-);

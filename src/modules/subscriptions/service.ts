@@ -8,6 +8,7 @@
 import { addInterval } from '../../calendar.ts';
 import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
+import { reach } from '../../auth/reach.ts';
 import type { CustomerCancellationReason, Order, Prisma, RecurringInterval, Subscription } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { KassaError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
@@ -40,9 +41,10 @@ async function record(ctx: Context, db: Db, types: EventType[], subscription: { 
   await recordEvents(ctx, db, types, { organizationId: subscription.organizationId, resourceId: subscription.id, route: subscriptionRoute });
 }
 
+/** The subscription, locked for a change, if the principal reaches it: Core its organizations', a customer its own. */
 async function lockSubscription(ctx: Context, db: Db, id: string): Promise<Subscription> {
   await db.$executeRaw`SELECT id FROM subscriptions WHERE id = ${id}::uuid FOR UPDATE`;
-  const subscription = await db.subscription.findFirst({ where: { id, organizationId: organizationFilter(ctx) } });
+  const subscription = await db.subscription.findFirst({ where: { AND: [reach(ctx).subscription, { id }] } });
   if (!subscription) throw new ResourceNotFoundError('Subscription not found.');
   return subscription;
 }
@@ -262,15 +264,17 @@ export interface SubscriptionListArgs extends PageArgs {
   sorting?: string[] | null;
 }
 
+/** Subscriptions the `active` filter means: paid up, in trial, or past due while the renewal is retried. */
+export const liveSubscription: Prisma.SubscriptionWhereInput = { status: { in: ['active', 'trialing', 'past_due'] } };
+
 export async function listSubscriptions(ctx: Context, args: SubscriptionListArgs, query: object) {
-  const live: Prisma.SubscriptionWhereInput = { status: { in: ['active', 'trialing', 'past_due'] } };
   const where: Prisma.SubscriptionWhereInput = {
     organizationId: organizationFilter(ctx, args.organizationId),
     ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
     ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
     ...(args.externalCustomerId?.length ? { customer: { externalId: { in: args.externalCustomerId } } } : {}),
     ...(args.discountId?.length ? { id: { in: [] } } : {}),
-    ...(args.active == null ? {} : args.active ? live : { NOT: live }),
+    ...(args.active == null ? {} : args.active ? liveSubscription : { NOT: liveSubscription }),
     AND: metadataWhere(args.metadata),
   };
   const orderBy = sortingOrderBy<(typeof subscriptionSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-started_at'], (property, sort) => {
@@ -299,7 +303,7 @@ export async function listSubscriptions(ctx: Context, args: SubscriptionListArgs
 }
 
 export async function getSubscription(ctx: Context, id: string, query: object) {
-  const subscription = await ctx.prisma.subscription.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  const subscription = await ctx.prisma.subscription.findFirst({ ...query, where: { AND: [reach(ctx).subscription, { id }] } });
   if (!subscription) throw new ResourceNotFoundError('Subscription not found.');
   return subscription;
 }

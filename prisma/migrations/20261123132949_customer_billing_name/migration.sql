@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "customers" ADD COLUMN     "billing_name" TEXT;

@@ -1,0 +1,129 @@
+// The signed-in customer's license keys. The keys are found through `reach(ctx).licenseKey` in the
+// Core service, so a customer lists and reads only their own, and a checkout's session only the keys
+// that checkout's purchase granted. Validating, activating and deactivating need no token: those
+// routes (src/modules/license-keys/rest.ts) take the key itself as the capability.
+import { createHash } from 'node:crypto';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { builder } from '../../graphql/builder.ts';
+import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
+import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { CustomerPortalQuery } from '../../graphql/roots.ts';
+import type { RestRoute } from '../../rest/routes.ts';
+import { customerWire } from '../customers/rest.ts';
+import { Address } from '../customers/schema.ts';
+import { LicenseKeyStatus } from '../license-keys/schema.ts';
+import { displayKey, getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from '../license-keys/service.ts';
+
+/**
+ * The key's holder as the client library's LicenseKeyCustomer has it: the customer's own record,
+ * nothing it links to. That model requires `metadata` and `external_id`, so the holder sees them, as on Polar.
+ */
+export const LicenseKeyCustomer = builder.prismaObject('Customer', {
+  variant: 'LicenseKeyCustomer',
+  description: 'The customer a license key belongs to.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    metadata: t.field({ type: MetadataScalar, resolve: (customer) => customer.metadata as Metadata }),
+    externalId: t.exposeString('externalId', { nullable: true }),
+    email: t.exposeString('email'),
+    emailVerified: t.exposeBoolean('emailVerified'),
+    name: t.exposeString('name', { nullable: true }),
+    billingAddress: t.field({ type: Address, nullable: true, resolve: (customer) => customer.billingAddress as typeof Address.$inferType | null }),
+    taxId: t.field({ type: ['String'], nullable: { list: true, items: true }, resolve: (customer) => customer.taxId as (string | null)[] | null }),
+    organizationId: t.expose('organizationId', { type: 'UUID' }),
+    deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
+    avatarUrl: t.string({
+      resolve: (customer) => `https://www.gravatar.com/avatar/${createHash('sha256').update(customer.email.trim().toLowerCase()).digest('hex')}?d=404`,
+    }),
+  }),
+});
+
+export const CustomerLicenseKeyActivation = builder.prismaObject('LicenseKeyActivation', {
+  variant: 'CustomerLicenseKeyActivation',
+  description: 'A device or installation the key is activated on.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    licenseKeyId: t.expose('licenseKeyId', { type: 'UUID' }),
+    label: t.exposeString('label'),
+    meta: t.field({ type: MetadataScalar, resolve: (activation) => activation.meta as Metadata }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+export const CustomerLicenseKey = builder.prismaObject('LicenseKey', {
+  variant: 'CustomerLicenseKey',
+  description: 'A license key the signed-in customer holds.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    organizationId: t.expose('organizationId', { type: 'UUID' }),
+    customerId: t.expose('customerId', { type: 'UUID' }),
+    customer: t.relation('customer', { type: LicenseKeyCustomer }),
+    benefitId: t.expose('benefitId', { type: 'UUID' }),
+    key: t.exposeString('key'),
+    displayKey: t.string({ resolve: (k) => displayKey(k.key) }),
+    status: t.expose('status', { type: LicenseKeyStatus }),
+    limitActivations: t.exposeInt('limitActivations', { nullable: true }),
+    usage: t.exposeInt('usage'),
+    limitUsage: t.exposeInt('limitUsage', { nullable: true }),
+    validations: t.exposeInt('validations'),
+    lastValidatedAt: t.expose('lastValidatedAt', { type: 'DateTime', nullable: true }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    activations: t.field({
+      type: [CustomerLicenseKeyActivation],
+      description: "The key's activations, shown only where the benefit lets customers manage them (enable_customer_admin); otherwise empty.",
+      select: (_args, _ctx, nested) => ({
+        benefit: { select: { properties: true } },
+        activations: nested({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      }),
+      resolve: (k) => ((k.benefit.properties as LicenseKeyBenefitProperties).activations?.enable_customer_admin ? k.activations : []),
+    }),
+  }),
+});
+
+const CustomerLicenseKeyList = listType('CustomerLicenseKey', CustomerLicenseKey);
+
+builder.objectFields(CustomerPortalQuery, (t) => ({
+  licenseKeys: t.field({
+    type: CustomerLicenseKeyList,
+    description: "The customer's license keys, oldest first, whatever their status.",
+    authScopes: { principal: 'customer' },
+    args: { ...pageArgs(t.arg), benefitId: t.arg({ type: ['UUID'] }), organizationId: t.arg({ type: ['UUID'] }) },
+    resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+  }),
+  licenseKey: t.prismaField({
+    type: CustomerLicenseKey,
+    authScopes: { principal: 'customer' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _root, { id }, ctx) => getLicenseKey(ctx, id, query),
+  }),
+}));
+
+const licenseKeyWire = `
+  id createdAt modifiedAt organizationId customerId benefitId key displayKey status
+  limitActivations usage limitUsage validations lastValidatedAt expiresAt
+  customer { ${customerWire} }`;
+
+const LicenseKeyReadWire = /* GraphQL */ `fragment LicenseKeyReadWire on CustomerLicenseKey { ${licenseKeyWire} }`;
+const LicenseKeyWithActivationsWire = /* GraphQL */ `fragment LicenseKeyWithActivationsWire on CustomerLicenseKey {
+  ${licenseKeyWire} activations { id licenseKeyId label meta createdAt modifiedAt } }`;
+
+export const portalLicenseKeysRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/license-keys/',
+    operation: `query ($page: Int, $limit: Int, $benefitId: [UUID!], $organizationId: [UUID!]) {
+      customerPortal { licenseKeys(page: $page, limit: $limit, benefitId: $benefitId, organizationId: $organizationId) {
+        items { ...LicenseKeyReadWire } pagination { totalCount maxPage } } }
+    } ${LicenseKeyReadWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/license-keys/{id}',
+    operation: `query ($id: UUID!) { customerPortal { licenseKey(id: $id) { ...LicenseKeyWithActivationsWire } } } ${LicenseKeyWithActivationsWire}`,
+  },
+];

@@ -1,0 +1,282 @@
+// The customer's subscriptions: list, read, cancel at period end, uncancel, and move to another
+// product of the same organization. Changes go through the Core subscription service, so the rules,
+// the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
+// for a customer is their own subscriptions only.
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { builder } from '../../graphql/builder.ts';
+import { RequestValidationError } from '../../graphql/errors.ts';
+import { listType, pageArgs, pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
+import { escapeLike, sortingOrderBy, sortingScalarConfig } from '../../graphql/sorting.ts';
+// Enums by their Prisma objects, which the Core modules registered as GraphQL enums: importing
+// those schema modules here would run them inside the services' import cycles.
+import { BenefitType, CustomerCancellationReason, RecurringInterval, SubscriptionStatus } from '../../generated/prisma/enums.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Context } from '../../context.ts';
+import { reach } from '../../auth/reach.ts';
+import type { RestRoute } from '../../rest/routes.ts';
+import { defineWireConstants } from '../../rest/wire.ts';
+import { ProductPrice } from '../products/schema.ts';
+import { priceWire } from '../products/rest.ts';
+import { getSubscription, liveSubscription, updateSubscription } from '../subscriptions/service.ts';
+
+const customerSubscriptionSortProperties = ['started_at', 'amount', 'status', 'organization', 'product'] as const;
+const CustomerSubscriptionSortProperty = builder.scalarType('CustomerSubscriptionSortProperty', sortingScalarConfig(customerSubscriptionSortProperties));
+
+// The product as its subscriber sees it: no metadata, its public benefits, its organization's public
+// profile. Nothing here leads to another customer's rows.
+const CustomerSubscriptionOrganization = builder.prismaObject('Organization', {
+  variant: 'CustomerSubscriptionOrganization',
+  description: "The public profile of the organization selling the product.",
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+  }),
+});
+
+const CustomerSubscriptionBenefit = builder.prismaObject('Benefit', {
+  variant: 'CustomerSubscriptionBenefit',
+  description: "A benefit of the product, as a customer may see it: without its properties and metadata.",
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    type: t.expose('type', { type: BenefitType }),
+    description: t.exposeString('description'),
+    selectable: t.exposeBoolean('selectable'),
+    deletable: t.exposeBoolean('deletable'),
+    organizationId: t.expose('organizationId', { type: 'UUID' }),
+  }),
+});
+
+const CustomerSubscriptionProduct = builder.prismaObject('Product', {
+  variant: 'CustomerSubscriptionProduct',
+  description: 'The subscribed product, as its subscriber sees it.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
+    isRecurring: t.exposeBoolean('isRecurring'),
+    isArchived: t.exposeBoolean('isArchived'),
+    organizationId: t.expose('organizationId', { type: 'UUID' }),
+    prices: t.relation('prices', {
+      type: ProductPrice,
+      description: 'The live (not archived) prices.',
+      query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
+    }),
+    benefits: t.field({
+      type: [CustomerSubscriptionBenefit],
+      select: (_args, _ctx, nested) => ({ benefits: { select: { benefit: nested() }, orderBy: { position: 'asc' } } }),
+      resolve: (product) => product.benefits.map((link) => link.benefit),
+    }),
+    organization: t.relation('organization', { type: CustomerSubscriptionOrganization }),
+  }),
+});
+
+export const CustomerSubscription = builder.prismaObject('Subscription', {
+  variant: 'CustomerSubscription',
+  description: "One of the signed-in customer's subscriptions.",
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
+    currency: t.exposeString('currency'),
+    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval }),
+    status: t.expose('status', { type: SubscriptionStatus }),
+    currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime' }),
+    currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true }),
+    cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
+    canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    customerId: t.expose('customerId', { type: 'UUID' }),
+    productId: t.expose('productId', { type: 'UUID' }),
+    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
+    customerCancellationReason: t.expose('customerCancellationReason', { type: CustomerCancellationReason, nullable: true }),
+    customerCancellationComment: t.exposeString('customerCancellationComment', { nullable: true }),
+    product: t.relation('product', { type: CustomerSubscriptionProduct }),
+    prices: t.field({
+      type: [ProductPrice],
+      select: (_args, _ctx, nested) => ({ prices: { select: { productPrice: nested() }, orderBy: { position: 'asc' } } }),
+      resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
+    }),
+  }),
+});
+
+const CustomerSubscriptionList = listType('CustomerSubscription', CustomerSubscription);
+
+const CustomerSubscriptionUpdateInput = builder.inputType('CustomerSubscriptionUpdateInput', {
+  description:
+    'One kind of change: cancelAtPeriodEnd (true cancels at the end of the period, false resumes; with an optional reason and comment), or productId (moves to that product, prorated).',
+  fields: (t) => ({
+    cancelAtPeriodEnd: t.boolean(),
+    cancellationReason: t.field({ type: CustomerCancellationReason }),
+    cancellationComment: t.string(),
+    productId: t.field({ type: 'UUID', description: 'A recurring, live product of the same organization.' }),
+  }),
+});
+type UpdateInput = typeof CustomerSubscriptionUpdateInput.$inferInput;
+
+interface CustomerSubscriptionListArgs extends PageArgs {
+  productId?: string[] | null;
+  active?: boolean | null;
+  query?: string | null;
+  sorting?: string[] | null;
+}
+
+async function listCustomerSubscriptions(ctx: Context, args: CustomerSubscriptionListArgs, query: object) {
+  const where: Prisma.SubscriptionWhereInput = {
+    AND: [
+      reach(ctx).subscription,
+      args.productId?.length ? { productId: { in: args.productId } } : {},
+      args.active == null ? {} : args.active ? liveSubscription : { NOT: liveSubscription },
+      args.query
+        ? { OR: [{ product: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }, { organization: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }] }
+        : {},
+    ],
+  };
+  const orderBy = sortingOrderBy<(typeof customerSubscriptionSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-started_at'], (property, sort) => {
+    switch (property) {
+      case 'started_at':
+        return { startedAt: { sort, nulls: 'last' } };
+      case 'amount':
+        return { amount: sort };
+      case 'status':
+        return { status: sort };
+      case 'organization':
+        return { organization: { name: sort } };
+      case 'product':
+        return { product: { name: sort } };
+    }
+  });
+  const [items, total] = await Promise.all([
+    ctx.prisma.subscription.findMany({ ...query, where, orderBy: orderBy as Prisma.SubscriptionOrderByWithRelationInput[], ...pageWindow(args) }),
+    ctx.prisma.subscription.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+/** The request is one change of CustomerSubscriptionUpdate's union, told apart by its keys, as the Core update it becomes. */
+function coreUpdate(input: UpdateInput) {
+  const cancel = input.cancelAtPeriodEnd !== undefined || input.cancellationReason !== undefined || input.cancellationComment !== undefined;
+  const change = input.productId !== undefined;
+  if (cancel === change) {
+    const either = 'Give either cancel_at_period_end (with an optional cancellation_reason and cancellation_comment) or product_id';
+    throw RequestValidationError.at(['input'], cancel ? `${either}, not both.` : `${either}.`, cancel ? 'value_error' : 'missing');
+  }
+  if (change) return { productId: input.productId };
+  if (input.cancelAtPeriodEnd === undefined) throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'Field required', 'missing');
+  if (input.cancelAtPeriodEnd === false && (input.cancellationReason != null || input.cancellationComment != null)) {
+    throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'A cancellation reason or comment goes with cancel_at_period_end true.');
+  }
+  return {
+    cancelAtPeriodEnd: input.cancelAtPeriodEnd,
+    customerCancellationReason: input.cancellationReason,
+    customerCancellationComment: input.cancellationComment,
+  };
+}
+
+const read = { principal: 'customer' } as const;
+const write = { fullCustomerSession: true } as const;
+
+builder.objectFields(CustomerPortalQuery, (t) => ({
+  subscriptions: t.field({
+    type: CustomerSubscriptionList,
+    authScopes: read,
+    args: {
+      ...pageArgs(t.arg),
+      productId: t.arg({ type: ['UUID'] }),
+      active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
+      query: t.arg.string({ description: "Matches the product's or the organization's name, case-insensitively." }),
+      sorting: t.arg({ type: [CustomerSubscriptionSortProperty], description: 'Default: -started_at.' }),
+    },
+    resolve: (_root, args, ctx, info) => listCustomerSubscriptions(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+  }),
+  subscription: t.prismaField({
+    type: CustomerSubscription,
+    authScopes: read,
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _root, { id }, ctx) => getSubscription(ctx, id, query),
+  }),
+}));
+
+builder.objectFields(CustomerPortalMutation, (t) => ({
+  subscriptionUpdate: t.prismaField({
+    type: CustomerSubscription,
+    authScopes: write,
+    description: 'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules as the Core API.',
+    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true }) },
+    resolve: (query, _root, { id, input }, ctx) => updateSubscription(ctx, id, coreUpdate(input), query),
+  }),
+  subscriptionCancel: t.prismaField({
+    type: CustomerSubscription,
+    authScopes: write,
+    description: 'Cancels the subscription at the end of the paid period; it can be resumed until then.',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
+  }),
+}));
+
+// Discounts and meters are not modelled; product media neither. The organization's profile fields
+// Kassa does not keep are carried as the Core Organization carries them.
+defineWireConstants('CustomerSubscription', { discount_id: null, meters: [] });
+defineWireConstants('CustomerSubscriptionProduct', { medias: [] });
+defineWireConstants('CustomerSubscriptionOrganization', {
+  avatar_url: null,
+  email: null,
+  website: null,
+  socials: [],
+  status: 'active',
+  details_submitted_at: null,
+  feature_settings: {},
+  subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' },
+  notification_settings: { new_order: true, new_subscription: true },
+});
+
+const CustomerSubscriptionWire = /* GraphQL */ `
+  fragment CustomerSubscriptionWire on CustomerSubscription {
+    id createdAt modifiedAt amount currency recurringInterval status currentPeriodStart currentPeriodEnd cancelAtPeriodEnd
+    canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment
+    product {
+      id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId prices { ${priceWire} }
+      benefits { id createdAt modifiedAt type description selectable deletable organizationId }
+      organization { id createdAt modifiedAt name slug }
+    }
+    prices { ${priceWire} }
+  }`;
+
+export const portalSubscriptionsRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/subscriptions/',
+    operation: `query ($page: Int, $limit: Int, $productId: [UUID!], $active: Boolean, $query: String, $sorting: [CustomerSubscriptionSortProperty!]) {
+      customerPortal { subscriptions(page: $page, limit: $limit, productId: $productId, active: $active, query: $query, sorting: $sorting) {
+        items { ...CustomerSubscriptionWire } pagination { totalCount maxPage } } }
+    } ${CustomerSubscriptionWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/subscriptions/{id}',
+    operation: `query ($id: UUID!) { customerPortal { subscription(id: $id) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/customer-portal/subscriptions/{id}',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: CustomerSubscriptionUpdateInput!) {
+      customerPortal { subscriptionUpdate(id: $id, input: $input) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/customer-portal/subscriptions/{id}',
+    operation: `mutation ($id: UUID!) { customerPortal { subscriptionCancel(id: $id) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
+  },
+];

@@ -1,0 +1,311 @@
+// The Customer Portal's customer and organization: a signed-in customer reads and changes their own
+// billing details and email (a session the organization issued, not a checkout's); anyone reads an
+// organization's public profile and products by slug. Through the official client, and from the
+// attacker's side over raw REST and GraphQL.
+import { randomUUID } from 'node:crypto';
+import { Polar } from '@polar-sh/sdk';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventsOf, newOrganization, sdkServerURL, type Org } from '../helpers/organizations.ts';
+import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
+import { datetime } from '../helpers/matchers.ts';
+import { rejectionOf } from '../helpers/waiting.ts';
+
+let server: TestServer;
+let org: Org;
+let other: Org;
+beforeAll(async () => {
+  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
+  [org, other] = await Promise.all([newOrganization(server), newOrganization(server)]);
+});
+afterAll(() => server?.close());
+afterEach(() => {
+  server.clock.now = null;
+});
+
+const prisma = (environment: 'production' | 'sandbox' = 'production') => server.kassa.environments[environment].environment.prisma;
+const email = () => `${randomUUID()}@example.com`;
+
+/** A new customer of the organization, signed in to the portal by a session the organization issued. */
+async function signedIn(of: Org, body: Record<string, unknown> = {}) {
+  const created = await of.api('POST', '/customers/', { email: email(), ...body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const session = await of.polar.customerSessions.create({ customerId: created.body.id });
+  const base = server.base(of.environment);
+  return {
+    id: created.body.id as string,
+    email: created.body.email as string,
+    session,
+    token: session.token,
+    api: restClient(base, session.token),
+    gql: graphqlClient(base, session.token),
+    security: { customerSession: session.token },
+  };
+}
+
+/** The customer as the organization sees it, and the events recorded about it. */
+async function organizationView(of: Org, customerId: string) {
+  const customer = (await of.api('GET', `/customers/${customerId}`)).body;
+  const events = (await eventsOf(server, of.organizationId, of.environment)).filter((e) => e.resourceId === customerId).map((e) => e.type);
+  return { customer, events };
+}
+
+const portalCustomerKeys = ['billing_address', 'billing_name', 'created_at', 'email', 'email_verified', 'id', 'modified_at', 'name', 'oauth_accounts', 'tax_id'];
+
+describe('the signed-in customer', () => {
+  it('reads their own profile through the official client, without the organization’s fields', async () => {
+    const me = await signedIn(org, { name: 'Ada Lovelace', external_id: `ext-${randomUUID()}`, metadata: { tier: 'gold' } });
+    const customer = await org.polar.customerPortal.customers.get(me.security);
+    expect(customer).toMatchObject({ id: me.id, email: me.email, name: 'Ada Lovelace', emailVerified: false, billingName: null, billingAddress: null, taxId: null, oauthAccounts: {} });
+
+    const raw = await me.api('GET', '/customer-portal/customers/me');
+    expect(raw.status).toBe(200);
+    expect(Object.keys(raw.body).sort()).toEqual(portalCustomerKeys);
+    expect(raw.body.created_at).toEqual(datetime);
+  });
+
+  it('changes billing name, address and tax id through the official client, recording customer.updated', async () => {
+    const me = await signedIn(org);
+    const updated = await org.polar.customerPortal.customers.update(me.security, {
+      billingName: 'Analytical Engines SARL',
+      billingAddress: { line1: '1 rue de Rivoli', postalCode: '75001', city: 'Paris', country: 'FR' },
+      taxId: 'FR 61 954 506 077',
+    });
+    expect(updated).toMatchObject({
+      id: me.id,
+      billingName: 'Analytical Engines SARL',
+      billingAddress: { line1: '1 rue de Rivoli', line2: null, postalCode: '75001', city: 'Paris', state: null, country: 'FR' },
+      taxId: ['FR61954506077', 'eu_vat'],
+    });
+    expect(await org.polar.customerPortal.customers.get(me.security)).toEqual(updated);
+
+    const { customer, events } = await organizationView(org, me.id);
+    expect(customer).toMatchObject({ billing_address: { city: 'Paris', country: 'FR' }, tax_id: ['FR61954506077', 'eu_vat'] });
+    expect(events).toEqual(['customer.created', 'customer.updated']);
+  });
+
+  it('changes only the fields given, and clears a billing detail given as null', async () => {
+    const me = await signedIn(org);
+    await org.polar.customerPortal.customers.update(me.security, { billingName: 'Kept Ltd', billingAddress: { country: 'US' }, taxId: '91-1144442' });
+    const cleared = await me.api('PATCH', '/customer-portal/customers/me', { tax_id: null });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body).toMatchObject({ billing_name: 'Kept Ltd', billing_address: { country: 'US' }, tax_id: null });
+  });
+
+  it('moves a kept tax id to the format of a new billing country', async () => {
+    const me = await signedIn(org);
+    await org.polar.customerPortal.customers.update(me.security, { billingAddress: { country: 'US' }, taxId: '911144442' });
+    const moved = await org.polar.customerPortal.customers.update(me.security, { billingAddress: { country: 'GB', city: 'London' } });
+    expect(moved.taxId).toEqual(['911144442', 'gb_vat']);
+  });
+
+  it('changes their email over REST: the organization sees it and customer.updated records it', async () => {
+    const me = await signedIn(org);
+    const newEmail = email();
+    const response = await me.api('PATCH', '/customer-portal/customers/me', { email: newEmail });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.email).toBe(newEmail);
+
+    const { customer, events } = await organizationView(org, me.id);
+    expect(customer.email).toBe(newEmail);
+    expect(events).toEqual(['customer.created', 'customer.updated']);
+    const recorded = (await eventsOf(server, org.organizationId)).filter((e) => e.resourceId === me.id && e.type === 'customer.updated');
+    expect(recorded.map((e) => (e.data as { email: string }).email)).toEqual([newEmail]);
+    // The session signs in the same customer: their id did not change.
+    expect((await me.api('GET', '/customer-portal/customers/me')).body.email).toBe(newEmail);
+  });
+
+  it('changes their email over GraphQL', async () => {
+    const me = await signedIn(org);
+    const newEmail = email();
+    const response = await me.gql('mutation ($input: CustomerPortalCustomerUpdateInput!) { customerPortal { customerUpdate(input: $input) { id email } } }', {
+      input: { email: newEmail },
+    });
+    expect(response.body).toEqual({ data: { customerPortal: { customerUpdate: { id: me.id, email: newEmail } } } });
+  });
+
+  it('cannot take the email of another customer of the organization: 422 on email, nothing changed', async () => {
+    const me = await signedIn(org);
+    const neighbour = await signedIn(org);
+    const before = await organizationView(org, me.id);
+
+    const taken = await me.api('PATCH', '/customer-portal/customers/me', { email: neighbour.email.toUpperCase(), billing_name: 'Changed' });
+    expectValidationError(taken, ['body', 'email']);
+
+    expect(await organizationView(org, me.id)).toEqual(before);
+    expect((await organizationView(org, neighbour.id)).customer.email).toBe(neighbour.email);
+  });
+
+  it('may take an email used in another organization, or by a deleted customer', async () => {
+    const me = await signedIn(org);
+    const elsewhere = await signedIn(other);
+    const byOtherOrganization = await me.api('PATCH', '/customer-portal/customers/me', { email: elsewhere.email });
+    expect(byOtherOrganization.status, JSON.stringify(byOtherOrganization.body)).toBe(200);
+
+    const gone = await signedIn(org);
+    expect((await org.api('DELETE', `/customers/${gone.id}`)).status).toBe(204);
+    const freed = await me.api('PATCH', '/customer-portal/customers/me', { email: gone.email });
+    expect(freed.status, JSON.stringify(freed.body)).toBe(200);
+    expect(freed.body.email).toBe(gone.email);
+  });
+
+  const badUpdates: [string, Record<string, unknown>, (string | number)[]][] = [
+    ['a country that is not one', { billing_address: { country: 'XX' } }, ['body', 'billing_address', 'country']],
+    ['a region that is not a country', { billing_address: { country: 'EU' } }, ['body', 'billing_address', 'country']],
+    ['a malformed email', { email: 'not-an-email' }, ['body', 'email']],
+    ['no email', { email: null }, ['body', 'email']],
+    ['a tax id without a billing country', { tax_id: 'FR61954506077' }, ['body', 'billing_address']],
+    ['a tax id of a country without tax ids', { billing_address: { country: 'AQ' }, tax_id: '12345' }, ['body', 'tax_id']],
+    ['a tax id that is no number', { billing_address: { country: 'FR' }, tax_id: '**' }, ['body', 'tax_id']],
+    ['a billing name of 257 characters', { billing_name: 'x'.repeat(257) }, ['body', 'billing_name']],
+  ];
+
+  it.each(badUpdates)('refuses %s with 422 naming the field, changing nothing', async (_label, body, loc) => {
+    const me = await signedIn(org);
+    const before = await organizationView(org, me.id);
+    expectValidationError(await me.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Should not stick', ...body }), loc);
+    expect(await organizationView(org, me.id)).toEqual(before);
+  });
+
+  it('refuses a bad country through the official client with its validation error', async () => {
+    const me = await signedIn(org);
+    const error = await rejectionOf(org.polar.customerPortal.customers.update(me.security, { billingAddress: { country: 'ZZ' } }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((await org.polar.customerPortal.customers.get(me.security)).billingAddress).toBeNull();
+  });
+
+  it('does not change another customer of the organization', async () => {
+    const me = await signedIn(org);
+    const neighbour = await signedIn(org);
+    await org.polar.customerPortal.customers.update(me.security, { billingName: 'Mine only' });
+    expect((await org.polar.customerPortal.customers.get(neighbour.security)).billingName).toBeNull();
+    expect((await organizationView(org, neighbour.id)).events).toEqual(['customer.created']);
+  });
+});
+
+describe('who may read or change the profile', () => {
+  it("refuses a checkout's session with 403: it reads only what the checkout bought", async () => {
+    const shop = await newOrganization(server, 'sandbox');
+    const product = await shop.polar.products.create({ name: 'Guide', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
+    const checkout = await shop.polar.checkouts.create({ products: [product.id] });
+    const confirmed = await shop.buyer.checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: { customerEmail: email(), customerName: 'Ada Buyer', confirmationTokenId: 'tok_visa' },
+    });
+    const token = confirmed.customerSessionToken;
+    expect(token).toEqual(expect.any(String));
+    const api = restClient(server.base('sandbox'), token);
+    const customerId = confirmed.customerId!;
+    const before = await organizationView(shop, customerId);
+
+    expectErrorBody(await api('GET', '/customer-portal/customers/me'), 403, 'NotPermitted');
+    expectErrorBody(await api('PATCH', '/customer-portal/customers/me', { email: email(), billing_name: 'Hijacked' }), 403, 'NotPermitted');
+    const gql = await graphqlClient(server.base('sandbox'), token)('mutation { customerPortal { customerUpdate(input: { billingName: "Hijacked" }) { id } } }');
+    expect(gql.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
+    const polar = new Polar({ serverURL: sdkServerURL(server, 'sandbox') });
+    expect(await rejectionOf(polar.customerPortal.customers.get({ customerSession: token! }))).toBeInstanceOf(Error);
+
+    expect(await organizationView(shop, customerId)).toEqual(before);
+  });
+
+  it('refuses an organization token on the portal profile with 403', async () => {
+    expectErrorBody(await org.api('GET', '/customer-portal/customers/me'), 403, 'NotPermitted');
+    expectErrorBody(await org.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Org' }), 403, 'NotPermitted');
+    const gql = await org.gql('query { customerPortal { customer { id } } }');
+    expect(gql.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
+  });
+
+  it('refuses no token, and a token that is no session, with 401', async () => {
+    expectErrorBody(await org.publicApi('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
+    expectErrorBody(await org.publicApi('PATCH', '/customer-portal/customers/me', { billing_name: 'Nobody' }), 401, 'Unauthorized');
+    expectErrorBody(await restClient(server.base(), 'polar_cst_forged')('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
+  });
+
+  it('refuses a revoked session with 401, changing nothing', async () => {
+    const me = await signedIn(org);
+    expect((await org.api('DELETE', `/customer-sessions/${me.session.id}`)).status).toBe(204);
+    const before = await organizationView(org, me.id);
+    expectErrorBody(await me.api('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
+    expectErrorBody(await me.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Too late' }), 401, 'Unauthorized');
+    expect(await organizationView(org, me.id)).toEqual(before);
+  });
+
+  it('refuses an expired session with 401, changing nothing', async () => {
+    const me = await signedIn(org);
+    expect((await me.api('GET', '/customer-portal/customers/me')).status).toBe(200);
+    server.clock.now = new Date(me.session.expiresAt.getTime() + 1);
+    expectErrorBody(await me.api('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
+    expectErrorBody(await me.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Too late' }), 401, 'Unauthorized');
+    server.clock.now = null;
+    expect((await organizationView(org, me.id)).events).toEqual(['customer.created']);
+  });
+});
+
+describe('the organization by slug', () => {
+  const slugOf = async (of: Org) => (await prisma(of.environment).organization.findUniqueOrThrow({ where: { id: of.organizationId } })).slug;
+  let shop: Org;
+  let live: string[];
+  let archived: string;
+
+  beforeAll(async () => {
+    shop = await newOrganization(server);
+    const support = await shop.polar.benefits.create({ type: 'custom', description: 'Priority support', properties: { note: 'call 555-SECRET' }, metadata: { cost: 'internal' } });
+    const create = (name: string, recurringInterval: 'month' | null) =>
+      shop.polar.products.create({ name, recurringInterval, metadata: { margin: 'secret' }, prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] });
+    const ebook = await create('Ebook', null);
+    const club = await create('Club', 'month');
+    const old = await create('Retired', null);
+    await shop.polar.products.updateBenefits({ id: club.id, productBenefitsUpdate: { benefits: [support.id] } });
+    await shop.polar.products.update({ id: old.id, productUpdate: { isArchived: true } });
+    live = [ebook.id, club.id];
+    archived = old.id;
+    await other.polar.products.create({ name: 'Not of this shop', recurringInterval: null, prices: [{ amountType: 'free' }] });
+  });
+
+  it('is readable by anyone through the official client, with the live products only', async () => {
+    const slug = await slugOf(shop);
+    const found = await shop.buyer.customerPortal.organizations.get({ slug });
+    expect(found.organization).toMatchObject({ id: shop.organizationId, slug });
+    expect(found.products.map((p) => p.id)).toEqual(live);
+    expect(found.products.map((p) => p.id)).not.toContain(archived);
+    expect(found.products.every((p) => p.organizationId === shop.organizationId && !p.isArchived)).toBe(true);
+    const club = found.products.find((p) => p.name === 'Club')!;
+    expect(club).toMatchObject({ isRecurring: true, recurringInterval: 'month', medias: [] });
+    expect(club.prices).toEqual([expect.objectContaining({ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' })]);
+    expect(club.benefits).toEqual([expect.objectContaining({ type: 'custom', description: 'Priority support', organizationId: shop.organizationId })]);
+  });
+
+  it('carries only public data on the wire: no metadata, no benefit properties', async () => {
+    const response = await org.publicApi('GET', `/customer-portal/organizations/${await slugOf(shop)}`);
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['organization', 'products']);
+    const [product] = response.body.products;
+    expect(Object.keys(product).sort()).toEqual([
+      'benefits', 'created_at', 'description', 'id', 'is_archived', 'is_recurring', 'medias', 'modified_at', 'name', 'organization_id', 'prices', 'recurring_interval',
+    ]);
+    const benefit = response.body.products.flatMap((p: { benefits: object[] }) => p.benefits)[0];
+    expect(Object.keys(benefit).sort()).toEqual(['created_at', 'deletable', 'description', 'id', 'modified_at', 'organization_id', 'selectable', 'type']);
+    const text = JSON.stringify(response.body);
+    for (const secret of ['555-SECRET', 'internal', 'margin', 'Not of this shop', other.organizationId]) expect(text).not.toContain(secret);
+  });
+
+  it('answers the same to a signed-in customer of another organization', async () => {
+    const stranger = await signedIn(other);
+    const response = await stranger.api('GET', `/customer-portal/organizations/${await slugOf(shop)}`);
+    expect(response.status).toBe(200);
+    expect(response.body.products.map((p: { id: string }) => p.id)).toEqual(live);
+  });
+
+  it('answers an unknown slug with 404', async () => {
+    expectErrorBody(await org.publicApi('GET', `/customer-portal/organizations/no-such-shop-${randomUUID()}`), 404, 'ResourceNotFound');
+    expect(await rejectionOf(org.buyer.customerPortal.organizations.get({ slug: 'no-such-shop' }))).toBeInstanceOf(ResourceNotFound);
+  });
+
+  it('is, for the signed-in customer, the organization they buy from', async () => {
+    const me = await signedIn(shop);
+    const response = await me.gql('query { customerPortal { organization { id slug } } }');
+    expect(response.body).toEqual({ data: { customerPortal: { organization: { id: shop.organizationId, slug: await slugOf(shop) } } } });
+  });
+});
