@@ -1,7 +1,7 @@
 // The one Pothos builder. Plugins: scope-auth (who may resolve each field, declared on the field)
 // and prisma (GraphQL selections become Prisma selections, so nested queries need no batching code).
 import SchemaBuilder from '@pothos/core';
-import PrismaPlugin from '@pothos/plugin-prisma';
+import PrismaPlugin, { type prismaModelName } from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError, Kind } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, UUIDResolver } from 'graphql-scalars';
@@ -87,8 +87,15 @@ function describeFailure(failure: AuthFailure): string {
 builder.addScalarType('DateTime', DateTimeResolver);
 /** The builder's type parameters, for helpers that build fields outside a type's own definition. */
 export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-/** The field builder of a Prisma object type, for fields shared by several variants of one model. */
-export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<BuilderTypes, PrismaTypes[Model], PrismaTypes[Model]['Shape']>;
+/**
+ * The field builder of a Prisma object type, for fields shared by several variants of one model.
+ * The shape names its model, as Pothos' own builders do, so shared fields can `select` relations.
+ */
+export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<
+  BuilderTypes,
+  PrismaTypes[Model],
+  PrismaTypes[Model]['Shape'] & { [prismaModelName]?: Model }
+>;
 
 // graphql-scalars' UUID lets through forms such as a trailing "}" that the database then refuses;
 // only the canonical 8-4-4-4-12 form is accepted, lowercased.

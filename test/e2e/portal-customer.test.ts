@@ -117,6 +117,15 @@ describe('the signed-in customer', () => {
     expect((await me.api('GET', '/customer-portal/customers/me')).body.email).toBe(newEmail);
   });
 
+  it('loses the verified mark with a new email, and keeps it when only the case changes', async () => {
+    const me = await signedIn(org);
+    await prisma().customer.update({ where: { id: me.id }, data: { emailVerified: true } });
+    const recased = await me.api('PATCH', '/customer-portal/customers/me', { email: me.email.toUpperCase() });
+    expect(recased.body.email_verified, JSON.stringify(recased.body)).toBe(true);
+    const changed = await me.api('PATCH', '/customer-portal/customers/me', { email: email() });
+    expect(changed.body.email_verified, JSON.stringify(changed.body)).toBe(false);
+  });
+
   it('changes their email over GraphQL', async () => {
     const me = await signedIn(org);
     const newEmail = email();

@@ -1,10 +1,14 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { customerWire } from '../customers/rest.ts';
 
+/** What anyone who sees a benefit may see of it: no metadata, no properties. */
+export const benefitPublicWire = 'id createdAt modifiedAt type description selectable deletable organizationId';
+export const licenseKeysPropertiesWire = 'prefix expires { ttl timeframe } activations { limit enableCustomerAdmin } limitUsage';
+
 export const benefitWire = `
-  id createdAt modifiedAt type description selectable deletable organizationId metadata
+  ${benefitPublicWire} metadata
   ... on BenefitCustom { properties { note } }
-  ... on BenefitLicenseKeys { properties { prefix expires { ttl timeframe } activations { limit enableCustomerAdmin } limitUsage } }
+  ... on BenefitLicenseKeys { properties { ${licenseKeysPropertiesWire} } }
   ... on BenefitDownloadables { properties { files archived } }`;
 
 export const benefitGrantWire = `

@@ -1,5 +1,7 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import type { ObjectRef } from '@pothos/core';
+import { queryFromInfo, type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
+import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
+import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -14,97 +16,134 @@ export const BenefitType = builder.enumType(BenefitTypes, { name: 'BenefitType' 
 const BenefitSortProperty = builder.scalarType('BenefitSortProperty', sortingScalarConfig(benefitSortProperties));
 const Timeframe = builder.enumType('LicenseKeyTimeframe', { values: ['year', 'month', 'day'] as const });
 
-export const Benefit = builder.prismaInterface('Benefit', {
-  description: 'An entitlement a product grants its buyers. `properties` depend on the type.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    type: t.expose('type', { type: BenefitType }),
-    description: t.exposeString('description'),
-    selectable: t.exposeBoolean('selectable'),
-    deletable: t.exposeBoolean('deletable'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    metadata: t.field({ type: MetadataScalar, resolve: (benefit) => benefit.metadata as Metadata }),
-  }),
-  resolveType: (benefit) => ({ custom: 'BenefitCustom', license_keys: 'BenefitLicenseKeys', downloadables: 'BenefitDownloadables' })[benefit.type as string],
+type BenefitFieldBuilder = PrismaFieldBuilder<'Benefit'>;
+
+/** What a benefit is, not how it is configured: what anyone who sees the benefit may see. */
+export const benefitFields = (t: BenefitFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  type: t.expose('type', { type: BenefitType }),
+  description: t.exposeString('description'),
+  selectable: t.exposeBoolean('selectable'),
+  deletable: t.exposeBoolean('deletable'),
+  organizationId: t.expose('organizationId', { type: 'UUID' }),
 });
 
-type Stored = Record<string, any>;
+/** A benefit's or a grant's `properties` as stored: snake_case keys, by the benefit's type. */
+export type StoredProperties = Record<string, any>;
+type PropertiesFieldBuilder = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, StoredProperties>;
+type PropertiesRef = ObjectRef<BuilderTypes, StoredProperties>;
 
-const BenefitCustomProperties = builder.objectRef<Stored>('BenefitCustomProperties').implement({
-  fields: (t) => ({ note: t.string({ nullable: true, description: 'Shown to the customer once granted.', resolve: (p) => p.note ?? null }) }),
+export const customPropertiesFields = (t: PropertiesFieldBuilder) => ({
+  note: t.string({ nullable: true, description: 'Shown to the customer once granted.', resolve: (p) => p.note ?? null }),
 });
 
-const LicenseKeyExpiration = builder.objectRef<Stored>('BenefitLicenseKeyExpiration').implement({
+export const licenseKeyActivationsFields = (t: PropertiesFieldBuilder) => ({
+  limit: t.int({ resolve: (p) => p.limit }),
+  enableCustomerAdmin: t.boolean({ resolve: (p) => p.enable_customer_admin }),
+});
+
+/** A license_keys benefit's properties, with `expires` and `activations` as the given types show them. */
+export const licenseKeysPropertiesFields = (t: PropertiesFieldBuilder, shown: { expires: PropertiesRef; activations: PropertiesRef }) => ({
+  prefix: t.string({ nullable: true, resolve: (p) => p.prefix ?? null }),
+  expires: t.field({ type: shown.expires, nullable: true, description: 'How long a key lasts from its grant; null: forever.', resolve: (p) => p.expires ?? null }),
+  activations: t.field({ type: shown.activations, nullable: true, description: 'null: keys cannot be activated.', resolve: (p) => p.activations ?? null }),
+  limitUsage: t.int({ nullable: true, resolve: (p) => p.limit_usage ?? null }),
+});
+
+/** The object types implementing a benefit interface, one per benefit type: its name, and the type of its `properties`. */
+export type BenefitObjects = Partial<Record<BenefitTypes, { name: string; description?: string; properties: PropertiesRef }>>;
+
+export function implementBenefitObjects(benefit: typeof Benefit, objects: BenefitObjects): void {
+  for (const { name, description, properties } of Object.values(objects)) {
+    builder.prismaObject('Benefit', {
+      variant: name,
+      description,
+      interfaces: [benefit],
+      fields: (t) => ({ properties: t.field({ type: properties, resolve: (b) => b.properties as StoredProperties }) }),
+    });
+  }
+}
+
+const BenefitCustomProperties = builder.objectRef<StoredProperties>('BenefitCustomProperties').implement({ fields: customPropertiesFields });
+
+const LicenseKeyExpiration = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpiration').implement({
   fields: (t) => ({ ttl: t.int({ resolve: (p) => p.ttl }), timeframe: t.field({ type: Timeframe, resolve: (p) => p.timeframe }) }),
 });
-const LicenseKeyActivations = builder.objectRef<Stored>('BenefitLicenseKeyActivations').implement({
-  fields: (t) => ({
-    limit: t.int({ resolve: (p) => p.limit }),
-    enableCustomerAdmin: t.boolean({ resolve: (p) => p.enable_customer_admin }),
-  }),
+const LicenseKeyActivations = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivations').implement({ fields: licenseKeyActivationsFields });
+const BenefitLicenseKeysProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeysProperties').implement({
+  fields: (t) => licenseKeysPropertiesFields(t, { expires: LicenseKeyExpiration, activations: LicenseKeyActivations }),
 });
-const BenefitLicenseKeysProperties = builder.objectRef<Stored>('BenefitLicenseKeysProperties').implement({
-  fields: (t) => ({
-    prefix: t.string({ nullable: true, resolve: (p) => p.prefix ?? null }),
-    expires: t.field({ type: LicenseKeyExpiration, nullable: true, description: 'How long a key lasts from its grant; null: forever.', resolve: (p) => p.expires ?? null }),
-    activations: t.field({ type: LicenseKeyActivations, nullable: true, description: 'null: keys cannot be activated.', resolve: (p) => p.activations ?? null }),
-    limitUsage: t.int({ nullable: true, resolve: (p) => p.limit_usage ?? null }),
-  }),
-});
-const BenefitDownloadablesProperties = builder.objectRef<Stored>('BenefitDownloadablesProperties').implement({
+const BenefitDownloadablesProperties = builder.objectRef<StoredProperties>('BenefitDownloadablesProperties').implement({
   fields: (t) => ({
     files: t.field({ type: ['UUID'], resolve: (p) => p.files ?? [] }),
     archived: t.field({ type: 'JSONObject', description: 'Files kept for past grants but no longer granted: {fileId: true}.', resolve: (p) => p.archived ?? {} }),
   }),
 });
 
-for (const [variant, properties, description] of [
-  ['BenefitCustom', BenefitCustomProperties, 'A note to the customer.'],
-  ['BenefitLicenseKeys', BenefitLicenseKeysProperties, 'A license key per grant, checked by the organization’s software.'],
-  ['BenefitDownloadables', BenefitDownloadablesProperties, 'Files the customer may download.'],
-] as const) {
-  builder.prismaObject('Benefit', {
-    variant,
-    description,
-    interfaces: [Benefit],
-    fields: (t) => ({ properties: t.field({ type: properties as typeof BenefitCustomProperties, resolve: (benefit) => benefit.properties as Stored }) }),
-  });
-}
+const benefitObjects: BenefitObjects = {
+  custom: { name: 'BenefitCustom', description: 'A note to the customer.', properties: BenefitCustomProperties },
+  license_keys: { name: 'BenefitLicenseKeys', description: 'A license key per grant, checked by the organization’s software.', properties: BenefitLicenseKeysProperties },
+  downloadables: { name: 'BenefitDownloadables', description: 'Files the customer may download.', properties: BenefitDownloadablesProperties },
+};
+
+export const Benefit = builder.prismaInterface('Benefit', {
+  description: 'An entitlement a product grants its buyers. `properties` depend on the type.',
+  fields: (t) => ({
+    ...benefitFields(t as unknown as BenefitFieldBuilder),
+    metadata: t.field({ type: MetadataScalar, resolve: (benefit) => benefit.metadata as Metadata }),
+  }),
+  resolveType: (benefit) => benefitObjects[benefit.type]?.name,
+});
+
+implementBenefitObjects(Benefit, benefitObjects);
+
+type BenefitGrantFieldBuilder = PrismaFieldBuilder<'BenefitGrant'>;
+
+/** A grant's own fields, without the customer and the benefit it links. */
+export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true }),
+  isGranted: t.boolean({ resolve: (grant) => grant.grantedAt !== null && grant.revokedAt === null }),
+  revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+  isRevoked: t.boolean({ resolve: (grant) => grant.revokedAt !== null }),
+  subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
+  orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
+  customerId: t.expose('customerId', { type: 'UUID' }),
+  benefitId: t.expose('benefitId', { type: 'UUID' }),
+  properties: t.field({
+    type: 'JSONObject',
+    description: 'What the grant gave: `{license_key_id, display_key}` for license keys, `{files}` for downloadables, `{}` for custom.',
+    resolve: (grant) => grant.properties as StoredProperties,
+  }),
+});
 
 export const BenefitGrant = builder.prismaObject('BenefitGrant', {
   description: 'A benefit held by a customer through one purchase: an order or a subscription.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true }),
-    isGranted: t.boolean({ resolve: (grant) => grant.grantedAt !== null && grant.revokedAt === null }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    isRevoked: t.boolean({ resolve: (grant) => grant.revokedAt !== null }),
-    subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
-    orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    benefitId: t.expose('benefitId', { type: 'UUID' }),
-    properties: t.field({
-      type: 'JSONObject',
-      description: 'What the grant gave: `{license_key_id, display_key}` for license keys, `{files}` for downloadables.',
-      resolve: (grant) => grant.properties as Stored,
-    }),
+    ...benefitGrantFields(t as unknown as BenefitGrantFieldBuilder),
     customer: t.relation('customer'),
     benefit: t.relation('benefit', { type: Benefit }),
   }),
 });
 
-builder.prismaObjectField(Product, 'benefits', (t) =>
+type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
+type BenefitModel = PrismaTypes['Benefit'];
+type BenefitRef = PrismaInterfaceRef<BuilderTypes, BenefitModel, BenefitModel['Shape']> | PrismaObjectRef<BuilderTypes, BenefitModel, BenefitModel['Shape']>;
+
+/** A product's benefits, in order, as the given benefit type shows them. */
+export const productBenefitsField = (t: ProductFieldBuilder, benefit: BenefitRef) =>
   t.field({
-    type: [Benefit],
+    type: [benefit],
     description: 'The benefits the product grants, in order.',
     select: (_args, _ctx, nested) => ({ benefits: { select: { benefit: nested() }, orderBy: { position: 'asc' } } }),
     resolve: (product) => product.benefits.map((link) => link.benefit),
-  }),
-);
+  });
+
+builder.prismaObjectField(Product, 'benefits', (t) => productBenefitsField(t as unknown as ProductFieldBuilder, Benefit));
 
 const BenefitList = listType('Benefit', Benefit);
 const BenefitGrantList = listType('BenefitGrant', BenefitGrant);

@@ -1,24 +1,13 @@
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
+import { organizationWire } from '../organizations/rest.ts';
 import { priceWire, productWire } from '../products/rest.ts';
 
 // Discounts, subscriptions and custom fields are not modelled yet; checkouts carry them empty.
 defineWireConstants('Checkout', { discount: null, attached_custom_fields: [], custom_field_data: {} });
 defineWireConstants('CheckoutPublic', { discount: null, attached_custom_fields: [], custom_field_data: {} });
 defineWireConstants('CheckoutPublicConfirmed', { discount: null, attached_custom_fields: [], custom_field_data: {} });
-// The organization's public profile fields Kassa does not keep (yet), as the wire format carries them.
-defineWireConstants('Organization', {
-  avatar_url: null,
-  email: null,
-  website: null,
-  socials: [],
-  status: 'active',
-  details_submitted_at: null,
-  feature_settings: {},
-  subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' },
-  notification_settings: { new_order: true, new_subscription: true },
-});
 
 const publicFields = `
   id createdAt modifiedAt paymentProcessor status clientSecret url expiresAt successUrl embedOrigin amount discountAmount
@@ -32,7 +21,7 @@ const publicFields = `
 
 const CheckoutWire = `fragment CheckoutWire on Checkout {
   ${publicFields} metadata customerMetadata externalCustomerId customerExternalId subscriptionId }`;
-const organization = 'organization { id createdAt modifiedAt name slug }';
+const organization = `organization { ${organizationWire} }`;
 const CheckoutPublicWire = `fragment CheckoutPublicWire on CheckoutPublic { ${publicFields} ${organization} }`;
 const CheckoutConfirmedWire = `fragment CheckoutConfirmedWire on CheckoutPublicConfirmed { ${publicFields} ${organization} customerSessionToken }`;
 

@@ -3,67 +3,46 @@
 // and a checkout's session only those of the purchase it made. A revoked grant leaves the portal.
 // Connecting a Discord or GitHub account to a grant (PATCH) is not offered: Kassa grants neither.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
-import { BenefitType } from '../benefits/schema.ts';
+import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.ts';
+import {
+  benefitFields,
+  benefitGrantFields,
+  BenefitType,
+  customPropertiesFields,
+  implementBenefitObjects,
+  licenseKeyActivationsFields,
+  licenseKeysPropertiesFields,
+  type BenefitObjects,
+  type StoredProperties,
+} from '../benefits/schema.ts';
 import { customerBenefitGrantSortProperties, getCustomerBenefitGrant, listCustomerBenefitGrants } from '../benefits/service.ts';
-import { addressWire } from '../customers/rest.ts';
+import { organizationWire } from '../organizations/rest.ts';
 import { Organization } from '../organizations/schema.ts';
-import { CustomerPortalCustomer } from './customers.ts';
+import { CustomerPortalCustomer, customerPortalCustomerWire } from './customers.ts';
 
 const CustomerBenefitGrantSortProperty = builder.scalarType('CustomerBenefitGrantSortProperty', sortingScalarConfig(customerBenefitGrantSortProperties));
 
-type Stored = Record<string, any>;
+const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('BenefitCustomSubscriberProperties').implement({ fields: customPropertiesFields });
 
-/** A benefit as its holder sees it: what it is and gives, and the organization behind it. */
-export const BenefitSubscriber = builder.prismaInterface('Benefit', {
-  variant: 'BenefitSubscriber',
-  description: 'A benefit the signed-in customer holds. `properties` depend on the type.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    type: t.expose('type', { type: BenefitType }),
-    description: t.exposeString('description'),
-    selectable: t.exposeBoolean('selectable'),
-    deletable: t.exposeBoolean('deletable'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    metadata: t.field({ type: MetadataScalar, description: "The organization's metadata of the benefit, which its holders see too.", resolve: (benefit) => benefit.metadata as Metadata }),
-    organization: t.relation('organization', { type: Organization }),
-  }),
-  resolveType: (benefit) =>
-    ({ custom: 'BenefitCustomSubscriber', license_keys: 'BenefitLicenseKeysSubscriber', downloadables: 'BenefitDownloadablesSubscriber' })[benefit.type as string],
-});
-
-const BenefitCustomSubscriberProperties = builder.objectRef<Stored>('BenefitCustomSubscriberProperties').implement({
-  fields: (t) => ({ note: t.string({ nullable: true, resolve: (p) => p.note ?? null }) }),
-});
-
-const BenefitLicenseKeyExpirationProperties = builder.objectRef<Stored>('BenefitLicenseKeyExpirationProperties').implement({
+const BenefitLicenseKeyExpirationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpirationProperties').implement({
   fields: (t) => ({ ttl: t.int({ resolve: (p) => p.ttl }), timeframe: t.string({ description: 'year, month or day.', resolve: (p) => p.timeframe }) }),
 });
-const BenefitLicenseKeyActivationProperties = builder.objectRef<Stored>('BenefitLicenseKeyActivationProperties').implement({
-  fields: (t) => ({
-    limit: t.int({ resolve: (p) => p.limit }),
-    enableCustomerAdmin: t.boolean({ resolve: (p) => p.enable_customer_admin }),
-  }),
+const BenefitLicenseKeyActivationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivationProperties').implement({
+  fields: licenseKeyActivationsFields,
 });
-const BenefitLicenseKeysSubscriberProperties = builder.objectRef<Stored>('BenefitLicenseKeysSubscriberProperties').implement({
-  fields: (t) => ({
-    prefix: t.string({ nullable: true, resolve: (p) => p.prefix ?? null }),
-    expires: t.field({ type: BenefitLicenseKeyExpirationProperties, nullable: true, resolve: (p) => p.expires ?? null }),
-    activations: t.field({ type: BenefitLicenseKeyActivationProperties, nullable: true, resolve: (p) => p.activations ?? null }),
-    limitUsage: t.int({ nullable: true, resolve: (p) => p.limit_usage ?? null }),
-  }),
+const BenefitLicenseKeysSubscriberProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeysSubscriberProperties').implement({
+  fields: (t) => licenseKeysPropertiesFields(t, { expires: BenefitLicenseKeyExpirationProperties, activations: BenefitLicenseKeyActivationProperties }),
 });
 
 // Archived files stay with those who hold them already (their grant's `files`), so the benefit
 // shows only the files it gives now.
-const BenefitDownloadablesSubscriberProperties = builder.objectRef<Stored>('BenefitDownloadablesSubscriberProperties').implement({
+const BenefitDownloadablesSubscriberProperties = builder.objectRef<StoredProperties>('BenefitDownloadablesSubscriberProperties').implement({
   fields: (t) => ({
     activeFiles: t.field({
       type: ['UUID'],
@@ -73,40 +52,33 @@ const BenefitDownloadablesSubscriberProperties = builder.objectRef<Stored>('Bene
   }),
 });
 
-for (const [variant, properties] of [
-  ['BenefitCustomSubscriber', BenefitCustomSubscriberProperties],
-  ['BenefitLicenseKeysSubscriber', BenefitLicenseKeysSubscriberProperties],
-  ['BenefitDownloadablesSubscriber', BenefitDownloadablesSubscriberProperties],
-] as const) {
-  builder.prismaObject('Benefit', {
-    variant,
-    interfaces: [BenefitSubscriber],
-    fields: (t) => ({ properties: t.field({ type: properties as typeof BenefitCustomSubscriberProperties, resolve: (benefit) => benefit.properties as Stored }) }),
-  });
-}
+const subscriberObjects: BenefitObjects = {
+  custom: { name: 'BenefitCustomSubscriber', properties: BenefitCustomSubscriberProperties },
+  license_keys: { name: 'BenefitLicenseKeysSubscriber', properties: BenefitLicenseKeysSubscriberProperties },
+  downloadables: { name: 'BenefitDownloadablesSubscriber', properties: BenefitDownloadablesSubscriberProperties },
+};
+
+/** A benefit as its holder sees it: what it is and gives, and the organization behind it. */
+export const BenefitSubscriber = builder.prismaInterface('Benefit', {
+  variant: 'BenefitSubscriber',
+  description: 'A benefit the signed-in customer holds. `properties` depend on the type.',
+  fields: (t) => ({
+    ...benefitFields(t as unknown as PrismaFieldBuilder<'Benefit'>),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's metadata of the benefit, which its holders see too.", resolve: (benefit) => benefit.metadata as Metadata }),
+    organization: t.relation('organization', { type: Organization }),
+  }),
+  resolveType: (benefit) => subscriberObjects[benefit.type]?.name,
+});
+
+implementBenefitObjects(BenefitSubscriber, subscriberObjects);
 
 export const CustomerBenefitGrant = builder.prismaObject('BenefitGrant', {
   variant: 'CustomerBenefitGrant',
   description: 'A benefit the signed-in customer holds through one purchase: an order or a subscription.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true }),
-    isGranted: t.boolean({ resolve: (grant) => grant.grantedAt !== null && grant.revokedAt === null }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    isRevoked: t.boolean({ resolve: (grant) => grant.revokedAt !== null }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    benefitId: t.expose('benefitId', { type: 'UUID' }),
-    subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
-    orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
+    ...benefitGrantFields(t as unknown as PrismaFieldBuilder<'BenefitGrant'>),
     customer: t.relation('customer', { type: CustomerPortalCustomer }),
     benefit: t.relation('benefit', { type: BenefitSubscriber }),
-    properties: t.field({
-      type: 'JSONObject',
-      description: 'What the grant gave: `{license_key_id, display_key}` for license keys, `{files}` for downloadables, `{}` for custom.',
-      resolve: (grant) => grant.properties as Stored,
-    }),
   }),
 });
 
@@ -140,12 +112,12 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
 const CustomerBenefitGrantWire = /* GraphQL */ `
   fragment CustomerBenefitGrantWire on CustomerBenefitGrant {
     id createdAt modifiedAt grantedAt revokedAt customerId benefitId subscriptionId orderId isGranted isRevoked properties
-    customer { id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId }
+    customer { ${customerPortalCustomerWire} }
     benefit {
-      id createdAt modifiedAt type description selectable deletable organizationId metadata
-      organization { id createdAt modifiedAt name slug }
+      ${benefitPublicWire} metadata
+      organization { ${organizationWire} }
       ... on BenefitCustomSubscriber { properties { note } }
-      ... on BenefitLicenseKeysSubscriber { properties { prefix expires { ttl timeframe } activations { limit enableCustomerAdmin } limitUsage } }
+      ... on BenefitLicenseKeysSubscriber { properties { ${licenseKeysPropertiesWire} } }
       ... on BenefitDownloadablesSubscriber { properties { activeFiles } }
     }
   }`;

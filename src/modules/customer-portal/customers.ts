@@ -1,35 +1,21 @@
 // The signed-in customer's own profile: read it, and change the billing details and email. Both
 // need a session the organization issued; a checkout's session reads only what it bought.
 import type { Context } from '../../context.ts';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { NotPermittedError } from '../../graphql/errors.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
-import { Address, AddressInput } from '../customers/schema.ts';
+import { AddressInput, customerProfileFields } from '../customers/schema.ts';
 import { getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
-
-type StoredAddress = { line1: string | null; line2: string | null; postal_code: string | null; city: string | null; state: string | null; country: string };
 
 export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   variant: 'CustomerPortalCustomer',
   description: 'The signed-in customer as they see themselves: no metadata, no external id.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    email: t.exposeString('email'),
-    emailVerified: t.exposeBoolean('emailVerified'),
-    name: t.exposeString('name', { nullable: true }),
+    ...customerProfileFields(t as unknown as PrismaFieldBuilder<'Customer'>),
     billingName: t.exposeString('billingName', { nullable: true, description: 'The name invoices carry.' }),
-    billingAddress: t.field({ type: Address, nullable: true, resolve: (customer) => customer.billingAddress as StoredAddress | null }),
-    taxId: t.field({
-      type: ['String'],
-      nullable: { list: true, items: true },
-      description: '[value, format], for example ["FR61954506077", "eu_vat"].',
-      resolve: (customer) => customer.taxId as (string | null)[] | null,
-    }),
   }),
 });
 
@@ -71,10 +57,10 @@ builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
   }),
 );
 
-const CustomerPortalCustomerWire = /* GraphQL */ `
-  fragment CustomerPortalCustomerWire on CustomerPortalCustomer {
-    id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId
-  }`;
+/** The REST shape of the signed-in customer, wherever the portal shows them. */
+export const customerPortalCustomerWire = `id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId`;
+
+const CustomerPortalCustomerWire = /* GraphQL */ `fragment CustomerPortalCustomerWire on CustomerPortalCustomer { ${customerPortalCustomerWire} }`;
 
 export const portalCustomersRoutes: RestRoute[] = [
   {

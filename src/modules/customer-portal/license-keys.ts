@@ -2,17 +2,16 @@
 // Core service, so a customer lists and reads only their own, and a checkout's session only the keys
 // that checkout's purchase granted. Validating, activating and deactivating need no token: those
 // routes (src/modules/license-keys/rest.ts) take the key itself as the capability.
-import { createHash } from 'node:crypto';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
-import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { customerWire } from '../customers/rest.ts';
-import { Address } from '../customers/schema.ts';
-import { LicenseKeyStatus } from '../license-keys/schema.ts';
-import { displayKey, getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from '../license-keys/service.ts';
+import { customerFields } from '../customers/schema.ts';
+import { activationWire } from '../license-keys/rest.ts';
+import { licenseKeyActivationFields, licenseKeyFields } from '../license-keys/schema.ts';
+import { getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from '../license-keys/service.ts';
 
 /**
  * The key's holder as the client library's LicenseKeyCustomer has it: the customer's own record,
@@ -21,58 +20,21 @@ import { displayKey, getLicenseKey, listLicenseKeys, type LicenseKeyBenefitPrope
 export const LicenseKeyCustomer = builder.prismaObject('Customer', {
   variant: 'LicenseKeyCustomer',
   description: 'The customer a license key belongs to.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    metadata: t.field({ type: MetadataScalar, resolve: (customer) => customer.metadata as Metadata }),
-    externalId: t.exposeString('externalId', { nullable: true }),
-    email: t.exposeString('email'),
-    emailVerified: t.exposeBoolean('emailVerified'),
-    name: t.exposeString('name', { nullable: true }),
-    billingAddress: t.field({ type: Address, nullable: true, resolve: (customer) => customer.billingAddress as typeof Address.$inferType | null }),
-    taxId: t.field({ type: ['String'], nullable: { list: true, items: true }, resolve: (customer) => customer.taxId as (string | null)[] | null }),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
-    avatarUrl: t.string({
-      resolve: (customer) => `https://www.gravatar.com/avatar/${createHash('sha256').update(customer.email.trim().toLowerCase()).digest('hex')}?d=404`,
-    }),
-  }),
+  fields: (t) => customerFields(t as unknown as PrismaFieldBuilder<'Customer'>),
 });
 
 export const CustomerLicenseKeyActivation = builder.prismaObject('LicenseKeyActivation', {
   variant: 'CustomerLicenseKeyActivation',
   description: 'A device or installation the key is activated on.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    licenseKeyId: t.expose('licenseKeyId', { type: 'UUID' }),
-    label: t.exposeString('label'),
-    meta: t.field({ type: MetadataScalar, resolve: (activation) => activation.meta as Metadata }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  }),
+  fields: (t) => licenseKeyActivationFields(t as unknown as PrismaFieldBuilder<'LicenseKeyActivation'>),
 });
 
 export const CustomerLicenseKey = builder.prismaObject('LicenseKey', {
   variant: 'CustomerLicenseKey',
   description: 'A license key the signed-in customer holds.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
+    ...licenseKeyFields(t as unknown as PrismaFieldBuilder<'LicenseKey'>),
     customer: t.relation('customer', { type: LicenseKeyCustomer }),
-    benefitId: t.expose('benefitId', { type: 'UUID' }),
-    key: t.exposeString('key'),
-    displayKey: t.string({ resolve: (k) => displayKey(k.key) }),
-    status: t.expose('status', { type: LicenseKeyStatus }),
-    limitActivations: t.exposeInt('limitActivations', { nullable: true }),
-    usage: t.exposeInt('usage'),
-    limitUsage: t.exposeInt('limitUsage', { nullable: true }),
-    validations: t.exposeInt('validations'),
-    lastValidatedAt: t.expose('lastValidatedAt', { type: 'DateTime', nullable: true }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
     activations: t.field({
       type: [CustomerLicenseKeyActivation],
       description: "The key's activations, shown only where the benefit lets customers manage them (enable_customer_admin); otherwise empty.",
@@ -110,7 +72,7 @@ const licenseKeyWire = `
 
 const LicenseKeyReadWire = /* GraphQL */ `fragment LicenseKeyReadWire on CustomerLicenseKey { ${licenseKeyWire} }`;
 const LicenseKeyWithActivationsWire = /* GraphQL */ `fragment LicenseKeyWithActivationsWire on CustomerLicenseKey {
-  ${licenseKeyWire} activations { id licenseKeyId label meta createdAt modifiedAt } }`;
+  ${licenseKeyWire} activations { ${activationWire} } }`;
 
 export const portalLicenseKeysRoutes: RestRoute[] = [
   {

@@ -2,84 +2,30 @@
 // exists, generate and fetch the invoice. Every lookup is the Core service's over reach(ctx).order,
 // so the rules and errors are Core's and a customer reaches only their own orders (a checkout's
 // session: only what that checkout bought). The types below expose what the customer may see of
-// an order, its product and its subscription: no merchant metadata, no way into Core types.
-import type { EnumRef } from '@pothos/core';
+// an order and its subscription (of its product: products.ts): no merchant metadata, no way into Core types.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder, type BuilderTypes } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
-import { CustomerCancellationReason, SubscriptionStatus } from '../../generated/prisma/enums.ts';
 import { addressWire } from '../customers/rest.ts';
-import { Address, AddressInput } from '../customers/schema.ts';
+import { AddressInput } from '../customers/schema.ts';
 import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
-import { OrderBillingReason, OrderItem, OrderStatus } from '../orders/schema.ts';
+import { orderItemWire } from '../orders/rest.ts';
+import { orderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
-import { Organization } from '../organizations/schema.ts';
-import { priceWire } from '../products/rest.ts';
-import { ProductPrice, RecurringInterval } from '../products/schema.ts';
-import { BenefitPublic } from './organizations.ts';
-
-// Declared in orders/schema.ts without an export: referenced by its GraphQL name. (The Prisma enums
-// above are the GraphQL enums Core declared with them.)
-const ProductBillingType = 'ProductBillingType' as unknown as EnumRef<BuilderTypes, 'one_time' | 'recurring'>;
+import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
+import { subscriptionFields } from '../subscriptions/schema.ts';
+import { CustomerOrderProduct, customerProductWithOrganizationWire } from './products.ts';
 
 const CustomerOrderSortProperty = builder.scalarType('CustomerOrderSortProperty', sortingScalarConfig(customerOrderSortProperties));
-
-export const CustomerOrderProduct = builder.prismaObject('Product', {
-  variant: 'CustomerOrderProduct',
-  description: 'The product of an order, as its buyer sees it.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
-    isRecurring: t.exposeBoolean('isRecurring'),
-    isArchived: t.exposeBoolean('isArchived'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    prices: t.relation('prices', {
-      type: ProductPrice,
-      description: 'The live (not archived) prices.',
-      query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
-    }),
-    benefits: t.field({
-      type: [BenefitPublic],
-      description: 'The benefits the product grants, in order.',
-      select: (_args, _ctx, nested) => ({ benefits: { select: { benefit: nested() }, orderBy: { position: 'asc' } } }),
-      resolve: (product) => product.benefits.map((link) => link.benefit),
-    }),
-    organization: t.relation('organization', { type: Organization, description: "The organization's public profile." }),
-  }),
-});
 
 export const CustomerOrderSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerOrderSubscription',
   description: 'The subscription an order bills, as its customer sees it.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
-    currency: t.exposeString('currency'),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval }),
-    status: t.expose('status', { type: SubscriptionStatus }),
-    currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime' }),
-    currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true }),
-    cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
-    canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
-    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    productId: t.expose('productId', { type: 'UUID' }),
-    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
-    customerCancellationReason: t.expose('customerCancellationReason', { type: CustomerCancellationReason, nullable: true }),
-    customerCancellationComment: t.exposeString('customerCancellationComment', { nullable: true }),
-  }),
+  fields: (t) => subscriptionFields(t as unknown as PrismaFieldBuilder<'Subscription'>),
 });
 
 type RetriedOrder = { paid: boolean; billingPeriodStart: Date | null; subscription: { status: string; currentPeriodEnd: Date; retryAt: Date | null } | null };
@@ -97,31 +43,9 @@ export const CustomerOrder = builder.prismaObject('Order', {
   variant: 'CustomerOrder',
   description: 'An order of the signed-in customer. Amounts are integer minor units: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    status: t.expose('status', { type: OrderStatus }),
-    paid: t.exposeBoolean('paid'),
-    subtotalAmount: t.exposeInt('subtotalAmount'),
-    discountAmount: t.exposeInt('discountAmount'),
-    netAmount: t.exposeInt('netAmount'),
-    taxAmount: t.exposeInt('taxAmount'),
-    totalAmount: t.exposeInt('totalAmount'),
-    refundedAmount: t.exposeInt('refundedAmount'),
-    refundedTaxAmount: t.exposeInt('refundedTaxAmount'),
-    currency: t.exposeString('currency'),
-    billingReason: t.expose('billingReason', { type: OrderBillingReason }),
-    billingName: t.exposeString('billingName', { nullable: true }),
-    billingAddress: t.field({ type: Address, nullable: true, resolve: (order) => order.billingAddress as never }),
-    isInvoiceGenerated: t.boolean({ resolve: (order) => order.invoiceGeneratedAt !== null }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    userId: t.expose('customerId', { type: 'UUID', deprecationReason: 'use customerId' }),
-    productId: t.expose('productId', { type: 'UUID' }),
-    subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
-    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
+    ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),
     product: t.relation('product', { type: CustomerOrderProduct }),
     subscription: t.relation('subscription', { type: CustomerOrderSubscription, nullable: true }),
-    items: t.relation('items', { type: OrderItem, query: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } }),
     nextPaymentAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -191,27 +115,18 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   }),
 }));
 
-// Discounts are not modelled; product media files neither.
+// Discounts are not modelled.
 defineWireConstants('CustomerOrder', { discount_id: null });
 defineWireConstants('CustomerOrderSubscription', { discount_id: null });
-defineWireConstants('CustomerOrderProduct', { medias: [] });
 
 const CustomerOrderWire = /* GraphQL */ `
   fragment CustomerOrderWire on CustomerOrder {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount refundedAmount
     refundedTaxAmount currency billingReason billingName billingAddress { ${addressWire} } isInvoiceGenerated
     customerId productId subscriptionId checkoutId userId nextPaymentAttemptAt
-    product {
-      id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId
-      prices { ${priceWire} }
-      benefits { id createdAt modifiedAt type description selectable deletable organizationId }
-      organization { id createdAt modifiedAt name slug }
-    }
-    subscription {
-      id createdAt modifiedAt amount currency recurringInterval status currentPeriodStart currentPeriodEnd cancelAtPeriodEnd
-      canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment
-    }
-    items { id createdAt modifiedAt label amount taxAmount proration productPriceId }
+    product { ${customerProductWithOrganizationWire} }
+    subscription { ${subscriptionPublicFieldsWire} }
+    items { ${orderItemWire} }
   }`;
 
 export const portalOrdersRoutes: RestRoute[] = [

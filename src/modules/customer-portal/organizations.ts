@@ -5,55 +5,8 @@ import { builder } from '../../graphql/builder.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { BenefitType } from '../benefits/schema.ts';
-import { ProductPrice, RecurringInterval } from '../products/schema.ts';
-import { priceWire } from '../products/rest.ts';
-
-/** A benefit as a product's buyers see it before buying: what it is, not how it is configured. */
-export const BenefitPublic = builder.prismaObject('Benefit', {
-  variant: 'BenefitPublic',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    type: t.expose('type', { type: BenefitType }),
-    description: t.exposeString('description'),
-    selectable: t.exposeBoolean('selectable'),
-    deletable: t.exposeBoolean('deletable'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-  }),
-});
-
-export const CustomerProduct = builder.prismaObject('Product', {
-  variant: 'CustomerProduct',
-  description: 'A product as customers see it: its live prices and the benefits it grants.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
-    isRecurring: t.exposeBoolean('isRecurring'),
-    isArchived: t.exposeBoolean('isArchived'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    prices: t.relation('prices', {
-      type: ProductPrice,
-      description: 'The live (not archived) prices.',
-      query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
-    }),
-    benefits: t.field({
-      type: [BenefitPublic],
-      description: 'The benefits the product grants, in order.',
-      select: (_args, _ctx, nested) => ({ benefits: { select: { benefit: nested() }, orderBy: { position: 'asc' } } }),
-      resolve: (product) => product.benefits.map((link) => link.benefit),
-    }),
-  }),
-});
-
-// Product media are not modelled; the wire format still carries them.
-defineWireConstants('CustomerProduct', { medias: [] });
+import { organizationWire } from '../organizations/rest.ts';
+import { CustomerProduct, customerProductWire } from './products.ts';
 
 export const CustomerOrganization = builder.prismaObject('Organization', {
   variant: 'CustomerOrganization',
@@ -91,15 +44,10 @@ builder.objectField(CustomerPortalQuery, 'organization', (t) =>
   }),
 );
 
-const organizationWire = 'id createdAt modifiedAt name slug';
 const CustomerOrganizationWire = /* GraphQL */ `
   fragment CustomerOrganizationWire on CustomerOrganization {
     organization { ${organizationWire} }
-    products {
-      id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId
-      prices { ${priceWire} }
-      benefits { id createdAt modifiedAt type description selectable deletable organizationId }
-    }
+    products { ${customerProductWire} }
   }`;
 
 export const portalOrganizationsRoutes: RestRoute[] = [

@@ -2,6 +2,7 @@
 // below starts from `reach(ctx)` (src/auth/reach.ts), so a customer's token reads and changes only
 // that customer's own rows; an id it does not own is answered exactly as one that does not exist.
 import './customers.ts';
+import './products.ts';
 import './organizations.ts';
 import './orders.ts';
 import './subscriptions.ts';

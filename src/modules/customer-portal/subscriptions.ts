@@ -3,111 +3,34 @@
 // the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
 // for a customer is their own subscriptions only.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { escapeLike, sortingOrderBy, sortingScalarConfig } from '../../graphql/sorting.ts';
-// Enums by their Prisma objects, which the Core modules registered as GraphQL enums: importing
-// those schema modules here would run them inside the services' import cycles.
-import { BenefitType, CustomerCancellationReason, RecurringInterval, SubscriptionStatus } from '../../generated/prisma/enums.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Context } from '../../context.ts';
 import { reach } from '../../auth/reach.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
-import { ProductPrice } from '../products/schema.ts';
 import { priceWire } from '../products/rest.ts';
+import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
+import { CustomerCancellationReason, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import { getSubscription, liveSubscription, updateSubscription } from '../subscriptions/service.ts';
+import { CustomerSubscriptionProduct, customerProductWithOrganizationWire } from './products.ts';
 
 const customerSubscriptionSortProperties = ['started_at', 'amount', 'status', 'organization', 'product'] as const;
 const CustomerSubscriptionSortProperty = builder.scalarType('CustomerSubscriptionSortProperty', sortingScalarConfig(customerSubscriptionSortProperties));
 
-// The product as its subscriber sees it: no metadata, its public benefits, its organization's public
-// profile. Nothing here leads to another customer's rows.
-const CustomerSubscriptionOrganization = builder.prismaObject('Organization', {
-  variant: 'CustomerSubscriptionOrganization',
-  description: "The public profile of the organization selling the product.",
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-  }),
-});
-
-const CustomerSubscriptionBenefit = builder.prismaObject('Benefit', {
-  variant: 'CustomerSubscriptionBenefit',
-  description: "A benefit of the product, as a customer may see it: without its properties and metadata.",
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    type: t.expose('type', { type: BenefitType }),
-    description: t.exposeString('description'),
-    selectable: t.exposeBoolean('selectable'),
-    deletable: t.exposeBoolean('deletable'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-  }),
-});
-
-const CustomerSubscriptionProduct = builder.prismaObject('Product', {
-  variant: 'CustomerSubscriptionProduct',
-  description: 'The subscribed product, as its subscriber sees it.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
-    isRecurring: t.exposeBoolean('isRecurring'),
-    isArchived: t.exposeBoolean('isArchived'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    prices: t.relation('prices', {
-      type: ProductPrice,
-      description: 'The live (not archived) prices.',
-      query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
-    }),
-    benefits: t.field({
-      type: [CustomerSubscriptionBenefit],
-      select: (_args, _ctx, nested) => ({ benefits: { select: { benefit: nested() }, orderBy: { position: 'asc' } } }),
-      resolve: (product) => product.benefits.map((link) => link.benefit),
-    }),
-    organization: t.relation('organization', { type: CustomerSubscriptionOrganization }),
-  }),
-});
+type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
 
 export const CustomerSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerSubscription',
   description: "One of the signed-in customer's subscriptions.",
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
-    currency: t.exposeString('currency'),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval }),
-    status: t.expose('status', { type: SubscriptionStatus }),
-    currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime' }),
-    currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true }),
-    cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
-    canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
-    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    productId: t.expose('productId', { type: 'UUID' }),
-    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
-    customerCancellationReason: t.expose('customerCancellationReason', { type: CustomerCancellationReason, nullable: true }),
-    customerCancellationComment: t.exposeString('customerCancellationComment', { nullable: true }),
+    ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
     product: t.relation('product', { type: CustomerSubscriptionProduct }),
-    prices: t.field({
-      type: [ProductPrice],
-      select: (_args, _ctx, nested) => ({ prices: { select: { productPrice: nested() }, orderBy: { position: 'asc' } } }),
-      resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
-    }),
+    prices: subscriptionPricesField(t as unknown as SubscriptionFieldBuilder),
   }),
 });
 
@@ -225,31 +148,13 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   }),
 }));
 
-// Discounts and meters are not modelled; product media neither. The organization's profile fields
-// Kassa does not keep are carried as the Core Organization carries them.
+// Discounts and meters are not modelled.
 defineWireConstants('CustomerSubscription', { discount_id: null, meters: [] });
-defineWireConstants('CustomerSubscriptionProduct', { medias: [] });
-defineWireConstants('CustomerSubscriptionOrganization', {
-  avatar_url: null,
-  email: null,
-  website: null,
-  socials: [],
-  status: 'active',
-  details_submitted_at: null,
-  feature_settings: {},
-  subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' },
-  notification_settings: { new_order: true, new_subscription: true },
-});
 
 const CustomerSubscriptionWire = /* GraphQL */ `
   fragment CustomerSubscriptionWire on CustomerSubscription {
-    id createdAt modifiedAt amount currency recurringInterval status currentPeriodStart currentPeriodEnd cancelAtPeriodEnd
-    canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment
-    product {
-      id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId prices { ${priceWire} }
-      benefits { id createdAt modifiedAt type description selectable deletable organizationId }
-      organization { id createdAt modifiedAt name slug }
-    }
+    ${subscriptionPublicFieldsWire}
+    product { ${customerProductWithOrganizationWire} }
     prices { ${priceWire} }
   }`;
 

@@ -42,20 +42,31 @@ export const AddressInput = builder.inputType('AddressInput', {
 
 const CustomerSortProperty = builder.scalarType('CustomerSortProperty', sortingScalarConfig(customerSortProperties));
 
-// The customer's fields, shared by Customer and CustomerState (the customer with its entitlements).
 type CustomerFieldBuilder = PrismaFieldBuilder<'Customer'>;
 
-const customerFields = (t: CustomerFieldBuilder) => ({
+/** What the customer may see of their own record: neither the organization's metadata nor its external id. */
+export const customerProfileFields = (t: CustomerFieldBuilder) => ({
   id: t.expose('id', { type: 'UUID' }),
   createdAt: t.expose('createdAt', { type: 'DateTime' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  metadata: t.field({ type: MetadataScalar, resolve: (customer) => customer.metadata as Metadata }),
-  externalId: t.exposeString('externalId', { nullable: true, description: "The customer's id in the organization's own system." }),
   email: t.exposeString('email'),
   emailVerified: t.exposeBoolean('emailVerified'),
   name: t.exposeString('name', { nullable: true }),
   billingAddress: t.field({ type: Address, nullable: true, resolve: (customer) => customer.billingAddress as StoredAddress | null }),
-  taxId: t.field({ type: ['String'], nullable: { list: true, items: true }, resolve: (customer) => customer.taxId as (string | null)[] | null }),
+  taxId: t.field({
+    type: ['String'],
+    nullable: { list: true, items: true },
+    description: '[value, format], for example ["FR61954506077", "eu_vat"].',
+    resolve: (customer) => customer.taxId as (string | null)[] | null,
+  }),
+});
+
+// The customer's fields, shared by Customer, CustomerState (the customer with its entitlements) and
+// the portal's LicenseKeyCustomer (a key's holder, as the client library has it).
+export const customerFields = (t: CustomerFieldBuilder) => ({
+  ...customerProfileFields(t),
+  metadata: t.field({ type: MetadataScalar, resolve: (customer) => customer.metadata as Metadata }),
+  externalId: t.exposeString('externalId', { nullable: true, description: "The customer's id in the organization's own system." }),
   organizationId: t.expose('organizationId', { type: 'UUID' }),
   deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
   avatarUrl: t.string({

@@ -280,6 +280,8 @@ export async function updateCustomerBillingDetails(ctx: Context, key: CustomerKe
   issues.throwIfAny();
   return changeCustomer(ctx, key, { email: input.email }, query, (existing) => {
     const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    // An address the customer typed themselves is theirs only once verified.
+    if (input.email != null && input.email.trim().toLowerCase() !== existing.email.toLowerCase()) data.emailVerified = false;
     if (input.billingName !== undefined) data.billingName = input.billingName;
     const storedCountry = (existing.billingAddress as { country: string } | null)?.country ?? null;
     const country = input.billingAddress !== undefined ? (input.billingAddress?.country ?? null) : storedCountry;

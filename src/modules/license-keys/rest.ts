@@ -4,7 +4,7 @@ import { customerWire } from '../customers/rest.ts';
 const licenseKeyWire = `
   id createdAt modifiedAt organizationId customerId customer { ${customerWire} } benefitId key displayKey status
   limitActivations usage limitUsage validations lastValidatedAt expiresAt`;
-const activationWire = 'id licenseKeyId label meta createdAt modifiedAt';
+export const activationWire = 'id licenseKeyId label meta createdAt modifiedAt';
 
 const LicenseKeyWire = /* GraphQL */ `fragment LicenseKeyWire on LicenseKey { ${licenseKeyWire} }`;
 const LicenseKeyWithActivationsWire = /* GraphQL */ `fragment LicenseKeyWithActivationsWire on LicenseKey {

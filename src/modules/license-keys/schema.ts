@@ -19,29 +19,36 @@ import {
 
 export const LicenseKeyStatus = builder.enumType(LicenseKeyStatuses, { name: 'LicenseKeyStatus' });
 
+type ActivationFieldBuilder = PrismaFieldBuilder<'LicenseKeyActivation'>;
+
+/** An activation's own fields, without the key it belongs to. */
+export const licenseKeyActivationFields = (t: ActivationFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  licenseKeyId: t.expose('licenseKeyId', { type: 'UUID' }),
+  label: t.exposeString('label'),
+  meta: t.field({ type: MetadataScalar, resolve: (activation) => activation.meta as Metadata }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+});
+
 export const LicenseKeyActivation = builder.prismaObject('LicenseKeyActivation', {
   description: 'One device or installation a license key is activated on; it counts against the activation limit.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    licenseKeyId: t.expose('licenseKeyId', { type: 'UUID' }),
-    label: t.exposeString('label'),
-    meta: t.field({ type: MetadataScalar, resolve: (activation) => activation.meta as Metadata }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    ...licenseKeyActivationFields(t as unknown as ActivationFieldBuilder),
     licenseKey: t.relation('licenseKey'),
   }),
 });
 
 type LicenseKeyFieldBuilder = PrismaFieldBuilder<'LicenseKey'>;
 
-// The key's own fields, shared by LicenseKey and ValidatedLicenseKey (the key with the activation checked).
-const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
+// The key's own fields, shared by LicenseKey, ValidatedLicenseKey (the key with the activation
+// checked) and the portal's CustomerLicenseKey; each links the customer as its readers may see them.
+export const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
   id: t.expose('id', { type: 'UUID' }),
   createdAt: t.expose('createdAt', { type: 'DateTime' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
   organizationId: t.expose('organizationId', { type: 'UUID' }),
   customerId: t.expose('customerId', { type: 'UUID' }),
-  customer: t.relation('customer'),
   benefitId: t.expose('benefitId', { type: 'UUID' }),
   key: t.exposeString('key'),
   displayKey: t.string({ description: 'The key masked but for its last group, for showing where it must not be read.', resolve: (k) => displayKey(k.key) }),
@@ -58,6 +65,7 @@ export const LicenseKey = builder.prismaObject('LicenseKey', {
   description: "A license key a customer holds through a license_keys benefit; the organization's software validates it.",
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as LicenseKeyFieldBuilder),
+    customer: t.relation('customer'),
     activations: t.relation('activations', { query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
   }),
 });
@@ -69,6 +77,7 @@ export const ValidatedLicenseKey = builder.prismaObject('LicenseKey', {
   description: 'A license key just validated, with the activation the validation named.',
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as LicenseKeyFieldBuilder),
+    customer: t.relation('customer'),
     activation: t.field({ type: LicenseKeyActivation, nullable: true, resolve: (k) => (k as Validated).activation ?? null }),
   }),
 });

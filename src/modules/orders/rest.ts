@@ -7,13 +7,15 @@ import { subscriptionFieldsWire } from '../subscriptions/rest.ts';
 // Discounts and custom fields are not modelled; orders carry them empty.
 defineWireConstants('Order', { discount_id: null, discount: null, custom_field_data: {} });
 
+export const orderItemWire = 'id createdAt modifiedAt label amount taxAmount proration productPriceId';
+
 export const OrderWire = /* GraphQL */ `
   fragment OrderWire on Order {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
     refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
     isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata productPriceId
     productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
-    items { id createdAt modifiedAt label amount taxAmount proration productPriceId }
+    items { ${orderItemWire} }
   }`;
 
 export const orderRoutes: RestRoute[] = [

@@ -1,5 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -13,7 +13,7 @@ import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 export const OrderStatus = builder.enumType(OrderStatuses, { name: 'OrderStatus' });
 export const OrderBillingReason = builder.enumType(OrderBillingReasons, { name: 'OrderBillingReason' });
 const OrderSortProperty = builder.scalarType('OrderSortProperty', sortingScalarConfig(orderSortProperties));
-const ProductBillingType = builder.enumType('ProductBillingType', { values: ['one_time', 'recurring'] as const });
+export const ProductBillingType = builder.enumType('ProductBillingType', { values: ['one_time', 'recurring'] as const });
 
 export const OrderItem = builder.prismaObject('OrderItem', {
   description: 'A line of an order.',
@@ -29,35 +29,43 @@ export const OrderItem = builder.prismaObject('OrderItem', {
   }),
 });
 
+type OrderFieldBuilder = PrismaFieldBuilder<'Order'>;
+
+/** An order's own fields and its lines, without its metadata: what its customer sees of it too. */
+export const orderFields = (t: OrderFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  status: t.expose('status', { type: OrderStatus }),
+  paid: t.exposeBoolean('paid'),
+  subtotalAmount: t.exposeInt('subtotalAmount'),
+  discountAmount: t.exposeInt('discountAmount'),
+  netAmount: t.exposeInt('netAmount'),
+  taxAmount: t.exposeInt('taxAmount'),
+  totalAmount: t.exposeInt('totalAmount'),
+  refundedAmount: t.exposeInt('refundedAmount'),
+  refundedTaxAmount: t.exposeInt('refundedTaxAmount'),
+  currency: t.exposeString('currency'),
+  billingReason: t.expose('billingReason', { type: OrderBillingReason }),
+  billingName: t.exposeString('billingName', { nullable: true }),
+  billingAddress: t.field({ type: Address, nullable: true, resolve: (order) => order.billingAddress as never }),
+  isInvoiceGenerated: t.boolean({ resolve: (order) => order.invoiceGeneratedAt !== null }),
+  customerId: t.expose('customerId', { type: 'UUID' }),
+  userId: t.expose('customerId', { type: 'UUID', deprecationReason: 'use customerId' }),
+  productId: t.expose('productId', { type: 'UUID' }),
+  subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
+  checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
+  items: t.relation('items', { type: OrderItem, query: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } }),
+});
+
 export const Order = builder.prismaObject('Order', {
   description: 'What a customer bought. Amounts are integer minor units of currency: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    status: t.expose('status', { type: OrderStatus }),
-    paid: t.exposeBoolean('paid'),
-    subtotalAmount: t.exposeInt('subtotalAmount'),
-    discountAmount: t.exposeInt('discountAmount'),
-    netAmount: t.exposeInt('netAmount'),
-    taxAmount: t.exposeInt('taxAmount'),
-    totalAmount: t.exposeInt('totalAmount'),
-    refundedAmount: t.exposeInt('refundedAmount'),
-    refundedTaxAmount: t.exposeInt('refundedTaxAmount'),
+    ...orderFields(t as unknown as OrderFieldBuilder),
     amount: t.exposeInt('netAmount', { deprecationReason: 'use netAmount' }),
-    currency: t.exposeString('currency'),
-    billingReason: t.expose('billingReason', { type: OrderBillingReason }),
-    billingName: t.exposeString('billingName', { nullable: true }),
-    billingAddress: t.field({ type: Address, nullable: true, resolve: (order) => order.billingAddress as never }),
-    isInvoiceGenerated: t.boolean({ resolve: (order) => order.invoiceGeneratedAt !== null }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    userId: t.expose('customerId', { type: 'UUID', deprecationReason: 'use customerId' }),
-    productId: t.expose('productId', { type: 'UUID' }),
-    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
     metadata: t.field({ type: MetadataScalar, resolve: (order) => order.metadata as Metadata }),
     customer: t.relation('customer'),
     product: t.relation('product'),
-    items: t.relation('items', { query: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } }),
     productPriceId: t.field({
       type: 'UUID',
       nullable: true,

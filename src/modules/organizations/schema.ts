@@ -1,18 +1,23 @@
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { createAccessToken, getOrganization, listAccessTokens, listOrganizations, revokeAccessToken } from './service.ts';
 
+type OrganizationFieldBuilder = PrismaFieldBuilder<'Organization'>;
+
+/** An organization's public profile: all a customer may see of the organization they buy from. */
+export const organizationFields = (t: OrganizationFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  name: t.exposeString('name'),
+  slug: t.exposeString('slug'),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+});
+
 export const Organization = builder.prismaObject('Organization', {
   description: 'A merchant: it owns products, customers and everything sold.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  }),
+  fields: (t) => organizationFields(t as unknown as OrganizationFieldBuilder),
 });
 
 export const OrganizationAccessToken = builder.prismaObject('OrganizationAccessToken', {

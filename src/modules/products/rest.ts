@@ -12,8 +12,10 @@ export const priceWire = `
   ... on ProductPriceFixed { priceCurrency priceAmount }
   ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
 
+/** A product's own fields without its metadata, as its buyers see them. */
+export const productPublicFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId';
 /** A product without its prices, as orders carry it. */
-export const productFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId metadata';
+export const productFieldsWire = `${productPublicFieldsWire} metadata`;
 export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} }`;
 
 const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;

@@ -1,5 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -56,24 +56,31 @@ builder.prismaObject('ProductPrice', {
 
 builder.prismaObject('ProductPrice', { variant: 'ProductPriceFree', interfaces: [ProductPrice], fields: () => ({}) });
 
+type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
+
+/** A product's own fields and live prices, without its metadata: what its buyers see of it too. */
+export const productFields = (t: ProductFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  name: t.exposeString('name'),
+  description: t.exposeString('description', { nullable: true }),
+  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
+  isRecurring: t.exposeBoolean('isRecurring'),
+  isArchived: t.exposeBoolean('isArchived'),
+  organizationId: t.expose('organizationId', { type: 'UUID' }),
+  prices: t.relation('prices', {
+    type: ProductPrice,
+    description: 'The live (not archived) prices.',
+    query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
+  }),
+});
+
 export const Product = builder.prismaObject('Product', {
   description: 'Something an organization sells, one-time or recurring, with its price.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description', { nullable: true }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
-    isRecurring: t.exposeBoolean('isRecurring'),
-    isArchived: t.exposeBoolean('isArchived'),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
+    ...productFields(t as unknown as ProductFieldBuilder),
     metadata: t.field({ type: MetadataScalar, resolve: (product) => product.metadata as Metadata }),
-    prices: t.relation('prices', {
-      type: ProductPrice,
-      description: 'The live (not archived) prices.',
-      query: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
-    }),
     organization: t.relation('organization'),
   }),
 });

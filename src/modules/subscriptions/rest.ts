@@ -6,10 +6,12 @@ import { priceWire, productWire } from '../products/rest.ts';
 // Discounts, custom fields and meters are not modelled; subscriptions carry them empty.
 defineWireConstants('Subscription', { discount_id: null, discount: null, custom_field_data: {}, meters: [] });
 
-/** A subscription's own fields, as orders and the customer state carry it. */
-export const subscriptionFieldsWire = `
+/** A subscription's own fields without its metadata, as its customer sees them. */
+export const subscriptionPublicFieldsWire = `
   id createdAt modifiedAt amount currency recurringInterval status currentPeriodStart currentPeriodEnd cancelAtPeriodEnd
-  canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment metadata`;
+  canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment`;
+/** A subscription's own fields, with its metadata. */
+export const subscriptionFieldsWire = `${subscriptionPublicFieldsWire} metadata`;
 
 const SubscriptionWire = /* GraphQL */ `
   fragment SubscriptionWire on Subscription {

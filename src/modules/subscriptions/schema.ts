@@ -1,5 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder } from '../../graphql/builder.ts';
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -19,7 +19,7 @@ import {
 } from './service.ts';
 
 export const SubscriptionStatus = builder.enumType(SubscriptionStatuses, { name: 'SubscriptionStatus' });
-const CustomerCancellationReason = builder.enumType(CancellationReasons, { name: 'CustomerCancellationReason' });
+export const CustomerCancellationReason = builder.enumType(CancellationReasons, { name: 'CustomerCancellationReason' });
 const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
   values: { prorate: { description: 'Credit the unused time and charge the rest of the period on the next order.' }, invoice: {} } as const,
 });
@@ -27,36 +27,47 @@ const SubscriptionSortProperty = builder.scalarType('SubscriptionSortProperty', 
 
 const pricesByPosition = { orderBy: { position: 'asc' } } as const;
 
+type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
+
+/** A subscription's own fields, without its metadata: what its customer sees of it too. */
+export const subscriptionFields = (t: SubscriptionFieldBuilder) => ({
+  id: t.expose('id', { type: 'UUID' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
+  currency: t.exposeString('currency'),
+  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval }),
+  status: t.expose('status', { type: SubscriptionStatus }),
+  currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime' }),
+  currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true }),
+  cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
+  canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true }),
+  startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+  endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
+  endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+  customerId: t.expose('customerId', { type: 'UUID' }),
+  productId: t.expose('productId', { type: 'UUID' }),
+  checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
+  customerCancellationReason: t.expose('customerCancellationReason', { type: CustomerCancellationReason, nullable: true }),
+  customerCancellationComment: t.exposeString('customerCancellationComment', { nullable: true }),
+});
+
+/** The prices the subscription bills, in order. */
+export const subscriptionPricesField = (t: SubscriptionFieldBuilder) =>
+  t.field({
+    type: [ProductPrice],
+    select: (_args, _ctx, nested) => ({ prices: { select: { productPrice: nested() }, ...pricesByPosition } }),
+    resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
+  });
+
 export const Subscription = builder.prismaObject('Subscription', {
   description: 'A recurring purchase, billed up front for each period from currentPeriodStart to currentPeriodEnd.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
-    currency: t.exposeString('currency'),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval }),
-    status: t.expose('status', { type: SubscriptionStatus }),
-    currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime' }),
-    currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true }),
-    cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
-    canceledAt: t.expose('canceledAt', { type: 'DateTime', nullable: true }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
-    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
-    customerId: t.expose('customerId', { type: 'UUID' }),
-    productId: t.expose('productId', { type: 'UUID' }),
-    checkoutId: t.expose('checkoutId', { type: 'UUID', nullable: true }),
-    customerCancellationReason: t.expose('customerCancellationReason', { type: CustomerCancellationReason, nullable: true }),
-    customerCancellationComment: t.exposeString('customerCancellationComment', { nullable: true }),
+    ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
     metadata: t.field({ type: MetadataScalar, resolve: (subscription) => subscription.metadata as Metadata }),
     customer: t.relation('customer'),
     product: t.relation('product'),
-    prices: t.field({
-      type: [ProductPrice],
-      select: (_args, _ctx, nested) => ({ prices: { select: { productPrice: nested() }, ...pricesByPosition } }),
-      resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
-    }),
+    prices: subscriptionPricesField(t as unknown as SubscriptionFieldBuilder),
     priceId: t.field({
       type: 'UUID',
       deprecationReason: 'use prices',
@@ -73,10 +84,7 @@ export const Subscription = builder.prismaObject('Subscription', {
   }),
 });
 
-builder.prismaObjectFields(Order, (t) => ({
-  subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
-  subscription: t.relation('subscription', { nullable: true }),
-}));
+builder.prismaObjectField(Order, 'subscription', (t) => t.relation('subscription', { nullable: true }));
 
 /** What a customer is entitled to: its live subscriptions and granted benefits. */
 builder.prismaObjectFields(CustomerState, (t) => ({

@@ -1,0 +1,71 @@
+// A product as the portal shows it wherever it shows one (an organization's catalogue, an order, a
+// subscription): its own fields, live prices and benefits, never its metadata or how its benefits
+// are configured. The types keep the names clients already select them by; their fields are one.
+import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { defineWireConstants } from '../../rest/wire.ts';
+import { benefitPublicWire } from '../benefits/rest.ts';
+import { benefitFields, productBenefitsField } from '../benefits/schema.ts';
+import { organizationProfileConstants, organizationWire } from '../organizations/rest.ts';
+import { Organization, organizationFields } from '../organizations/schema.ts';
+import { priceWire, productPublicFieldsWire } from '../products/rest.ts';
+import { productFields } from '../products/schema.ts';
+
+type BenefitFieldBuilder = PrismaFieldBuilder<'Benefit'>;
+type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
+
+/** A benefit as a product's buyers see it before buying: what it is, not how it is configured. */
+export const BenefitPublic = builder.prismaObject('Benefit', {
+  variant: 'BenefitPublic',
+  fields: (t) => benefitFields(t as unknown as BenefitFieldBuilder),
+});
+
+const CustomerSubscriptionBenefit = builder.prismaObject('Benefit', {
+  variant: 'CustomerSubscriptionBenefit',
+  description: 'A benefit of the product, as a customer may see it: without its properties and metadata.',
+  fields: (t) => benefitFields(t as unknown as BenefitFieldBuilder),
+});
+
+const CustomerSubscriptionOrganization = builder.prismaObject('Organization', {
+  variant: 'CustomerSubscriptionOrganization',
+  description: 'The public profile of the organization selling the product.',
+  fields: (t) => organizationFields(t as unknown as PrismaFieldBuilder<'Organization'>),
+});
+
+export const CustomerProduct = builder.prismaObject('Product', {
+  variant: 'CustomerProduct',
+  description: 'A product as customers see it: its live prices and the benefits it grants.',
+  fields: (t) => ({
+    ...productFields(t as unknown as ProductFieldBuilder),
+    benefits: productBenefitsField(t as unknown as ProductFieldBuilder, BenefitPublic),
+  }),
+});
+
+export const CustomerOrderProduct = builder.prismaObject('Product', {
+  variant: 'CustomerOrderProduct',
+  description: 'The product of an order, as its buyer sees it.',
+  fields: (t) => ({
+    ...productFields(t as unknown as ProductFieldBuilder),
+    benefits: productBenefitsField(t as unknown as ProductFieldBuilder, BenefitPublic),
+    organization: t.relation('organization', { type: Organization, description: "The organization's public profile." }),
+  }),
+});
+
+export const CustomerSubscriptionProduct = builder.prismaObject('Product', {
+  variant: 'CustomerSubscriptionProduct',
+  description: 'The subscribed product, as its subscriber sees it.',
+  fields: (t) => ({
+    ...productFields(t as unknown as ProductFieldBuilder),
+    benefits: productBenefitsField(t as unknown as ProductFieldBuilder, CustomerSubscriptionBenefit),
+    organization: t.relation('organization', { type: CustomerSubscriptionOrganization }),
+  }),
+});
+
+// Product media are not modelled; the wire format still carries them. The organization carries
+// the profile fields Kassa does not keep as the Core Organization does.
+for (const product of ['CustomerProduct', 'CustomerOrderProduct', 'CustomerSubscriptionProduct']) defineWireConstants(product, { medias: [] });
+defineWireConstants('CustomerSubscriptionOrganization', organizationProfileConstants);
+
+/** The REST shape of a portal product, in an organization's catalogue. */
+export const customerProductWire = `${productPublicFieldsWire} prices { ${priceWire} } benefits { ${benefitPublicWire} }`;
+/** The REST shape of a portal product with its organization, in an order or a subscription. */
+export const customerProductWithOrganizationWire = `${customerProductWire} organization { ${organizationWire} }`;
