@@ -23,6 +23,7 @@ import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
 import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -38,6 +39,8 @@ interface ServedEnvironment {
   environment: Environment;
   database: Database;
   jobs: JobRunner;
+  /** Sends the environment's events to its webhook endpoints. */
+  webhooks: WebhookWorker;
   yoga: YogaServerInstance<Context, object>;
   rest: RestHandler;
   base: string;
@@ -98,11 +101,10 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       logging: yogaLogger(logger),
       plugins: [useGraphQlJit(), useNulCharacterGuard(), useBearerChallenge()],
     });
-    const jobs = new JobRunner(
-      { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) },
-      { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 },
-    );
-    environments[name] = { environment, database, jobs, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
+    const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
+    const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
+    const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
+    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
   }
 
   let accepting = true;
@@ -208,11 +210,19 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', databases: Object.fromEntries(checks) } };
   }
 
+  // An idle connection is kept longer than clients and load balancers keep theirs (60 s is the
+  // common proxy default), so the client is the side that closes it: a request sent on a connection
+  // the server had just closed would fail with a reset.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  for (const name of environmentNames) environments[name].jobs.start();
+  for (const name of environmentNames) {
+    environments[name].jobs.start();
+    environments[name].webhooks.start();
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
@@ -222,8 +232,9 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     server,
     url: listening,
     environments,
-    // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), then
-    // closes the databases.
+    // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), lets the
+    // jobs and webhook deliveries in flight finish (a delivery is bounded by its timeout; one cut
+    // short is retried once its claim lapses), then closes the databases.
     async close() {
       accepting = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -231,7 +242,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
-      await Promise.all(environmentNames.map((name) => environments[name].jobs.stop()));
+      await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(), environments[name].webhooks.stop()]));
       for (const name of environmentNames) await environments[name].database.close();
     },
   };
