@@ -21,6 +21,18 @@ export interface Config {
   jobPollIntervalMs: number;
   /** The address clients reach Kassa at, for links Kassa hands out (checkout pages); the listening address when unset. */
   publicUrl: string | null;
+  /** The key that encrypts stored secrets Kassa must read back (webhook signing secrets); kept in each environment's database when unset. */
+  secretsKey: Buffer | null;
+  webhooks: {
+    /** How long a receiver has to answer one delivery. */
+    timeoutMs: number;
+    /** Attempts per event before it is given up. */
+    maxAttempts: number;
+    /** The wait after the first failure; each further failure doubles it (with jitter). */
+    retryBaseMs: number;
+    /** An endpoint that has failed every delivery for this long is disabled. */
+    disableAfterMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -117,5 +129,21 @@ export function loadConfig(env: Env = process.env): Config {
     testCardDelayMs: integer(env, 'TEST_CARD_DELAY_MS', 1500, 0, 60_000),
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
+    secretsKey: secretsKey(env),
+    webhooks: {
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 50),
+      // 8 minutes doubled 9 times: ten attempts over about three days.
+      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 8 * 60_000, 1, 86_400_000),
+      disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
+    },
   };
+}
+
+function secretsKey(env: Env): Buffer | null {
+  const raw = env.SECRETS_KEY;
+  if (!raw) return null;
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)');
+  return key;
 }

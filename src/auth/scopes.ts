@@ -23,6 +23,8 @@ export const allScopes = [
   'license_keys:write',
   'files:read',
   'files:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof allScopes)[number];

@@ -9,7 +9,7 @@ const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const randomLength = 30;
 const checksumLength = 6;
 
-export type TokenKind = 'oat' | 'us' | 'cst';
+export type TokenKind = 'oat' | 'us' | 'cst' | 'whs';
 
 function base62Random(length: number): string {
   let out = '';

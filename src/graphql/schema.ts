@@ -14,6 +14,8 @@ import '../modules/benefits/schema.ts';
 import '../modules/subscriptions/schema.ts';
 import '../modules/license-keys/schema.ts';
 import '../modules/files/schema.ts';
+import '../modules/webhooks/schema.ts';
+import '../modules/webhook-deliveries/schema.ts';
 import '../modules/customer-portal/schema.ts';
 
 export const schema = builder.toSchema();

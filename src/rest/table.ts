@@ -10,6 +10,8 @@ import { licenseKeyRoutes } from '../modules/license-keys/rest.ts';
 import { fileRoutes } from '../modules/files/rest.ts';
 import { customerSessionRoutes } from '../modules/customer-sessions/rest.ts';
 import { customerPortalRoutes } from '../modules/customer-portal/rest.ts';
+import { webhookEndpointRoutes } from '../modules/webhooks/rest.ts';
+import { webhookDeliveryRoutes } from '../modules/webhook-deliveries/rest.ts';
 import type { RestRoute } from './routes.ts';
 
-export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...customerSessionRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes, ...benefitRoutes, ...subscriptionRoutes, ...licenseKeyRoutes, ...fileRoutes, ...customerPortalRoutes];
+export const restRoutes: RestRoute[] = [...productRoutes, ...customerRoutes, ...customerSessionRoutes, ...checkoutRoutes, ...orderRoutes, ...refundRoutes, ...benefitRoutes, ...subscriptionRoutes, ...licenseKeyRoutes, ...fileRoutes, ...customerPortalRoutes, ...webhookEndpointRoutes, ...webhookDeliveryRoutes];
