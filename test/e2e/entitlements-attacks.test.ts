@@ -4,12 +4,13 @@
 //
 // In sandbox, on a test clock, with the sandbox job runner stopped: the tests run the due work
 // themselves (`settle`, or the renewal sweep directly), so every interleaving is deterministic.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The server (and with it the whole schema) first: the services below import each other in cycles.
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { uploadFile } from '../helpers/files.ts';
 import { linkKey, signLink } from '../../src/auth/signed-links.ts';
 import type { Db } from '../../src/db/client.ts';
 import { enqueueJob, type JobContext } from '../../src/jobs/runner.ts';
@@ -83,28 +84,6 @@ async function eventTypes(resourceId: string) {
   return (await prisma().event.findMany({ where: { resourceId }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
 }
 
-const sha256Base64 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
-
-/** Creates, uploads in one part, and completes a downloadable file. */
-async function uploadFile(org: Org, bytes: Buffer, name: string) {
-  const file = await org.polar.files.create({
-    service: 'downloadable',
-    organizationId: org.organizationId,
-    name,
-    mimeType: 'application/pdf',
-    size: bytes.length,
-    checksumSha256Base64: sha256Base64(bytes),
-    upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length, checksumSha256Base64: sha256Base64(bytes) }] },
-  });
-  const [part] = file.upload.parts;
-  const put = await fetch(part.url, { method: 'PUT', headers: part.headers ?? {}, body: new Uint8Array(bytes) });
-  expect(put.status).toBe(200);
-  await org.polar.files.uploaded({
-    id: file.id,
-    fileUploadCompleted: { id: file.upload.id, path: file.upload.path, parts: [{ number: 1, checksumEtag: put.headers.get('etag')!, checksumSha256Base64: part.checksumSha256Base64 ?? null }] },
-  });
-  return file;
-}
 
 /** A 4xx, never a 500: the server understood the request was bad. */
 function expectClientError(response: { status: number; body: unknown }, what: string) {

@@ -2,12 +2,13 @@
 // they hold, through the official client, and reaches nothing of anyone else's. A checkout's session
 // reaches only what that checkout bought. A revoked grant leaves the portal, as on Polar; its license
 // key stays listed, revoked.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { uploadFile } from '../helpers/files.ts';
 import { paidOrderOf } from '../helpers/purchases.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { expectErrorBody, expectStatus, expectValidationError, graphqlData } from '../helpers/responses.ts';
@@ -19,28 +20,6 @@ let other: Org;
 
 const base = () => server.base('sandbox');
 const prisma = () => server.kassa.environments.sandbox.environment.prisma;
-const sha256Base64 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
-
-/** Creates, uploads in one part, and completes a downloadable file. */
-async function uploadFile(of: Org, bytes: Buffer, name: string) {
-  const file = await of.polar.files.create({
-    service: 'downloadable',
-    organizationId: of.organizationId,
-    name,
-    mimeType: 'application/pdf',
-    size: bytes.length,
-    checksumSha256Base64: sha256Base64(bytes),
-    upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length, checksumSha256Base64: sha256Base64(bytes) }] },
-  });
-  const [part] = file.upload.parts;
-  const put = await fetch(part.url, { method: 'PUT', headers: part.headers ?? {}, body: new Uint8Array(bytes) });
-  expect(put.status).toBe(200);
-  await of.polar.files.uploaded({
-    id: file.id,
-    fileUploadCompleted: { id: file.upload.id, path: file.upload.path, parts: [{ number: 1, checksumEtag: put.headers.get('etag')!, checksumSha256Base64: part.checksumSha256Base64 ?? null }] },
-  });
-  return file.id;
-}
 
 async function product(of: Org, name: string, benefits: string[]) {
   const created = await of.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
@@ -104,8 +83,8 @@ let carol: string;
 beforeAll(async () => {
   server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
   [org, other] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox')]);
-  fileId = await uploadFile(org, Buffer.from('the whole handbook'), 'handbook.pdf');
-  archivedFileId = await uploadFile(org, Buffer.from('last year’s edition'), 'handbook-2030.pdf');
+  fileId = (await uploadFile(org, Buffer.from('the whole handbook'), 'handbook.pdf')).id;
+  archivedFileId = (await uploadFile(org, Buffer.from('last year’s edition'), 'handbook-2030.pdf')).id;
   customBenefitId = (await org.polar.benefits.create({ type: 'custom', description: 'Welcome note', properties: { note: 'Thanks for buying!' } })).id;
   keysBenefitId = (await org.polar.benefits.create({
     type: 'license_keys',
