@@ -70,7 +70,9 @@ async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; unlock: ()
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   if (config.kind === 'embedded') {
     const { pglite, unlock } = await openPGlite(config.dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    // One connection serves every transaction in turn: under a burst a transaction may queue for
+    // longer than Prisma's 2 s default before it starts.
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 } });
     return {
       prisma,
       migrationTarget: pgliteTarget(pglite),
@@ -82,7 +84,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       },
     };
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 } });
   return {
     prisma,
     migrationTarget: postgresTarget(config.url),
