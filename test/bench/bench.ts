@@ -4,20 +4,26 @@
 // authentication — all served by one child process while this one generates the load. Each
 // surface is reported as a ratio to the baseline, so the figure is Kassa's own overhead whatever
 // the machine. Target: REST and GraphQL each at least 0.8.
+// Then the webhook case (./webhooks.ts): a burst of paid orders in sandbox to their order.paid
+// deliveries at a loopback receiver, in events/s and p50/p99 from commit to receipt.
+// BENCH_CASES selects the cases (comma-separated: products, webhooks; both by default).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { benchWebhooks } from './webhooks.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
+const cases = new Set((process.env.BENCH_CASES ?? 'products,webhooks').split(',').map((c) => c.trim()));
+for (const name of cases) if (name !== 'products' && name !== 'webhooks') throw new Error(`BENCH_CASES: unknown case ${name} (products, webhooks)`);
 
 const child = spawn(process.execPath, ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });
-const addresses: { kassa: string; baseline: string; token: string } = await new Promise((resolve, reject) => {
+const addresses: { kassa: string; baseline: string; token: string; sandboxToken: string } = await new Promise((resolve, reject) => {
   createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
   child.once('exit', (code) => reject(new Error(`the benchmark target exited with ${code}`)));
 });
@@ -53,7 +59,7 @@ async function load(name: keyof typeof surfaces, duration = seconds) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-try {
+async function benchProducts() {
   console.log(`GET products (limit=100, 100 seeded), ${connections} connections, ${rounds} rounds of ${seconds}s per surface, on loopback\n`);
   // Warm-up: the database caches and the JIT, on every surface, before anything is measured.
   for (const name of ['baseline', 'rest', 'graphql'] as const) await load(name, 2);
@@ -82,6 +88,11 @@ try {
     const ratio = results[name].rps / results.baseline.rps;
     console.log(`${name}: ${ratio.toFixed(2)} of baseline (target ${target}) ${ratio >= target ? 'ok' : 'BELOW TARGET'}`);
   }
+}
+
+try {
+  if (cases.has('products')) await benchProducts();
+  if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
 } finally {
   child.kill('SIGTERM');
 }

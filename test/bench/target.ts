@@ -1,5 +1,6 @@
 // The process under load in `npm run bench`: Kassa with 100 seeded products and the baseline server
-// on the same database. It prints its addresses as one JSON line and runs until SIGTERM, so the load
+// on the same database, and an organization in sandbox for the webhook case (test cards pay at
+// once there). It prints its addresses as one JSON line and runs until SIGTERM, so the load
 // generator never shares its CPU time.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +15,15 @@ import { bootstrapEnvironment } from '../../src/bootstrap.ts';
 const databases = process.env.BENCH_DATABASE_URL
   ? { DATABASE_URL: process.env.BENCH_DATABASE_URL, SANDBOX_DATABASE_URL: process.env.BENCH_SANDBOX_DATABASE_URL }
   : { DATA_DIR: 'memory://' };
-const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE, JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS });
-// Request logs are written as in production, to a sink that discards them.
+const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE, JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS, TEST_CARD_DELAY_MS: '0' });
+// Request logs are written as in production, to a sink that discards them. BENCH_LOG_ERRORS=1
+// sends the error lines to stderr instead, to learn why a request of the benchmark failed.
 const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
-const kassa = await startKassa(config, createLogger('info', discard));
+const errorsToStderr = { write: (line: string) => (/"level":[56]0/.test(line) ? process.stderr.write(line) : true) };
+const kassa = await startKassa(config, createLogger('info', process.env.BENCH_LOG_ERRORS === '1' ? errorsToStderr : discard));
 const { prisma } = kassa.environments.production.environment;
 const { organization_id: organizationId, organization_access_token: token } = await bootstrapEnvironment(prisma, config);
+const { organization_access_token: sandboxToken } = await bootstrapEnvironment(kassa.environments.sandbox.environment.prisma, config);
 
 await Promise.all(
   Array.from({ length: 100 }, (_, i) =>
@@ -59,7 +63,7 @@ const baseline = createServer(async (_req, res) => {
 });
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
 
-process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`, token })}\n`);
+process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`, token, sandboxToken })}\n`);
 process.once('SIGTERM', async () => {
   baseline.close();
   await kassa.close();
