@@ -23,6 +23,8 @@ export interface Config {
   publicUrl: string | null;
   /** The key that encrypts stored secrets Kassa must read back (webhook signing secrets); kept in each environment's database when unset. */
   secretsKey: Buffer | null;
+  /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
+  redisUrl: string | null;
   webhooks: {
     /** How long a receiver has to answer one delivery. */
     timeoutMs: number;
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
+    redisUrl: redisUrl(env),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 50),
@@ -138,6 +141,19 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     },
   };
+}
+
+function redisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL;
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL (got protocol "${url.protocol}")`);
+  return raw;
 }
 
 function secretsKey(env: Env): Buffer | null {

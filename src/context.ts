@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { LiveEvents } from './events/live.ts';
 import type { PaymentProcessor } from './modules/payments/processor.ts';
 import { hashToken } from './auth/tokens.ts';
 import type { PrincipalCache } from './auth/principal-cache.ts';
@@ -19,6 +20,8 @@ export interface Environment {
   publicUrl: string;
   /** Principals of tokens already resolved (see principal-cache.ts for why it is exact). */
   principals: PrincipalCache;
+  /** The live stream of the environment's committed events (GraphQL `coreEvents`). */
+  live: LiveEvents;
 }
 
 export type Principal =
@@ -124,6 +127,33 @@ async function lookUpPrincipal(environment: Environment, token: string, tokenHas
     return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
   }
   return null;
+}
+
+/**
+ * Whether the token behind `principal` still stands: not revoked or expired, and, for a user, still
+ * a member of the organizations it reached. For a long-lived answer (a live event stream) that was
+ * authorized once at its start.
+ */
+export async function principalStillLive(environment: Environment, principal: Principal, now: Date): Promise<boolean> {
+  const { prisma } = environment;
+  switch (principal.kind) {
+    case 'organization':
+      return (await prisma.organizationAccessToken.count({ where: { id: principal.tokenId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } })) > 0;
+    case 'user': {
+      const session = await prisma.userSession.findFirst({
+        where: { id: principal.sessionId, revokedAt: null, expiresAt: { gt: now } },
+        select: { user: { select: { memberships: { select: { organizationId: true } } } } },
+      });
+      const memberOf = new Set(session?.user.memberships.map((m) => m.organizationId));
+      return session !== null && principal.organizationIds.every((id) => memberOf.has(id));
+    }
+    case 'customer':
+      return (await prisma.customerSession.count({ where: { id: principal.sessionId, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } } })) > 0;
+    case 'system':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** The context Kassa acts in on its own, for one organization: background jobs, event rendering. */

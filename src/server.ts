@@ -24,6 +24,7 @@ import { downloadInvoice } from './modules/invoices/service.ts';
 import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
+import { LiveEvents } from './events/live.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -64,11 +65,13 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const principals = new PrincipalCache(10_000, databaseConfig.kind === 'embedded');
   const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
   const close = database.close.bind(database);
+  const live = new LiveEvents(name, config.redisUrl, logger);
   return {
-    environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals },
+    environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live },
     database: {
       ...database,
       async close() {
+        await live.close();
         await stopListening();
         await close();
       },
@@ -238,6 +241,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     async close() {
       accepting = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open event streams would hold their connections until the shutdown timeout: end them.
+      await Promise.all(environmentNames.map((name) => environments[name].environment.live.endStreams()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;

@@ -53,6 +53,8 @@ export const builder = new SchemaBuilder<{
     onUnusedQuery: null,
   },
   scopeAuth: {
+    // A subscription is authorized once, when it starts, not per event.
+    authorizeOnSubscribe: true,
     authScopes: ({ principal }) => ({
       principal: (kinds) => (Array.isArray(kinds) ? kinds : [kinds]).includes(principal.kind as PrincipalKind),
       scope: (scopes) => principal.kind !== 'anonymous' && (Array.isArray(scopes) ? scopes : [scopes]).some((s) => principal.scopes.has(s)),
@@ -114,3 +116,5 @@ builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });
 builder.mutationType({});
+// `Subscription` is the name of the billing resource; the root is named for what it is.
+builder.subscriptionType({ name: 'SubscriptionRoot', description: 'Live streams, served over SSE (`Accept: text/event-stream`).' });

@@ -16,6 +16,7 @@ import '../modules/license-keys/schema.ts';
 import '../modules/files/schema.ts';
 import '../modules/webhooks/schema.ts';
 import '../modules/webhook-deliveries/schema.ts';
+import '../modules/live-events/schema.ts';
 import '../modules/customer-portal/schema.ts';
 
 export const schema = builder.toSchema();

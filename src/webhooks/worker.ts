@@ -12,6 +12,7 @@
 //   one transaction. An endpoint failing for `disableAfterMs` is disabled; its events then wait.
 import type { JobContext } from '../jobs/runner.ts';
 import type { Db } from '../db/client.ts';
+import type { LiveEvent } from '../events/live.ts';
 import { destinationPolicy } from './destinations.ts';
 import { webhookBody } from './formats.ts';
 import { decryptSecret } from './secrets.ts';
@@ -118,7 +119,7 @@ export class WebhookWorker {
   private async dispatchAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const count = await dispatch(this.ctx.prisma, this.ctx.now(), this.options.dispatchBatch);
+      const count = await dispatch(this.ctx.prisma, this.ctx.now(), this.options.dispatchBatch, (events) => this.ctx.environment.live.publish(events));
       total += count;
       if (count < this.options.dispatchBatch) return total;
     }
@@ -182,16 +183,17 @@ export class WebhookWorker {
  * Hands up to `limit` undispatched outbox events, in sequence order, to the endpoints of their
  * organization that are enabled, subscribed to the type and existed when the event was recorded.
  * One dispatcher at a time per database (an advisory lock), so a later event of a resource is never
- * handed out before an earlier one.
+ * handed out before an earlier one. Once the transaction has committed, the events are handed to
+ * `committed` (the live stream), in sequence order.
  */
-export async function dispatch(prisma: Db, now: Date, limit: number): Promise<number> {
+export async function dispatch(prisma: Db, now: Date, limit: number, committed?: (events: LiveEvent[]) => void): Promise<number> {
   if (!(await prisma.event.findFirst({ where: { dispatchedAt: null }, select: { id: true } }))) return 0;
-  return prisma.$transaction(async (tx) => {
+  const events = await prisma.$transaction(async (tx) => {
     const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext('kassa.webhooks.dispatch')) AS locked`;
-    if (!locked) return 0;
+    if (!locked) return [];
     const ids = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY sequence LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    if (ids.length === 0) return 0;
+    if (ids.length === 0) return [];
     const events = await tx.event.findMany({ where: { id: { in: ids.map((e) => e.id) } }, orderBy: { sequence: 'asc' } });
     const endpoints = await tx.webhookEndpoint.findMany({
       where: { organizationId: { in: [...new Set(events.map((e) => e.organizationId))] }, enabled: true, deletedAt: null },
@@ -214,8 +216,19 @@ export async function dispatch(prisma: Db, now: Date, limit: number): Promise<nu
     );
     if (rows.length) await tx.webhookEvent.createMany({ data: rows, skipDuplicates: true });
     await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { dispatchedAt: now } });
-    return events.length;
+    return events;
   });
+  committed?.(
+    events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      timestamp: e.createdAt.toISOString(),
+      organizationId: e.organizationId,
+      resourceId: e.resourceId,
+      data: e.data as Record<string, unknown>,
+    })),
+  );
+  return events.length;
 }
 
 /** The wait after failed attempt number `attempt` (from 1): the base doubled each time, ±20%. */

@@ -16,6 +16,11 @@ describe('configuration', () => {
     expect(config.databases.sandbox).toEqual({ kind: 'postgres', url: 'postgres://a@h/sandbox', poolSize: 7 });
   });
 
+  it('takes a Redis URL for the live event stream, none by default', () => {
+    expect(loadConfig({}).redisUrl).toBeNull();
+    expect(loadConfig({ REDIS_URL: 'redis://:secret@127.0.0.1:6379/0' }).redisUrl).toBe('redis://:secret@127.0.0.1:6379/0');
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
@@ -27,6 +32,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://a@h/x', SANDBOX_DATABASE_URL: 'postgres://a@h/y' }, 'DATABASE_URL must be a postgres:// connection URL'],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE must be a whole number from 1'],
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a whole number'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'http://localhost:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL (got protocol "http:")'],
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

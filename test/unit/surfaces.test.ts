@@ -35,7 +35,7 @@ describe('the Core root', () => {
   }
 
   it('declares a scope rule on every field', () => {
-    const fields = [...rootFields('CoreQuery'), ...rootFields('CoreMutation')];
+    const fields = [...rootFields('CoreQuery'), ...rootFields('CoreMutation'), ...rootFields('SubscriptionRoot')];
     expect(fields.length).toBeGreaterThan(0);
     const unguarded = fields.filter((field) => {
       const authScopes = (field.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;

@@ -1,0 +1,69 @@
+// The organization's events, live: a GraphQL subscription (served over SSE by graphql-yoga) of
+// every event committed from the moment of subscribing, of the organizations the token reaches.
+// Nothing is replayed: a client that needs what it missed lists the events (`core.webhookEvents`)
+// or receives them by webhook.
+import { builder } from '../../graphql/builder.ts';
+import { NotPermittedError, RequestValidationError } from '../../graphql/errors.ts';
+import type { PrincipalKind } from '../../graphql/builder.ts';
+import type { LiveEvent as LiveEventShape } from '../../events/live.ts';
+import { eventTypes } from '../../events/outbox.ts';
+import { organizationFilter } from '../organizations/access.ts';
+import { principalStillLive, type Context } from '../../context.ts';
+
+const LiveEvent = builder.objectRef<LiveEventShape>('LiveEvent').implement({
+  description: 'An event as it is recorded: the same type and data a webhook endpoint receives.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type'),
+    timestamp: t.field({ type: 'DateTime', resolve: (event) => event.timestamp }),
+    organizationId: t.field({ type: 'UUID', resolve: (event) => event.organizationId }),
+    resourceId: t.field({ type: 'UUID', nullable: true, resolve: (event) => event.resourceId }),
+    data: t.field({ type: 'JSONObject', description: 'The resource at the moment of the change, as the REST API renders it.', resolve: (event) => event.data }),
+  }),
+});
+
+/**
+ * The stream, ended before the first event that arrives after its token was revoked or expired:
+ * the stream was authorized once, at its start, and must not outlive the token.
+ */
+function untilSignedOut(stream: AsyncIterableIterator<LiveEventShape>, ctx: Context): AsyncIterableIterator<LiveEventShape> {
+  const done = { done: true as const, value: undefined };
+  return {
+    async next() {
+      const result = await stream.next();
+      if (result.done || (await principalStillLive(ctx.environment, ctx.principal, ctx.now()))) return result;
+      await stream.return?.();
+      return done;
+    },
+    async return() {
+      await stream.return?.();
+      return done;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+builder.subscriptionField('coreEvents', (t) =>
+  t.field({
+    type: LiveEvent,
+    description: `The events of the organizations the token reaches, live from now on (over SSE: send the operation with \`Accept: text/event-stream\`). Types, among: ${eventTypes.join(', ')}.`,
+    authScopes: { $all: { principal: ['organization', 'user', 'system'] as PrincipalKind[], scope: ['webhooks:read', 'webhooks:write'] } },
+    args: {
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations (among those the token reaches).' }),
+      types: t.arg.stringList({ description: 'Only these event types.' }),
+    },
+    subscribe: (_root, args, ctx) => {
+      const organizations = new Set(organizationFilter(ctx, args.organizationId).in);
+      if (organizations.size === 0) throw new NotPermittedError('The token reaches none of these organizations.');
+      args.types?.forEach((type, index) => {
+        if (!(eventTypes as readonly string[]).includes(type)) throw RequestValidationError.at(['types', index], `Unknown event type "${type}". Known types: ${eventTypes.join(', ')}.`, 'enum');
+      });
+      const types = args.types?.length ? new Set(args.types) : null;
+      const stream = ctx.environment.live.subscribe((event) => organizations.has(event.organizationId) && (types === null || types.has(event.type)));
+      return untilSignedOut(stream, ctx);
+    },
+    resolve: (event) => event,
+  }),
+);

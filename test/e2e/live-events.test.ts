@@ -1,0 +1,234 @@
+// The GraphQL subscription `coreEvents`: the organization's events, live over SSE as graphql-yoga
+// serves it, published by the webhook worker once their dispatch has committed. Only the
+// organizations the token reaches, only to tokens with a webhooks scope, never across environments;
+// and, with Redis, from the process that dispatched them to subscribers on any process.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LiveEvent } from '../../src/events/live.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startKassa, type Kassa } from '../../src/server.ts';
+import { newOrganization, tokenWithScopes } from '../helpers/organizations.ts';
+import { buy, fixedProduct } from '../helpers/purchases.ts';
+import { startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { eventually, sleep } from '../helpers/waiting.ts';
+
+const subscription = 'subscription ($types: [String!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
+
+interface Stream {
+  status: number;
+  contentType: string | null;
+  /** Every `next` payload received so far. */
+  results: { data?: { coreEvents: LiveEvent } | null; errors?: { message: string; extensions?: { code?: string } }[] }[];
+  /** Resolves when the server completes the stream. */
+  completed: Promise<void>;
+  close(): void;
+}
+
+/** Opens the subscription over SSE (POST, `Accept: text/event-stream`), as a browser's fetch would. */
+async function openStream(base: string, token: string | undefined, variables: Record<string, unknown> = {}): Promise<Stream> {
+  const abort = new AbortController();
+  const response = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query: subscription, variables }),
+    signal: abort.signal,
+  });
+  const results: Stream['results'] = [];
+  const completed = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const message = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(message)?.[1];
+          const data = message.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          if (event === 'next' && data) results.push(JSON.parse(data));
+          if (event === 'complete') return;
+        }
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+    }
+  })();
+  return { status: response.status, contentType: response.headers.get('content-type'), results, completed, close: () => abort.abort() };
+}
+
+const eventsOf = (stream: Stream) => stream.results.flatMap((r) => (r.data?.coreEvents ? [r.data.coreEvents] : []));
+
+async function refusal(stream: Stream) {
+  await stream.completed;
+  expect(eventsOf(stream)).toEqual([]);
+  return stream.results[0]?.errors?.[0]?.extensions?.code;
+}
+
+describe('coreEvents in one process', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ TEST_CARD_DELAY_MS: '20', JOB_POLL_INTERVAL_MS: '20' });
+  });
+  afterAll(() => server?.close());
+
+  it('streams a paid order to its organization only, and nothing across environments', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(server, 'sandbox');
+    const stream = await openStream(server.base('sandbox'), org.token);
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toMatch(/^text\/event-stream/);
+    const paidOnly = await openStream(server.base('sandbox'), org.token, { types: ['order.paid'] });
+    const otherStream = await openStream(server.base('sandbox'), other.token);
+    // What production's stream carries, whoever asks: sandbox's events never reach it.
+    const production: LiveEvent[] = [];
+    const productionStream = server.kassa.environments.production.environment.live.subscribe(() => true);
+    void (async () => {
+      for await (const event of productionStream) production.push(event);
+    })();
+
+    const product = await fixedProduct(org);
+    const order = await buy(org, product.id, 'live@example.com');
+    const paid = await eventually(
+      async () => eventsOf(stream).find((e) => e.type === 'order.paid'),
+      (e) => e !== undefined,
+      'order.paid on the stream',
+    );
+    expect(paid).toMatchObject({ organizationId: org.organizationId, resourceId: order.id });
+    expect(paid!.data).toMatchObject({ id: order.id, status: 'paid', paid: true, total_amount: 1999 });
+    const stored = await server.kassa.environments.sandbox.environment.prisma.event.findUniqueOrThrow({ where: { id: paid!.id } });
+    expect(paid!.data).toEqual(stored.data);
+    expect(new Date(paid!.timestamp).getTime()).toBe(stored.createdAt.getTime());
+    // Every event of the purchase, in the order recorded, and the filtered stream only order.paid.
+    const types = eventsOf(stream).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['order.created', 'order.paid']));
+    expect(types.indexOf('order.created')).toBeLessThan(types.indexOf('order.paid'));
+    await eventually(async () => eventsOf(paidOnly), (events) => events.length > 0, 'order.paid on the filtered stream');
+    expect(eventsOf(paidOnly).map((e) => e.type)).toEqual(['order.paid']);
+
+    await sleep(200);
+    expect(eventsOf(otherStream)).toEqual([]);
+    expect(production).toEqual([]);
+    await productionStream.return?.();
+    for (const s of [stream, paidOnly, otherStream]) s.close();
+  });
+
+  it('ends a stream whose token is revoked before it carries another event', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const token = await tokenWithScopes(server, org, ['webhooks:read'], 'live stream');
+    const stream = await openStream(server.base('sandbox'), token);
+    expect((await org.api('POST', '/customers/', { email: 'before@example.com' })).status).toBe(201);
+    await eventually(async () => eventsOf(stream), (events) => events.length === 1, 'customer.created on the stream');
+
+    const row = await server.kassa.environments.sandbox.environment.prisma.organizationAccessToken.findFirstOrThrow({
+      where: { organizationId: org.organizationId, comment: 'live stream' },
+    });
+    const revoked = await org.gql('mutation ($id: UUID!) { core { organizationAccessTokenRevoke(id: $id) { id } } }', { id: row.id });
+    expect(revoked.body.errors).toBeUndefined();
+    expect((await org.api('POST', '/customers/', { email: 'after@example.com' })).status).toBe(201);
+    await stream.completed;
+    expect(eventsOf(stream).map((e) => (e.data as { email: string }).email)).toEqual(['before@example.com']);
+  });
+
+  it('streams nothing of an organization the token does not reach', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(server, 'sandbox');
+    const stream = await openStream(server.base('sandbox'), org.token, { organizationId: [other.organizationId] });
+    expect(await refusal(stream)).toBe('NOT_PERMITTED');
+  });
+
+  it('refuses no token, a customer token and a token without a webhooks scope', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    expect(await refusal(await openStream(server.base('sandbox'), undefined))).toBe('UNAUTHENTICATED');
+
+    const customer = (await org.api('POST', '/customers/', { email: 'portal@example.com' })).body;
+    const session = await org.api('POST', '/customer-sessions/', { customer_id: customer.id });
+    expect(session.status).toBe(201);
+    expect(await refusal(await openStream(server.base('sandbox'), session.body.token))).toBe('NOT_PERMITTED');
+
+    const ordersOnly = await tokenWithScopes(server, org, ['orders:read']);
+    expect(await refusal(await openStream(server.base('sandbox'), ordersOnly))).toBe('NOT_PERMITTED');
+
+    const readOnly = await tokenWithScopes(server, org, ['webhooks:read']);
+    const allowed = await openStream(server.base('sandbox'), readOnly);
+    expect(allowed.status).toBe(200);
+    await sleep(100);
+    expect(allowed.results.filter((r) => r.errors)).toEqual([]);
+    allowed.close();
+  });
+
+  it('ends open streams when the server shuts down, so shutdown does not wait for them', async () => {
+    const own = await startTestServer({ SHUTDOWN_TIMEOUT_MS: '30000' });
+    const org = await newOrganization(own, 'sandbox');
+    const stream = await openStream(own.base('sandbox'), org.token);
+    expect(stream.status).toBe(200);
+    const started = Date.now();
+    await own.close();
+    await stream.completed;
+    expect(Date.now() - started).toBeLessThan(5000);
+  }, 120_000); // a server of its own: starting it is the slow part
+});
+
+const hasRedis = (() => {
+  try {
+    execFileSync('which', ['redis-server'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// Dispatch runs in one process at a time per database: Redis carries its events to the others.
+describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one database, through Redis', () => {
+  let redis: ChildProcess;
+  let redisUrl: string;
+  let server: TestServer;
+  let other: Kassa;
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redisUrl = `redis://127.0.0.1:${port}`;
+    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {}); // refused until redis-server listens
+    await eventually(() => probe.connect().then(() => true, () => false), (ok) => ok, 'redis-server to start', 5000);
+    probe.disconnect();
+    server = await startTestServer({ TEST_CARD_DELAY_MS: '20', JOB_POLL_INTERVAL_MS: '20', REDIS_URL: redisUrl });
+    const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+    other = await startKassa({ ...server.config }, createLogger('info', discard));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await server?.close();
+    redis?.kill();
+  });
+
+  it('delivers an event dispatched by one process to a subscriber on the other', async () => {
+    // Only this process dispatches: the other's worker is stopped.
+    await other.environments.sandbox.webhooks.stop();
+    const org = await newOrganization(server, 'sandbox');
+    const stream = await openStream(`${other.url}/sandbox/v1`, org.token, { types: ['order.paid'] });
+    expect(stream.status).toBe(200);
+    const probe = new Redis(redisUrl);
+    await eventually(async () => (await probe.pubsub('NUMSUB', 'kassa:sandbox:events'))[1] as number, (n) => n >= 1, 'the other process to listen on Redis');
+    probe.disconnect();
+    const product = await fixedProduct(org);
+    const order = await buy(org, product.id, 'redis@example.com');
+    await eventually(async () => eventsOf(stream), (events) => events.length === 1, 'order.paid on the other process');
+    expect(eventsOf(stream)[0]).toMatchObject({ type: 'order.paid', organizationId: org.organizationId, resourceId: order.id, data: { id: order.id, status: 'paid' } });
+    stream.close();
+  });
+});
