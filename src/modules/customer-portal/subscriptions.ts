@@ -4,22 +4,23 @@
 // for a customer is their own subscriptions only.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { RequestValidationError } from '../../graphql/errors.ts';
-import { listType, pageArgs, pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
-import { escapeLike, sortingOrderBy, sortingScalarConfig } from '../../graphql/sorting.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
-import type { Context } from '../../context.ts';
-import { reach } from '../../auth/reach.ts';
+import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { CustomerCancellationReason, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
-import { getSubscription, liveSubscription, updateSubscription } from '../subscriptions/service.ts';
+import {
+  customerSubscriptionSortProperties,
+  getSubscription,
+  listCustomerSubscriptions,
+  updateSubscription,
+  updateSubscriptionAsCustomer,
+} from '../subscriptions/service.ts';
 import { CustomerSubscriptionProduct, customerProductWithOrganizationWire } from './products.ts';
 
-const customerSubscriptionSortProperties = ['started_at', 'amount', 'status', 'organization', 'product'] as const;
 const CustomerSubscriptionSortProperty = builder.scalarType('CustomerSubscriptionSortProperty', sortingScalarConfig(customerSubscriptionSortProperties));
 
 type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
@@ -46,67 +47,6 @@ const CustomerSubscriptionUpdateInput = builder.inputType('CustomerSubscriptionU
     productId: t.field({ type: 'UUID', description: 'A recurring, live product of the same organization.' }),
   }),
 });
-type UpdateInput = typeof CustomerSubscriptionUpdateInput.$inferInput;
-
-interface CustomerSubscriptionListArgs extends PageArgs {
-  productId?: string[] | null;
-  active?: boolean | null;
-  query?: string | null;
-  sorting?: string[] | null;
-}
-
-async function listCustomerSubscriptions(ctx: Context, args: CustomerSubscriptionListArgs, query: object) {
-  const where: Prisma.SubscriptionWhereInput = {
-    AND: [
-      reach(ctx).subscription,
-      args.productId?.length ? { productId: { in: args.productId } } : {},
-      args.active == null ? {} : args.active ? liveSubscription : { NOT: liveSubscription },
-      args.query
-        ? { OR: [{ product: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }, { organization: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }] }
-        : {},
-    ],
-  };
-  const orderBy = sortingOrderBy<(typeof customerSubscriptionSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-started_at'], (property, sort) => {
-    switch (property) {
-      case 'started_at':
-        return { startedAt: { sort, nulls: 'last' } };
-      case 'amount':
-        return { amount: sort };
-      case 'status':
-        return { status: sort };
-      case 'organization':
-        return { organization: { name: sort } };
-      case 'product':
-        return { product: { name: sort } };
-    }
-  });
-  const [items, total] = await Promise.all([
-    ctx.prisma.subscription.findMany({ ...query, where, orderBy: orderBy as Prisma.SubscriptionOrderByWithRelationInput[], ...pageWindow(args) }),
-    ctx.prisma.subscription.count({ where }),
-  ]);
-  return toPage(items, total, args);
-}
-
-/** The request is one change of CustomerSubscriptionUpdate's union, told apart by its keys, as the Core update it becomes. */
-function coreUpdate(input: UpdateInput) {
-  const cancel = input.cancelAtPeriodEnd !== undefined || input.cancellationReason !== undefined || input.cancellationComment !== undefined;
-  const change = input.productId !== undefined;
-  if (cancel === change) {
-    const either = 'Give either cancel_at_period_end (with an optional cancellation_reason and cancellation_comment) or product_id';
-    throw RequestValidationError.at(['input'], cancel ? `${either}, not both.` : `${either}.`, cancel ? 'value_error' : 'missing');
-  }
-  if (change) return { productId: input.productId };
-  if (input.cancelAtPeriodEnd === undefined) throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'Field required', 'missing');
-  if (input.cancelAtPeriodEnd === false && (input.cancellationReason != null || input.cancellationComment != null)) {
-    throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'A cancellation reason or comment goes with cancel_at_period_end true.');
-  }
-  return {
-    cancelAtPeriodEnd: input.cancelAtPeriodEnd,
-    customerCancellationReason: input.cancellationReason,
-    customerCancellationComment: input.cancellationComment,
-  };
-}
-
 const read = { principal: 'customer' } as const;
 const write = { fullCustomerSession: true } as const;
 
@@ -137,7 +77,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: write,
     description: 'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules as the Core API.',
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) => updateSubscription(ctx, id, coreUpdate(input), query),
+    resolve: (query, _root, { id, input }, ctx) => updateSubscriptionAsCustomer(ctx, id, input, query),
   }),
   subscriptionCancel: t.prismaField({
     type: CustomerSubscription,

@@ -14,7 +14,7 @@ import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { KassaError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
-import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { recordOrderEvents } from '../orders/service.ts';
@@ -479,4 +479,81 @@ export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, 
     await record(ctx, db, ['subscription.updated'], subscription);
     return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
   });
+}
+
+// ---- The Customer Portal: a customer's own subscriptions ----
+
+export const customerSubscriptionSortProperties = ['started_at', 'amount', 'status', 'organization', 'product'] as const;
+
+export interface CustomerSubscriptionListArgs extends PageArgs {
+  productId?: string[] | null;
+  active?: boolean | null;
+  query?: string | null;
+  sorting?: string[] | null;
+}
+
+/** The signed-in customer's subscriptions (the Customer Portal list), filtered and sorted as the client library asks. */
+export async function listCustomerSubscriptions(ctx: Context, args: CustomerSubscriptionListArgs, query: object) {
+  const where: Prisma.SubscriptionWhereInput = {
+    AND: [
+      reach(ctx).subscription,
+      args.productId?.length ? { productId: { in: args.productId } } : {},
+      args.active == null ? {} : args.active ? liveSubscription : { NOT: liveSubscription },
+      args.query
+        ? { OR: [{ product: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }, { organization: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } }] }
+        : {},
+    ],
+  };
+  const orderBy = sortingOrderBy<(typeof customerSubscriptionSortProperties)[number]>(args.sorting?.length ? args.sorting : ['-started_at'], (property, sort) => {
+    switch (property) {
+      case 'started_at':
+        return { startedAt: { sort, nulls: 'last' } };
+      case 'amount':
+        return { amount: sort };
+      case 'status':
+        return { status: sort };
+      case 'organization':
+        return { organization: { name: sort } };
+      case 'product':
+        return { product: { name: sort } };
+    }
+  });
+  const [items, total] = await Promise.all([
+    ctx.prisma.subscription.findMany({ ...query, where, orderBy: orderBy as Prisma.SubscriptionOrderByWithRelationInput[], ...pageWindow(args) }),
+    ctx.prisma.subscription.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+/** A customer's change request: one kind of CustomerSubscriptionUpdate, not both. */
+export interface CustomerSubscriptionUpdateInput {
+  cancelAtPeriodEnd?: boolean | null;
+  cancellationReason?: CustomerCancellationReason | null;
+  cancellationComment?: string | null;
+  productId?: string | null;
+}
+
+/** The request is one change of CustomerSubscriptionUpdate's union, told apart by its keys, as the Core update it becomes. */
+function customerChange(input: CustomerSubscriptionUpdateInput): SubscriptionUpdateInput {
+  const cancel = input.cancelAtPeriodEnd !== undefined || input.cancellationReason !== undefined || input.cancellationComment !== undefined;
+  const change = input.productId !== undefined;
+  if (cancel === change) {
+    const either = 'Give either cancel_at_period_end (with an optional cancellation_reason and cancellation_comment) or product_id';
+    throw RequestValidationError.at(['input'], cancel ? `${either}, not both.` : `${either}.`, cancel ? 'value_error' : 'missing');
+  }
+  if (change) return { productId: input.productId };
+  if (input.cancelAtPeriodEnd === undefined) throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'Field required', 'missing');
+  if (input.cancelAtPeriodEnd === false && (input.cancellationReason != null || input.cancellationComment != null)) {
+    throw RequestValidationError.at(['input', 'cancelAtPeriodEnd'], 'A cancellation reason or comment goes with cancel_at_period_end true.');
+  }
+  return {
+    cancelAtPeriodEnd: input.cancelAtPeriodEnd,
+    customerCancellationReason: input.cancellationReason,
+    customerCancellationComment: input.cancellationComment,
+  };
+}
+
+/** A customer's change, by the same rules, proration and events as the Core update. */
+export function updateSubscriptionAsCustomer(ctx: Context, id: string, input: CustomerSubscriptionUpdateInput, query: object) {
+  return updateSubscription(ctx, id, customerChange(input), query);
 }
