@@ -161,15 +161,17 @@ describe('coreEvents in one process', () => {
   });
 
   it('ends open streams when the server shuts down, so shutdown does not wait for them', async () => {
-    const own = await startTestServer({ SHUTDOWN_TIMEOUT_MS: '30000' });
+    // A shutdown that waited for the stream would take the whole ten-minute timeout; one that ends
+    // it takes as long as closing the databases, which on a loaded machine can be several seconds.
+    const own = await startTestServer({ SHUTDOWN_TIMEOUT_MS: '600000' });
     const org = await newOrganization(own, 'sandbox');
     const stream = await openStream(own.base('sandbox'), org.token);
     expect(stream.status).toBe(200);
     const started = Date.now();
     await own.close();
     await stream.completed;
-    expect(Date.now() - started).toBeLessThan(5000);
-  }, 120_000); // a server of its own: starting it is the slow part
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 180_000); // a server of its own: starting it is the slow part
 });
 
 const hasRedis = (() => {
