@@ -13,6 +13,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
+import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
@@ -102,7 +103,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
-      plugins: [useGraphQlJit(), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useGraphQlJit(), useVariableDefaults(), useNulCharacterGuard(), useBearerChallenge()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });

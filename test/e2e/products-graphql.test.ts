@@ -265,6 +265,18 @@ describe('listing products', () => {
     expect(page.pagination).toEqual({ totalCount: 5, maxPage: 1 });
   });
 
+  it("takes a variable's default when the variable is left out, for non-null types as for nullable ones", async () => {
+    const query = `query ($limit: Int! = 2, $page: Int = 2, $sorting: [ProductSortProperty!]! = ["name"]) {
+      core { products(limit: $limit, page: $page, sorting: $sorting) { items { name } pagination { totalCount maxPage } } } }`;
+    const defaults = await org.gql(query);
+    expect(defaults.body.errors).toBeUndefined();
+    expect(defaults.body.data.core.products).toEqual({ items: [{ name: 'Charlie Tip' }, { name: 'Delta Gift' }], pagination: { totalCount: 5, maxPage: 3 } });
+    const given = await org.gql(query, { limit: 1, page: 1 });
+    expect(given.body.data.core.products.items).toEqual([{ name: 'Alpha Plan' }]);
+    const nulled = await org.gql(query, { limit: null });
+    expect(nulled.body.errors?.[0].message).toContain('$limit');
+  });
+
   it('filters by isArchived, isRecurring, query, id and metadata', async () => {
     const byName = { sorting: ['name'] };
     expect(names(await list(org, { ...byName, isArchived: true }))).toEqual(['Delta Gift']);
