@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config, EnvironmentName } from './config.ts';
 import { openDatabase, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { allScopes } from './auth/scopes.ts';
+import { resourceScopes } from './auth/scopes.ts';
 import { generatePassword } from './auth/passwords.ts';
 import { createUser } from './modules/users/service.ts';
 import { createOrganization, issueAccessToken } from './modules/organizations/service.ts';
@@ -41,6 +41,6 @@ export async function bootstrapEnvironment(prisma: Db, config: Config, options: 
   const email = options.email ?? `owner-${randomBytes(4).toString('hex')}@example.com`;
   const user = await createUser(prisma, { email, password });
   const organization = await createOrganization(prisma, { name: options.organizationName ?? 'My Organization', ownerId: user.id });
-  const { token } = await issueAccessToken(prisma, config, organization.id, { comment: 'Created by kassa bootstrap', scopes: [...allScopes] }, new Date());
+  const { token } = await issueAccessToken(prisma, config, organization.id, { comment: 'Created by kassa bootstrap', scopes: [...resourceScopes] }, new Date());
   return { user_email: user.email, user_password: password, organization_id: organization.id, organization_access_token: token };
 }

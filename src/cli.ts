@@ -1,4 +1,5 @@
-// The `kassa` command: serve, migrate, bootstrap, and writing the next migration.
+// The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys, and
+// writing the next migration.
 import { parseArgs } from 'node:util';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { migrate } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { startKassa } from './server.ts';
 import { bootstrap } from './bootstrap.ts';
+import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
+import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
 
 const usage = `Usage: kassa <command> [options]
 
@@ -20,6 +23,8 @@ Commands:
   bootstrap [--environment production|sandbox] [--json] [--email EMAIL] [--organization NAME]
                                  Create a user, an organization and an all-scopes organization
                                  access token. With --json, print them as one JSON object.
+${patUsage}
+${signingKeysUsage}
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
   schema                         Print the GraphQL schema (the contract in schema.graphql).
 
@@ -38,6 +43,10 @@ async function main(argv: string[]): Promise<number> {
       return migrateAll();
     case 'bootstrap':
       return runBootstrap(rest);
+    case 'pat':
+      return runPersonalAccessTokenCommand(rest);
+    case 'signing-keys':
+      return runSigningKeysCommand(rest);
     case 'migration':
       return createMigration(rest);
     case 'schema':

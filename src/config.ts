@@ -23,6 +23,8 @@ export interface Config {
   publicUrl: string | null;
   /** The key that encrypts stored secrets Kassa must read back (webhook signing secrets); kept in each environment's database when unset. */
   secretsKey: Buffer | null;
+  /** The algorithm of new ID token signing keys: RS256 (the OpenID Connect default) or ES256. */
+  idTokenSigningAlgorithm: 'RS256' | 'ES256';
   /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
   redisUrl: string | null;
   webhooks: {
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
+    idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

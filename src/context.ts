@@ -24,10 +24,18 @@ export interface Environment {
   live: LiveEvents;
 }
 
+/**
+ * How a Core principal proved itself: an organization access token, a user's sign-in session, a
+ * personal access token, or an OAuth access token a client obtained for the user.
+ */
+export type Credential = 'oat' | 'session' | 'pat' | 'oauth';
+
 export type Principal =
   | { kind: 'anonymous' }
-  | { kind: 'organization'; organizationId: string; tokenId: string; scopes: ReadonlySet<Scope> }
-  | { kind: 'user'; userId: string; sessionId: string; organizationIds: string[]; scopes: ReadonlySet<Scope> }
+  /** An organization access token, or an OAuth token scoped to one organization (`userId`: who granted it). */
+  | { kind: 'organization'; organizationId: string; credential: 'oat' | 'oauth'; tokenId: string; clientId: string | null; userId: string | null; scopes: ReadonlySet<Scope> }
+  /** A user, for every organization they belong to: signed in, or through a personal or user-scoped OAuth token. */
+  | { kind: 'user'; userId: string; credential: 'session' | 'pat' | 'oauth'; tokenId: string; clientId: string | null; organizationIds: string[]; scopes: ReadonlySet<Scope> }
   /** `checkoutId`: a session handed to a checkout's buyer, which reaches only what that checkout bought. */
   | { kind: 'customer'; customerId: string; organizationId: string; sessionId: string; checkoutId: string | null; scopes: ReadonlySet<Scope> }
   /** Kassa itself acting for an organization (rendering event payloads, background jobs); never from a token. */
@@ -73,60 +81,106 @@ export async function resolvePrincipal(environment: Environment, authorization: 
   return found.principal;
 }
 
-/** Last use of an organization token is kept to the minute: enough to tell a forgotten token from a busy one. */
+/** Last use of an organization or personal token is kept to the minute: enough to tell a forgotten token from a busy one. */
 async function recordUse(prisma: Db, entry: { principal: Principal; lastUsedAt: number | null }, now: Date) {
-  if (entry.principal.kind !== 'organization' || (entry.lastUsedAt !== null && now.getTime() - entry.lastUsedAt <= 60_000)) return;
+  const { principal } = entry;
+  if (principal.kind !== 'organization' && principal.kind !== 'user') return;
+  if (principal.credential !== 'oat' && principal.credential !== 'pat') return;
+  if (entry.lastUsedAt !== null && now.getTime() - entry.lastUsedAt <= 60_000) return;
   entry.lastUsedAt = now.getTime();
-  await prisma.organizationAccessToken.update({ where: { id: entry.principal.tokenId }, data: { lastUsedAt: now } });
+  if (principal.credential === 'oat') await prisma.organizationAccessToken.update({ where: { id: principal.tokenId }, data: { lastUsedAt: now } });
+  else await prisma.personalAccessToken.update({ where: { id: principal.tokenId }, data: { lastUsedAt: now } });
 }
+
+const memberships = { select: { memberships: { select: { organizationId: true } } } } as const;
 
 async function lookUpPrincipal(environment: Environment, token: string, tokenHash: string, now: Date) {
   const { prisma, config } = environment;
   const live = { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
-  if (token.startsWith(`${config.tokenPrefix}_oat_`)) {
-    const oat = await prisma.organizationAccessToken.findFirst({ where: { tokenHash, ...live } });
-    if (!oat) return null;
-    const entry = {
-      principal: { kind: 'organization', organizationId: oat.organizationId, tokenId: oat.id, scopes: new Set(oat.scopes as Scope[]) } as Principal,
-      validUntil: oat.expiresAt?.getTime() ?? null,
-      lastUsedAt: oat.lastUsedAt?.getTime() ?? null,
-    };
-    await recordUse(prisma, entry, now);
-    return entry;
+  const kind = token.startsWith(`${config.tokenPrefix}_`) ? token.slice(config.tokenPrefix.length + 1).split('_', 1)[0] : '';
+  switch (kind) {
+    case 'oat': {
+      const oat = await prisma.organizationAccessToken.findFirst({ where: { tokenHash, ...live } });
+      if (!oat) return null;
+      const entry = {
+        principal: { kind: 'organization', organizationId: oat.organizationId, credential: 'oat', tokenId: oat.id, clientId: null, userId: null, scopes: new Set(oat.scopes as Scope[]) } as Principal,
+        validUntil: oat.expiresAt?.getTime() ?? null,
+        lastUsedAt: oat.lastUsedAt?.getTime() ?? null,
+      };
+      await recordUse(prisma, entry, now);
+      return entry;
+    }
+    case 'us': {
+      const session = await prisma.userSession.findFirst({ where: { tokenHash, revokedAt: null, expiresAt: { gt: now } }, include: { user: memberships } });
+      if (!session) return null;
+      const principal: Principal = {
+        kind: 'user',
+        userId: session.userId,
+        credential: 'session',
+        tokenId: session.id,
+        clientId: null,
+        organizationIds: session.user.memberships.map((m) => m.organizationId),
+        scopes: new Set(allScopes),
+      };
+      return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
+    }
+    case 'pat': {
+      const pat = await prisma.personalAccessToken.findFirst({ where: { tokenHash, ...live }, include: { user: memberships } });
+      if (!pat) return null;
+      const entry = {
+        principal: {
+          kind: 'user',
+          userId: pat.userId,
+          credential: 'pat',
+          tokenId: pat.id,
+          clientId: null,
+          organizationIds: pat.user.memberships.map((m) => m.organizationId),
+          scopes: new Set(pat.scopes as Scope[]),
+        } as Principal,
+        validUntil: pat.expiresAt?.getTime() ?? null,
+        lastUsedAt: pat.lastUsedAt?.getTime() ?? null,
+      };
+      await recordUse(prisma, entry, now);
+      return entry;
+    }
+    case 'at': {
+      const grant = await prisma.oAuthToken.findFirst({
+        where: { accessTokenHash: tokenHash, revokedAt: null, accessExpiresAt: { gt: now }, client: { deletedAt: null } },
+        include: { client: { select: { clientId: true } }, user: memberships },
+      });
+      if (!grant) return null;
+      const organizationIds = grant.user.memberships.map((m) => m.organizationId);
+      const scopes = new Set(grant.scopes as Scope[]);
+      const validUntil = grant.accessExpiresAt.getTime();
+      if (grant.subType === 'organization') {
+        // The grant stands only while its user still belongs to the organization it was made for.
+        if (!grant.organizationId || !organizationIds.includes(grant.organizationId)) return null;
+        const principal: Principal = { kind: 'organization', organizationId: grant.organizationId, credential: 'oauth', tokenId: grant.id, clientId: grant.client.clientId, userId: grant.userId, scopes };
+        return { principal, validUntil, lastUsedAt: null };
+      }
+      const principal: Principal = { kind: 'user', userId: grant.userId, credential: 'oauth', tokenId: grant.id, clientId: grant.client.clientId, organizationIds, scopes };
+      return { principal, validUntil, lastUsedAt: null };
+    }
+    case 'cst': {
+      const session = await prisma.customerSession.findFirst({
+        where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
+        select: { id: true, customerId: true, checkoutId: true, expiresAt: true, customer: { select: { organizationId: true } } },
+      });
+      if (!session) return null;
+      // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
+      const principal: Principal = {
+        kind: 'customer',
+        customerId: session.customerId,
+        organizationId: session.customer.organizationId,
+        sessionId: session.id,
+        checkoutId: session.checkoutId,
+        scopes: new Set(),
+      };
+      return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
+    }
+    default:
+      return null;
   }
-  if (token.startsWith(`${config.tokenPrefix}_us_`)) {
-    const session = await prisma.userSession.findFirst({
-      where: { tokenHash, revokedAt: null, expiresAt: { gt: now } },
-      include: { user: { select: { memberships: { select: { organizationId: true } } } } },
-    });
-    if (!session) return null;
-    const principal: Principal = {
-      kind: 'user',
-      userId: session.userId,
-      sessionId: session.id,
-      organizationIds: session.user.memberships.map((m) => m.organizationId),
-      scopes: new Set(allScopes),
-    };
-    return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
-  }
-  if (token.startsWith(`${config.tokenPrefix}_cst_`)) {
-    const session = await prisma.customerSession.findFirst({
-      where: { tokenHash, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } },
-      select: { id: true, customerId: true, checkoutId: true, expiresAt: true, customer: { select: { organizationId: true } } },
-    });
-    if (!session) return null;
-    // No Core scope: the Customer Portal admits a customer by principal kind, and Core never does.
-    const principal: Principal = {
-      kind: 'customer',
-      customerId: session.customerId,
-      organizationId: session.customer.organizationId,
-      sessionId: session.id,
-      checkoutId: session.checkoutId,
-      scopes: new Set(),
-    };
-    return { principal, validUntil: session.expiresAt.getTime(), lastUsedAt: null };
-  }
-  return null;
 }
 
 /**
@@ -136,16 +190,25 @@ async function lookUpPrincipal(environment: Environment, token: string, tokenHas
  */
 export async function principalStillLive(environment: Environment, principal: Principal, now: Date): Promise<boolean> {
   const { prisma } = environment;
+  const live = { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
+  const memberOf = async (userId: string) => new Set((await prisma.organizationMember.findMany({ where: { userId }, select: { organizationId: true } })).map((m) => m.organizationId));
   switch (principal.kind) {
     case 'organization':
-      return (await prisma.organizationAccessToken.count({ where: { id: principal.tokenId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } })) > 0;
+      if (principal.credential === 'oat') return (await prisma.organizationAccessToken.count({ where: { id: principal.tokenId, ...live } })) > 0;
+      return (
+        (await prisma.oAuthToken.count({ where: { id: principal.tokenId, revokedAt: null, accessExpiresAt: { gt: now }, client: { deletedAt: null } } })) > 0 &&
+        (await memberOf(principal.userId!)).has(principal.organizationId)
+      );
     case 'user': {
-      const session = await prisma.userSession.findFirst({
-        where: { id: principal.sessionId, revokedAt: null, expiresAt: { gt: now } },
-        select: { user: { select: { memberships: { select: { organizationId: true } } } } },
-      });
-      const memberOf = new Set(session?.user.memberships.map((m) => m.organizationId));
-      return session !== null && principal.organizationIds.every((id) => memberOf.has(id));
+      const standing =
+        principal.credential === 'session'
+          ? await prisma.userSession.count({ where: { id: principal.tokenId, revokedAt: null, expiresAt: { gt: now } } })
+          : principal.credential === 'pat'
+            ? await prisma.personalAccessToken.count({ where: { id: principal.tokenId, ...live } })
+            : await prisma.oAuthToken.count({ where: { id: principal.tokenId, revokedAt: null, accessExpiresAt: { gt: now }, client: { deletedAt: null } } });
+      if (!standing) return false;
+      const organizations = await memberOf(principal.userId);
+      return principal.organizationIds.every((id) => organizations.has(id));
     }
     case 'customer':
       return (await prisma.customerSession.count({ where: { id: principal.sessionId, revokedAt: null, expiresAt: { gt: now }, customer: { deletedAt: null } } })) > 0;

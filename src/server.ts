@@ -15,6 +15,9 @@ import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { serveProvider } from './oauth/provider.ts';
+import { isOAuthPath } from './oauth/routes.ts';
+import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
@@ -67,8 +70,10 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
+  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live };
+  await ensureSigningKey(environment, new Date());
   return {
-    environment: { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live },
+    environment,
     database: {
       ...database,
       async close() {
@@ -137,6 +142,11 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string) {
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname === '/readyz') return send(res, await readiness());
+    const provider = providerTarget(environments, url.pathname);
+    if (provider) {
+      const request = { req, res, path: provider.path, query: url.searchParams, requestId, readBody: (limit: number) => readBody(req, limit) };
+      return serveProvider(provider.served.environment, request, clock(), logger);
+    }
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
     const path = url.pathname.slice(served.base.length);
     const invoice = /^\/v1\/invoices\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$/.exec(path);
@@ -267,6 +277,13 @@ function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment
   if (pathname === '/v1' || pathname.startsWith('/v1/')) return environments.production;
   if (pathname === '/sandbox/v1' || pathname.startsWith('/sandbox/v1/')) return environments.sandbox;
   return undefined;
+}
+
+/** The environment and path of a request to the OAuth provider (its endpoints and pages), if it is one. */
+function providerTarget(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string) {
+  const sandbox = pathname.startsWith('/sandbox/');
+  const path = sandbox ? pathname.slice('/sandbox'.length) : pathname;
+  return isOAuthPath(path) ? { served: sandbox ? environments.sandbox : environments.production, path } : null;
 }
 
 function requestIdOf(req: IncomingMessage): string {

@@ -1,5 +1,9 @@
-// The scope catalogue. Every Core field declares the scope it needs (see the scope inventory test).
-export const allScopes = [
+// The scope catalogue, one list for every kind of token. Every Core field declares the scope it
+// needs (see the scope inventory test). The identity scopes say what an OAuth client learns about
+// the user (OpenID Connect claims, `core.me`); the resource scopes gate the Core API.
+export const identityScopes = ['openid', 'profile', 'email', 'user:read'] as const;
+
+export const resourceScopes = [
   'organizations:read',
   'organizations:write',
   'organization_access_tokens:read',
@@ -27,8 +31,48 @@ export const allScopes = [
   'webhooks:write',
 ] as const;
 
+export const allScopes = [...identityScopes, ...resourceScopes] as const;
+
 export type Scope = (typeof allScopes)[number];
+export type ResourceScope = (typeof resourceScopes)[number];
 
 export function isScope(value: string): value is Scope {
   return (allScopes as readonly string[]).includes(value);
 }
+
+export function isResourceScope(value: string): value is ResourceScope {
+  return (resourceScopes as readonly string[]).includes(value);
+}
+
+/** What each scope lets a client do, in words, for the consent page and the README. */
+export const scopeDescriptions: Record<Scope, string> = {
+  openid: 'Confirm who you are',
+  profile: 'See your name',
+  email: 'See your email address',
+  'user:read': 'Read your user account',
+  'organizations:read': 'Read your organizations',
+  'organizations:write': 'Create and change organizations',
+  'organization_access_tokens:read': 'Read organization access tokens',
+  'organization_access_tokens:write': 'Create and revoke organization access tokens',
+  'products:read': 'Read products and prices',
+  'products:write': 'Create and change products and prices',
+  'customers:read': 'Read customers',
+  'customers:write': 'Create, change and delete customers',
+  'customer_sessions:write': 'Sign customers in to the customer portal',
+  'checkouts:read': 'Read checkouts',
+  'checkouts:write': 'Create and change checkouts',
+  'orders:read': 'Read orders and invoices',
+  'orders:write': 'Change orders and generate invoices',
+  'refunds:read': 'Read refunds',
+  'refunds:write': 'Refund orders',
+  'subscriptions:read': 'Read subscriptions',
+  'subscriptions:write': 'Change and cancel subscriptions',
+  'benefits:read': 'Read benefits and their grants',
+  'benefits:write': 'Create, change and delete benefits',
+  'license_keys:read': 'Read license keys',
+  'license_keys:write': 'Change license keys',
+  'files:read': 'Read files',
+  'files:write': 'Upload and delete files',
+  'webhooks:read': 'Read webhook endpoints and deliveries',
+  'webhooks:write': 'Create and change webhook endpoints',
+};

@@ -9,7 +9,12 @@ const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const randomLength = 30;
 const checksumLength = 6;
 
-export type TokenKind = 'oat' | 'us' | 'cst' | 'whs';
+/**
+ * oat: organization access token; us: user session; pat: personal access token; cst: customer
+ * session; whs: webhook signing secret; at / rt: OAuth access / refresh token; ac: OAuth
+ * authorization code; ci / cs: OAuth client id / secret; rat: registration access token (RFC 7592).
+ */
+export type TokenKind = 'oat' | 'us' | 'pat' | 'cst' | 'whs' | 'at' | 'rt' | 'ac' | 'ci' | 'cs' | 'rat';
 
 function base62Random(length: number): string {
   let out = '';

@@ -23,6 +23,8 @@ export const builder = new SchemaBuilder<{
     scope: Scope | Scope[];
     /** A customer signed in by a session its organization issued, not one handed to a checkout's buyer. */
     fullCustomerSession: boolean;
+    /** A user signed in with email and password (a session), not through a token made for a tool or a client. */
+    signedInUser: boolean;
   };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
@@ -59,6 +61,7 @@ export const builder = new SchemaBuilder<{
       principal: (kinds) => (Array.isArray(kinds) ? kinds : [kinds]).includes(principal.kind as PrincipalKind),
       scope: (scopes) => principal.kind !== 'anonymous' && (Array.isArray(scopes) ? scopes : [scopes]).some((s) => principal.scopes.has(s)),
       fullCustomerSession: (required) => !required || (principal.kind === 'customer' && principal.checkoutId === null),
+      signedInUser: (required) => !required || (principal.kind === 'user' && principal.credential === 'session'),
     }),
     unauthorizedError: (_parent, ctx, _info, result) => {
       if (ctx.principal.kind === 'anonymous') return new UnauthenticatedError();
@@ -73,6 +76,9 @@ function describeFailure(failure: AuthFailure): string {
       if (failure.scope === 'scope') {
         const scopes = ([] as string[]).concat(failure.parameter as string | string[]);
         return `The access token lacks the required scope: ${scopes.join(' or ')}.`;
+      }
+      if (failure.scope === 'signedInUser') {
+        return 'Only a signed-in user may do this (a user session), not a personal access token or an OAuth client.';
       }
       if (failure.scope === 'fullCustomerSession') {
         return "A checkout's customer session only reads what the checkout bought; this needs a customer session the organization issued.";

@@ -4,6 +4,8 @@ import { builder } from './builder.ts';
 import './roots.ts';
 import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
+import '../modules/personal-access-tokens/schema.ts';
+import '../modules/oauth-clients/schema.ts';
 import '../modules/products/schema.ts';
 import '../modules/customers/schema.ts';
 import '../modules/customer-sessions/schema.ts';

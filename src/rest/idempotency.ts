@@ -13,7 +13,7 @@ function callerOf(ctx: Context, request: RestRequest): string {
   const { principal } = ctx;
   switch (principal.kind) {
     case 'organization':
-      return `organization-token:${principal.tokenId}`;
+      return `organization-${principal.credential}:${principal.tokenId}`;
     case 'user':
       return `user:${principal.userId}`;
     case 'customer':

@@ -7,7 +7,10 @@ import type { Environment } from '../context.ts';
 import { linkKey } from '../auth/signed-links.ts';
 import { generateToken } from '../auth/tokens.ts';
 
-async function secretsKey(environment: Environment): Promise<Buffer> {
+/** What encryption needs of an environment: its configuration and its database. */
+export type SecretStore = Pick<Environment, 'config' | 'prisma'>;
+
+async function secretsKey(environment: SecretStore): Promise<Buffer> {
   return environment.config.secretsKey ?? linkKey(environment.prisma, 'secrets-key');
 }
 
@@ -22,14 +25,14 @@ export function secretHint(secret: string): string {
 }
 
 /** `iv (12 bytes) | tag (16 bytes) | ciphertext`. */
-export async function encryptSecret(environment: Environment, secret: string): Promise<Uint8Array<ArrayBuffer>> {
+export async function encryptSecret(environment: SecretStore, secret: string): Promise<Uint8Array<ArrayBuffer>> {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', await secretsKey(environment), iv);
   const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
   return new Uint8Array(Buffer.concat([iv, cipher.getAuthTag(), ciphertext]));
 }
 
-export async function decryptSecret(environment: Environment, stored: Uint8Array): Promise<string> {
+export async function decryptSecret(environment: SecretStore, stored: Uint8Array): Promise<string> {
   const bytes = Buffer.from(stored);
   const decipher = createDecipheriv('aes-256-gcm', await secretsKey(environment), bytes.subarray(0, 12));
   decipher.setAuthTag(bytes.subarray(12, 28));

@@ -74,6 +74,26 @@ describe('kassa', () => {
     expect(result.stderr).toContain('Usage: kassa');
   });
 
+  it('signing-keys rotate makes a new key of OIDC_SIGNING_ALGORITHM sign and keeps the old one published; list shows both', async () => {
+    // Bootstrap wrote no key: the first start, or the first rotation, makes one.
+    expect(JSON.parse((await run(['signing-keys', 'list', '--environment', 'sandbox', '--json'])).stdout)).toEqual([]);
+    expect((await run(['signing-keys', 'rotate', '--environment', 'sandbox'])).stdout).toContain('retired no key');
+    const [first] = JSON.parse((await run(['signing-keys', 'list', '--environment', 'sandbox', '--json'])).stdout);
+    expect(first).toMatchObject({ algorithm: 'RS256', signing: true, retired_at: null });
+
+    const rotated = await run(['signing-keys', 'rotate', '--environment', 'sandbox'], { OIDC_SIGNING_ALGORITHM: 'ES256' });
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout).toContain(`retired ${first.kid}`);
+    const after = JSON.parse((await run(['signing-keys', 'list', '--environment', 'sandbox', '--json'], { OIDC_SIGNING_ALGORITHM: 'ES256' })).stdout);
+    expect(after).toHaveLength(2);
+    expect(after[0]).toMatchObject({ algorithm: 'ES256', signing: true });
+    expect(after[1]).toMatchObject({ kid: first.kid, signing: false, published_until: expect.any(String) });
+
+    const refused = await run(['signing-keys', 'rotate'], { OIDC_SIGNING_ALGORITHM: 'HS256' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('OIDC_SIGNING_ALGORITHM must be one of RS256, ES256');
+  });
+
   it('serves the bootstrapped data, refuses to share its database, and finishes in-flight requests on SIGTERM', async () => {
     const server = await serve();
     const auth = { authorization: `Bearer ${credentials.organization_access_token}` };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PrincipalCache } from '../../src/auth/principal-cache.ts';
 import type { Principal } from '../../src/context.ts';
 
-const principal: Principal = { kind: 'organization', organizationId: 'org', tokenId: 'token', scopes: new Set() };
+const principal: Principal = { kind: 'organization', organizationId: 'org', credential: 'oat', tokenId: 'token', clientId: null, userId: null, scopes: new Set() };
 const now = new Date('2027-01-01T00:00:00Z');
 const entry = (validUntil: number | null = null) => ({ principal, validUntil, lastUsedAt: null });
 

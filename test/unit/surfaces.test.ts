@@ -8,7 +8,7 @@ import { schema } from '../../src/graphql/schema.ts';
 
 const principals: Record<string, Principal> = {
   anonymous: { kind: 'anonymous' },
-  organization: { kind: 'organization', organizationId: crypto.randomUUID(), tokenId: crypto.randomUUID(), scopes: new Set(allScopes) },
+  organization: { kind: 'organization', organizationId: crypto.randomUUID(), credential: 'oat', tokenId: crypto.randomUUID(), clientId: null, userId: null, scopes: new Set(allScopes) },
   customer: { kind: 'customer', customerId: crypto.randomUUID(), organizationId: crypto.randomUUID(), sessionId: crypto.randomUUID(), checkoutId: null, scopes: new Set() },
 };
 

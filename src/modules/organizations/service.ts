@@ -5,7 +5,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
-import { type Scope, allScopes, isScope } from '../../auth/scopes.ts';
+import { type Scope, isResourceScope, resourceScopes } from '../../auth/scopes.ts';
 import { ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { organizationFilter, owningOrganization } from './access.ts';
@@ -63,8 +63,8 @@ export interface AccessTokenInput {
 
 export async function issueAccessToken(prisma: Db, config: Config, organizationId: string, input: AccessTokenInput, now: Date) {
   const issues = new ValidationIssues();
-  const unknown = input.scopes.filter((s) => !isScope(s));
-  if (unknown.length) issues.add(['input', 'scopes'], `Unknown scope(s): ${unknown.join(', ')}. Known scopes: ${allScopes.join(', ')}.`);
+  const unknown = input.scopes.filter((s) => !isResourceScope(s));
+  if (unknown.length) issues.add(['input', 'scopes'], `Unknown scope(s) for an organization token: ${unknown.join(', ')}. Known scopes: ${resourceScopes.join(', ')}.`);
   if (input.scopes.length === 0) issues.add(['input', 'scopes'], 'Grant at least one scope.');
   if (input.comment.length > 200) issues.add(['input', 'comment'], 'String should have at most 200 characters', 'string_too_long');
   if (input.expiresAt && input.expiresAt <= now) issues.add(['input', 'expiresAt'], 'The expiry must be in the future.');

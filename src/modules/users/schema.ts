@@ -1,11 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
-import { signIn, signOut } from './service.ts';
+import { CoreQuery } from '../../graphql/roots.ts';
+import { currentUser, signIn, signOut } from './service.ts';
 
 export const User = builder.prismaObject('User', {
   description: 'A person who signs in and belongs to organizations.',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     email: t.exposeString('email'),
+    emailVerified: t.exposeBoolean('emailVerified', { description: 'Whether the user proved they receive mail at this address.' }),
+    name: t.exposeString('name', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
@@ -35,5 +38,14 @@ builder.mutationField('signOut', (t) =>
     description: 'Revokes the session token this request was made with.',
     authScopes: { principal: 'user' },
     resolve: (_root, _args, ctx) => signOut(ctx),
+  }),
+);
+
+builder.objectField(CoreQuery, 'me', (t) =>
+  t.prismaField({
+    type: 'User',
+    description: 'The user the token acts for. Organization tokens act for no user and get 403.',
+    authScopes: { $all: { principal: 'user', scope: 'user:read' } },
+    resolve: (query, _root, _args, ctx) => currentUser(ctx, query),
   }),
 );

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
-import { RequestValidationError, UnauthenticatedError } from '../../graphql/errors.ts';
+import { NotPermittedError, RequestValidationError, UnauthenticatedError } from '../../graphql/errors.ts';
 
 export const sessionLifetimeMs = 7 * 24 * 3600 * 1000;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -24,10 +24,16 @@ export async function createUser(prisma: Db, input: { email: string; password: s
   return prisma.user.create({ data: { email, passwordHash: await hashPassword(input.password) } });
 }
 
-export async function signIn(ctx: Context, email: string, password: string) {
-  const user = await ctx.prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+/** The user with this email and password, or null; as slow for an unknown email as for a wrong password. */
+export async function checkCredentials(prisma: Db, email: string, password: string) {
+  const user = await prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
   const valid = await verifyPassword(password, user?.passwordHash ?? (await decoyHash));
-  if (!user || !valid) throw new UnauthenticatedError('Unknown email or wrong password.');
+  return user && valid ? user : null;
+}
+
+export async function signIn(ctx: Context, email: string, password: string) {
+  const user = await checkCredentials(ctx.prisma, email, password);
+  if (!user) throw new UnauthenticatedError('Unknown email or wrong password.');
   return createSession(ctx.prisma, ctx.environment.config, user.id, ctx.now());
 }
 
@@ -41,8 +47,8 @@ export async function createSession(prisma: Db, config: Config, userId: string, 
 }
 
 export async function signOut(ctx: Context) {
-  if (ctx.principal.kind !== 'user') return false;
-  const { sessionId } = ctx.principal;
+  if (ctx.principal.kind !== 'user' || ctx.principal.credential !== 'session') return false;
+  const sessionId = ctx.principal.tokenId;
   const { tokenHash } = await ctx.prisma.$transaction(async (tx) => {
     const session = await tx.userSession.update({ where: { id: sessionId }, data: { revokedAt: ctx.now() } });
     await announcePrincipalChange(tx as Db, [session.tokenHash]);
@@ -50,4 +56,10 @@ export async function signOut(ctx: Context) {
   });
   ctx.environment.principals.forget([tokenHash]);
   return true;
+}
+
+/** The user behind a user principal; an organization's token acts for no user, so it has none to show. */
+export async function currentUser(ctx: Context, query: object) {
+  if (ctx.principal.kind !== 'user') throw new NotPermittedError('core.me answers for a user token only: an organization token acts for no user.');
+  return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } });
 }

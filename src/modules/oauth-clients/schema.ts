@@ -1,0 +1,128 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { OAuthClient } from '../../generated/prisma/client.ts';
+import { builder } from '../../graphql/builder.ts';
+import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
+import { maxClientNameLength, maxRedirectUris, tokenEndpointAuthMethods } from '../../oauth/clients.ts';
+import { createOAuth2Client, deleteOAuth2Client, listOAuth2Clients, rotateOAuth2ClientSecret, updateOAuth2Client } from './service.ts';
+
+// OAuth clients are managed only by their user signed in with a password, as personal tokens are:
+// a token never registers or changes clients. A session holds every scope; `user:read` names the account.
+const signedInUserOnly = { $all: { signedInUser: true, scope: 'user:read' } } as const;
+
+export const OAuth2Client = builder.prismaObject('OAuthClient', {
+  name: 'OAuth2Client',
+  description: 'An application registered to ask users for access through OAuth 2.0 / OpenID Connect. Its secret is stored hashed and never shown again.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    clientId: t.exposeString('clientId', { description: 'The public identifier the application sends as client_id.' }),
+    clientName: t.exposeString('clientName'),
+    redirectUris: t.exposeStringList('redirectUris'),
+    scopes: t.exposeStringList('scopes', { description: 'The scopes the application may ask for.' }),
+    tokenEndpointAuthMethod: t.exposeString('tokenEndpointAuthMethod', { description: `How it authenticates at the token endpoint: ${tokenEndpointAuthMethods.join(', ')}.` }),
+    grantTypes: t.exposeStringList('grantTypes'),
+    responseTypes: t.exposeStringList('responseTypes'),
+    clientUri: t.exposeString('clientUri', { nullable: true }),
+    logoUri: t.exposeString('logoUri', { nullable: true }),
+    tosUri: t.exposeString('tosUri', { nullable: true }),
+    policyUri: t.exposeString('policyUri', { nullable: true }),
+    isPublic: t.boolean({ description: 'A public client has no secret (token_endpoint_auth_method none) and must use PKCE.', resolve: (client) => client.tokenEndpointAuthMethod === 'none' }),
+    clientSecretExpiresAt: t.expose('clientSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'When the secret stops working; null: it works until rotated.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const OAuth2ClientList = listType('OAuth2Client', OAuth2Client);
+
+interface ClientWithSecrets {
+  client: OAuthClient;
+  clientSecret: string | null;
+}
+
+const OAuth2ClientCreated = builder.objectRef<ClientWithSecrets & { registrationAccessToken: string }>('OAuth2ClientCreated').implement({
+  fields: (t) => ({
+    client: t.field({ type: OAuth2Client, resolve: (created) => created.client }),
+    clientSecret: t.exposeString('clientSecret', { nullable: true, description: 'The client secret; null for a public client. Shown only in this response.' }),
+    registrationAccessToken: t.exposeString('registrationAccessToken', {
+      description: 'Manages this registration through RFC 7592 (`/v1/oauth2/register/{client_id}`). Shown only in this response.',
+    }),
+  }),
+});
+
+const OAuth2ClientUpdated = builder.objectRef<ClientWithSecrets>('OAuth2ClientUpdated').implement({
+  fields: (t) => ({
+    client: t.field({ type: OAuth2Client, resolve: (updated) => updated.client }),
+    clientSecret: t.exposeString('clientSecret', { nullable: true, description: 'A new secret, when the change made a public client confidential; otherwise null. Shown only in this response.' }),
+  }),
+});
+
+const OAuth2ClientSecretRotated = builder.objectRef<{ client: OAuthClient; clientSecret: string }>('OAuth2ClientSecretRotated').implement({
+  fields: (t) => ({
+    client: t.field({ type: OAuth2Client, resolve: (rotated) => rotated.client }),
+    clientSecret: t.exposeString('clientSecret', { description: 'The new secret; the old one no longer works. Shown only in this response.' }),
+  }),
+});
+
+const inputFields = (required: boolean) => (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
+  clientName: t.string({ required, description: `The name users see on the consent page, at most ${maxClientNameLength} characters.` }),
+  redirectUris: t.stringList({
+    required,
+    description: `Where users are sent back, matched exactly: https URLs (http only on 127.0.0.1, [::1] or localhost), no fragment; 1 to ${maxRedirectUris}.`,
+  }),
+  scopes: t.stringList({ description: 'The scopes the client may ask for, from the catalogue; omitted on creation: every scope.' }),
+  tokenEndpointAuthMethod: t.string({ description: `${tokenEndpointAuthMethods.join(', ')}; omitted on creation: client_secret_basic. none makes a public client, without a secret.` }),
+  grantTypes: t.stringList({ description: 'authorization_code, and refresh_token for refresh tokens; omitted on creation: both.' }),
+  responseTypes: t.stringList({ description: 'code; omitted on creation: code.' }),
+  clientUri: t.string({ description: 'The application home page: an https URL, or null.' }),
+  logoUri: t.string({ description: 'The application logo: an https URL, or null.' }),
+  tosUri: t.string({ description: 'The terms of service: an https URL, or null.' }),
+  policyUri: t.string({ description: 'The privacy policy: an https URL, or null.' }),
+});
+
+const OAuth2ClientCreateInput = builder.inputType('OAuth2ClientCreateInput', { fields: inputFields(true) });
+const OAuth2ClientUpdateInput = builder.inputType('OAuth2ClientUpdateInput', {
+  description: 'The fields to change; fields left out keep their value, and null clears an optional URL.',
+  fields: inputFields(false),
+});
+
+builder.objectFields(CoreQuery, (t) => ({
+  oauth2Clients: t.field({
+    type: OAuth2ClientList,
+    description: "The signed-in user's own OAuth clients, newest first.",
+    authScopes: signedInUserOnly,
+    args: pageArgs(t.arg),
+    resolve: (_root, args, ctx, info) => listOAuth2Clients(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+  }),
+}));
+
+builder.objectFields(CoreMutation, (t) => ({
+  oauth2ClientCreate: t.field({
+    type: OAuth2ClientCreated,
+    description: 'Registers an OAuth client for the signed-in user. Its secret and registration access token are shown only in the answer.',
+    authScopes: signedInUserOnly,
+    args: { input: t.arg({ type: OAuth2ClientCreateInput, required: true }) },
+    resolve: (_root, { input }, ctx) => createOAuth2Client(ctx, input),
+  }),
+  oauth2ClientUpdate: t.field({
+    type: OAuth2ClientUpdated,
+    description: "Changes one of the signed-in user's OAuth clients.",
+    authScopes: signedInUserOnly,
+    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: OAuth2ClientUpdateInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => updateOAuth2Client(ctx, id, input),
+  }),
+  oauth2ClientRotateSecret: t.field({
+    type: OAuth2ClientSecretRotated,
+    description: "Issues a new secret to one of the signed-in user's confidential clients; the old secret stops working at once.",
+    authScopes: signedInUserOnly,
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, { id }, ctx) => rotateOAuth2ClientSecret(ctx, id),
+  }),
+  oauth2ClientDelete: t.field({
+    type: OAuth2Client,
+    description: "Deletes one of the signed-in user's OAuth clients: it can no longer sign users in, and every token issued to it is revoked.",
+    authScopes: signedInUserOnly,
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, { id }, ctx) => deleteOAuth2Client(ctx, id),
+  }),
+}));

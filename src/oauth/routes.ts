@@ -1,0 +1,40 @@
+// The OAuth 2.0 / OpenID Connect provider's endpoints and pages, by method and path. They are not
+// GraphQL operations: their wire formats are fixed by the RFCs (form-encoded requests, RFC 6749
+// error bodies, redirects), so each is a plain handler. Paths are under the environment's base
+// (`/sandbox` for sandbox), as the rest of the API is.
+import type { OAuthHandler } from './http.ts';
+
+export interface OAuthRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  handler: OAuthHandler;
+}
+
+const routes: OAuthRoute[] = [];
+
+/** Adds routes to the provider; each endpoint module registers its own. */
+export function defineOAuthRoutes(entries: OAuthRoute[]): void {
+  for (const entry of entries) {
+    if (routes.some((r) => r.method === entry.method && r.path === entry.path)) throw new Error(`Duplicate OAuth route ${entry.method} ${entry.path}`);
+    routes.push(entry);
+  }
+}
+
+const pattern = (path: string) => new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
+
+/** The route for a request, `method-not-allowed` for a known path with another method, or null. */
+export function matchOAuthRoute(method: string, path: string): { route: OAuthRoute; params: Record<string, string> } | 'method-not-allowed' | null {
+  let known = false;
+  for (const route of routes) {
+    const m = pattern(route.path).exec(path);
+    if (!m) continue;
+    known = true;
+    if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params: { ...m.groups } };
+  }
+  return known ? 'method-not-allowed' : null;
+}
+
+/** Whether a path (under an environment's base) belongs to the provider. */
+export function isOAuthPath(path: string): boolean {
+  return path.startsWith('/v1/oauth2/') || path.startsWith('/oauth2/') || path.startsWith('/.well-known/');
+}

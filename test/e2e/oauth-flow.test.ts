@@ -1,0 +1,336 @@
+// The authorization code flow against a live server, through the sign-in and consent pages, and
+// each attack on it refused with the RFC's error.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createOrganization } from '../../src/modules/organizations/service.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
+import { startTestServer, restClient, graphqlClient, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
+
+let server: TestServer;
+let org: Org;
+let other: Org;
+let client: RegisteredClient;
+let publicClient: RegisteredClient;
+let issuer: string;
+const redirectUri = 'http://127.0.0.1:9/callback';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await newOrganization(server);
+  other = await newOrganization(server);
+  issuer = issuerOf(server);
+  const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+  client = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' });
+  publicClient = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: 'Public App' });
+});
+afterAll(() => server?.close());
+
+const user = () => ({ email: org.userEmail, password: org.userPassword });
+
+function authorizationParams(c: RegisteredClient, extra: Record<string, string> = {}) {
+  return { response_type: 'code', client_id: c.client_id, redirect_uri: redirectUri, scope: 'openid email products:read', state: 'state-123', nonce: 'nonce-456', ...extra };
+}
+
+async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, browser = new Browser(server.url)) {
+  const back = await authorizeInBrowser(browser, issuer, authorizationParams(c, extra), user(), { organizationId: org.organizationId });
+  expect(back.origin + back.pathname).toBe(redirectUri);
+  expect(back.searchParams.get('state')).toBe('state-123');
+  expect(back.searchParams.get('iss')).toBe(issuer);
+  const code = back.searchParams.get('code');
+  expect(code).toMatch(/^service_ac_[0-9A-Za-z]{36}$/);
+  return code!;
+}
+
+function exchange(c: RegisteredClient, code: string, extra: Record<string, string> = {}) {
+  const secret: Record<string, string> = c.client_secret ? { client_secret: c.client_secret } : {};
+  return postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: c.client_id, ...secret, ...extra });
+}
+
+function refresh(c: RegisteredClient, refreshToken: string, extra: Record<string, string> = {}) {
+  const secret: Record<string, string> = c.client_secret ? { client_secret: c.client_secret } : {};
+  return postForm(server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.client_id, ...secret, ...extra });
+}
+
+describe('authorization code flow', () => {
+  test('a confidential client gets an organization-scoped token that works on the Core API within its scopes', async () => {
+    const code = await codeFor(client);
+    const tokens = await exchange(client, code);
+    expect(tokens.status).toBe(200);
+    expect(tokens.headers.get('cache-control')).toBe('no-store');
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'openid email products:read' });
+    expect(tokens.body.access_token).toMatch(/^service_at_/);
+    expect(tokens.body.refresh_token).toMatch(/^service_rt_/);
+    expect(typeof tokens.body.id_token).toBe('string');
+
+    const api = restClient(server.base(), tokens.body.access_token);
+    const products = await api('GET', '/products/');
+    expect(products.status).toBe(200);
+    // products:write was not granted.
+    const created = await api('POST', '/products/', { name: 'X', prices: [{ amount_type: 'free' }] });
+    expect(created.status).toBe(403);
+    expect(created.body.detail).toContain('products:write');
+    // The token is stored only as a hash.
+    const row = await server.kassa.environments.production.environment.prisma.oAuthToken.findFirst({ where: { accessTokenHash: hashToken(tokens.body.access_token) } });
+    expect(row).not.toBeNull();
+    expect(JSON.stringify(row)).not.toContain(tokens.body.access_token);
+  });
+
+  test('a public client must use PKCE, and then needs no secret', async () => {
+    const browser = new Browser(server.url);
+    const refused = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(publicClient))}`);
+    expect(refused.status).toBe(303);
+    const error = new URL(refused.location!);
+    expect(error.searchParams.get('error')).toBe('invalid_request');
+    expect(error.searchParams.get('state')).toBe('state-123');
+
+    const pkce = pkcePair();
+    const code = await codeFor(publicClient, { code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    const tokens = await exchange(publicClient, code, { code_verifier: pkce.verifier });
+    expect(tokens.status).toBe(200);
+  });
+
+  test('sub_type=user gives a user-scoped token that reaches every organization of the user', async () => {
+    const prisma = server.kassa.environments.production.environment.prisma;
+    const owner = await prisma.user.findUniqueOrThrow({ where: { email: org.userEmail } });
+    const second = await createOrganization(prisma, { name: 'Second Org', ownerId: owner.id });
+    const browser = new Browser(server.url);
+    const back = await authorizeInBrowser(browser, issuer, authorizationParams(client, { sub_type: 'user' }), user());
+    const tokens = await exchange(client, back.searchParams.get('code')!);
+    expect(tokens.status).toBe(200);
+    const gql = graphqlClient(server.base(), tokens.body.access_token);
+    const orgs = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
+    expect(orgs.body).toMatchObject({ active: true, sub_type: 'user', sub: owner.id });
+    const listed = await gql('{ core { products(organizationId: ["' + second.id + '"]) { pagination { totalCount } } } }');
+    expect(listed.body.errors).toBeUndefined();
+  });
+
+  test('deny sends access_denied back with the state', async () => {
+    const browser = new Browser(server.url);
+    const back = await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { decision: 'deny' });
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('state')).toBe('state-123');
+    expect(back.searchParams.has('code')).toBe(false);
+  });
+
+  test('the pages forbid framing, carry a strict CSP and refuse a consent posted from elsewhere', async () => {
+    const browser = new Browser(server.url);
+    const first = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client))}`);
+    const signIn = await browser.get(new URL(first.location!, issuer).toString());
+    expect(signIn.headers.get('x-frame-options')).toBe('DENY');
+    expect(signIn.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(signIn.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const setCookie = (await browser.post(`${issuer}/oauth2/login`, { ...formFields(signIn.text), ...user() })).headers.getSetCookie().join('\n');
+    expect(setCookie).toMatch(/kassa_session=service_us_[^;]+; Path=\/oauth2; Max-Age=\d+; HttpOnly; Secure; SameSite=Lax/);
+    const consent = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client))}`);
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain('Read products and prices');
+    const fields = formFields(consent.text);
+    // Without the CSRF token, and from another origin: no code.
+    const forged = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, csrf_token: 'forged', decision: 'approve', organization_id: org.organizationId });
+    expect(forged.status).toBe(400);
+    const crossSite = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: org.organizationId }, { origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(400);
+    // Another user's organization cannot be chosen.
+    const foreign = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: other.organizationId });
+    expect(foreign.status).toBe(400);
+    expect(foreign.text).toContain('Choose one of your organizations');
+  });
+});
+
+describe('attacks', () => {
+  test('a replayed code fails and revokes every token issued from it', async () => {
+    const code = await codeFor(client);
+    const first = await exchange(client, code);
+    expect(first.status).toBe(200);
+    const again = await exchange(client, code);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+    expect((await restClient(server.base(), first.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await refresh(client, first.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('two concurrent exchanges of one code give tokens to at most one, and those are revoked', async () => {
+    const code = await codeFor(client);
+    const results = await Promise.all([exchange(client, code), exchange(client, code)]);
+    expect(results.filter((r) => r.status === 200).length).toBe(1);
+    const winner = results.find((r) => r.status === 200)!;
+    expect((await restClient(server.base(), winner.body.access_token)('GET', '/products/')).status).toBe(401);
+  });
+
+  test("a token reaches none of another organization's data, organization-scoped or user-scoped", async () => {
+    const foreignProduct = await other.api('POST', '/products/', { name: 'Not yours', recurring_interval: null, prices: [{ amount_type: 'free' }] });
+    expect(foreignProduct.status).toBe(201);
+    const organizationScoped = (await exchange(client, await codeFor(client))).body.access_token;
+    const back = await authorizeInBrowser(new Browser(server.url), issuer, authorizationParams(client, { sub_type: 'user' }), user());
+    const userScoped = (await exchange(client, back.searchParams.get('code')!)).body.access_token;
+    for (const token of [organizationScoped, userScoped]) {
+      const api = restClient(server.base(), token);
+      expect((await api('GET', `/products/${foreignProduct.body.id}`)).status).toBe(404);
+      const listed = await api('GET', `/products/?organization_id=${other.organizationId}`);
+      // Asking for the other organization by id filters down to nothing, as for an organization token.
+      expect(listed.status).toBe(200);
+      expect(listed.body).toMatchObject({ items: [], pagination: { total_count: 0 } });
+      const own = await api('GET', '/products/');
+      expect(own.status).toBe(200);
+      expect(own.body.items.map((p: { id: string }) => p.id)).not.toContain(foreignProduct.body.id);
+    }
+  });
+
+  test('a code issued to one client is refused to another', async () => {
+    const code = await codeFor(client);
+    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const thief = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+    const stolen = await exchange(thief, code);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('invalid_grant');
+  });
+
+  test('a wrong, missing or unneeded PKCE verifier is refused', async () => {
+    const pkce = pkcePair();
+    const withChallenge = () => codeFor(client, { code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    expect((await exchange(client, await withChallenge(), { code_verifier: pkcePair().verifier })).body.error).toBe('invalid_grant');
+    expect((await exchange(client, await withChallenge())).body.error).toBe('invalid_grant');
+    expect((await exchange(client, await codeFor(client), { code_verifier: pkce.verifier })).body.error).toBe('invalid_grant');
+  });
+
+  test('the plain PKCE method is refused', async () => {
+    const browser = new Browser(server.url);
+    const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }))}`);
+    const back = new URL(response.location!);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toContain('plain');
+  });
+
+  test('an unregistered redirect_uri gets an error page and no redirect', async () => {
+    const browser = new Browser(server.url);
+    for (const uri of ['https://evil.example/callback', `${redirectUri}/extra`, `${redirectUri}?x=1`]) {
+      const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { redirect_uri: uri }))}`);
+      expect(response.status).toBe(400);
+      expect(response.location).toBeNull();
+      expect(response.text).toContain('redirect_uri');
+    }
+    const unknownClient = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { client_id: 'service_ci_unknown' }))}`);
+    expect(unknownClient.status).toBe(400);
+    expect(unknownClient.location).toBeNull();
+  });
+
+  test('a redirect_uri differing from the authorization request is refused at the token endpoint', async () => {
+    const code = await codeFor(client);
+    const response = await exchange(client, code, { redirect_uri: 'http://127.0.0.1:9/other' });
+    expect(response.body.error).toBe('invalid_grant');
+  });
+
+  test('scopes beyond the client registration are refused, and a refresh cannot widen the grant', async () => {
+    const browser = new Browser(server.url);
+    const escalate = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { scope: 'openid webhooks:write' }))}`);
+    expect(new URL(escalate.location!).searchParams.get('error')).toBe('invalid_scope');
+    const tokens = await exchange(client, await codeFor(client));
+    const wider = await refresh(client, tokens.body.refresh_token, { scope: 'openid email products:read products:write' });
+    expect(wider.status).toBe(400);
+    expect(wider.body.error).toBe('invalid_scope');
+    const narrower = await refresh(client, tokens.body.refresh_token, { scope: 'products:read' });
+    expect(narrower.status).toBe(200);
+    expect(narrower.body.scope).toBe('products:read');
+  });
+
+  test('refresh rotates the token, and reuse of a rotated refresh token revokes the whole family', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    const rotated = await refresh(client, tokens.body.refresh_token);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.refresh_token).not.toBe(tokens.body.refresh_token);
+    const reused = await refresh(client, tokens.body.refresh_token);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+    expect((await restClient(server.base(), rotated.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await refresh(client, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('a production token is unknown in sandbox', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    expect((await restClient(server.base('sandbox'), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+  });
+
+  test('client authentication is required at the token endpoint', async () => {
+    const code = await codeFor(client);
+    const noSecret = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
+    expect(noSecret.status).toBe(401);
+    expect(noSecret.body.error).toBe('invalid_client');
+    const wrongSecret = await exchange({ ...client, client_secret: 'service_cs_wrong' }, code);
+    expect(wrongSecret.status).toBe(401);
+    // The code survived the failed attempts.
+    expect((await exchange(client, code)).status).toBe(200);
+  });
+
+  test('an unsupported grant type and a non-form body are refused with RFC errors', async () => {
+    const password = await postForm(server, 'production', '/oauth2/token', { grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret! });
+    expect(password.body.error).toBe('unsupported_grant_type');
+    const jsonBody = await fetch(`${server.base()}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(jsonBody.status).toBe(400);
+    expect((await jsonBody.json()).error).toBe('invalid_request');
+  });
+});
+
+describe('revocation and introspection', () => {
+  test('introspection answers the owning client only, and revocation ends the family at once', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    const auth = { client_id: client.client_id, client_secret: client.client_secret! };
+    const active = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth });
+    expect(active.body).toMatchObject({ active: true, client_id: client.client_id, token_type: 'access_token', scope: 'openid email products:read', sub_type: 'organization', sub: org.organizationId, aud: client.client_id, iss: issuer });
+    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const stranger = await registerClient(server, 'production', userToken, { client_name: 'Stranger' });
+    const foreign = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! });
+    expect(foreign.body).toEqual({ active: false });
+    // Another client's revocation changes nothing.
+    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! })).status).toBe(200);
+    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
+
+    const revoked = await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, token_type_hint: 'refresh_token', ...auth });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({});
+    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
+    // Revoking again, or revoking garbage, is still 200.
+    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, ...auth })).status).toBe(200);
+    expect((await postForm(server, 'production', '/oauth2/revoke', { token: 'garbage', ...auth })).status).toBe(200);
+    // Without client authentication: refused.
+    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token })).status).toBe(401);
+  });
+});
+
+describe('sign-in', () => {
+  test('wrong passwords are throttled per account, with Retry-After, and a right one then waits too', async () => {
+    const target = await newOrganization(server);
+    const browser = new Browser(server.url);
+    const attempt = async (password: string) => {
+      const page = await browser.get(`${issuer}/oauth2/login`);
+      return browser.post(`${issuer}/oauth2/login`, { ...formFields(page.text), email: target.userEmail, password });
+    };
+    for (let i = 0; i < 5; i++) expect((await attempt('wrong password!')).status).toBe(401);
+    const throttled = await attempt(target.userPassword);
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(throttled.text).toContain('Too many failed sign-in attempts');
+    expect(throttled.headers.getSetCookie().join('')).not.toContain('kassa_session=');
+  });
+
+  test('concurrent guesses get no more tries than the limit', async () => {
+    const target = await newOrganization(server);
+    const browser = new Browser(server.url);
+    const page = await browser.get(`${issuer}/oauth2/login`);
+    const fields = formFields(page.text);
+    const results = await Promise.all(Array.from({ length: 12 }, () => browser.post(`${issuer}/oauth2/login`, { ...fields, email: target.userEmail, password: 'wrong password!' })));
+    expect(results.filter((r) => r.status === 401).length).toBe(5);
+    expect(results.filter((r) => r.status === 429).length).toBe(7);
+  });
+
+  test('the sign-in form refuses a post without its CSRF token and never redirects off-site', async () => {
+    const browser = new Browser(server.url);
+    const page = await browser.get(`${issuer}/oauth2/login`);
+    const forged = await browser.post(`${issuer}/oauth2/login`, { email: org.userEmail, password: org.userPassword });
+    expect(forged.status).toBe(403);
+    const offSite = await browser.post(`${issuer}/oauth2/login`, { ...formFields(page.text), ...user(), return_to: 'https://evil.example/' });
+    expect(offSite.status).toBe(303);
+    expect(offSite.location).toBe('/oauth2/login');
+  });
+});
