@@ -79,8 +79,8 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   organizationAccessTokenCreate: t.field({
     type: OrganizationAccessTokenCreated,
-    description: 'Creates an organization access token. Only a signed-in member of the organization may.',
-    authScopes: { $all: { principal: 'user', scope: 'organization_access_tokens:write' } },
+    description: 'Creates an organization access token. Only a member of the organization signed in with a password may: a token (personal or OAuth) would otherwise mint a wider, longer-lived one.',
+    authScopes: { $all: { signedInUser: true, scope: 'organization_access_tokens:write' } },
     args: { input: t.arg({ type: OrganizationAccessTokenCreateInput, required: true }) },
     resolve: (_root, { input }, ctx) => createAccessToken(ctx, input),
   }),
