@@ -1,7 +1,7 @@
 // The sign-in page: email and password (scrypt hashes), throttled per account and per address,
 // then a session cookie and back to where the user was going (only ever a page of the provider).
 import type { Environment } from '../context.ts';
-import { checkCredentials, createSession, normalizeEmail } from '../modules/users/service.ts';
+import { attemptSignIn, createSession, normalizeEmail } from '../modules/users/service.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import { defineOAuthRoutes } from '../oauth/routes.ts';
 import { html, page } from './html.ts';
@@ -18,9 +18,6 @@ import {
   sessionCsrfToken,
   signInCsrf,
 } from './session.ts';
-
-/** Failed attempts allowed per account, and per client address, within the window. */
-export const signInThrottle = { windowMs: 15 * 60 * 1000, perAccount: 5, perAddress: 20 };
 
 /** Where to go after signing in: only a page of this environment's provider, never another site. */
 function safeReturnTo(environment: Environment, value: string | null): string | null {
@@ -45,22 +42,6 @@ ${options.returnTo ? html`<input type="hidden" name="return_to" value="${options
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>`;
   return page(body, { title: 'Sign in', environment: environment.name, status: options.status, headers: { 'set-cookie': csrf.setCookie, ...options.headers } });
-}
-
-/**
- * How long until the account or the address may try again, in seconds; 0 when it may now. The
- * attempt being made is recorded (as failed) before this is asked, so of concurrent guesses only
- * as many as the limit allows get past it, however they interleave.
- */
-async function throttledFor(prisma: Db, email: string, ip: string, now: Date): Promise<number> {
-  const since = new Date(now.getTime() - signInThrottle.windowMs);
-  const wait = async (where: { email: string } | { ip: string }, limit: number) => {
-    const failures = await prisma.loginAttempt.findMany({ where: { ...where, succeeded: false, createdAt: { gt: since } }, orderBy: { createdAt: 'desc' }, take: limit + 1, select: { createdAt: true } });
-    if (failures.length <= limit) return 0;
-    // Free again when the oldest of the last `limit` failures leaves the window.
-    return Math.max(1, Math.ceil((failures[limit - 1].createdAt.getTime() + signInThrottle.windowMs - now.getTime()) / 1000));
-  };
-  return Math.max(await wait({ email }, signInThrottle.perAccount), await wait({ ip }, signInThrottle.perAddress));
 }
 
 async function showSignIn(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
@@ -95,47 +76,51 @@ async function signIn(environment: Environment, request: OAuthRequest, now: Date
   }
   if (!email || !password) return signInPage(environment, request, { returnTo, email, status: 400, error: 'Enter your email and your password.' });
   const { prisma } = environment;
-  const attempt = await prisma.loginAttempt.create({ data: { email, ip: request.clientIp, succeeded: false, createdAt: now } });
-  const wait = await throttledFor(prisma, email, request.clientIp, now);
-  if (wait > 0) {
-    const minutes = Math.ceil(wait / 60);
+  const outcome = await attemptSignIn(prisma, email, password, request.clientIp, now);
+  if (outcome.kind === 'throttled') {
+    const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
     return signInPage(environment, request, {
       returnTo,
       email,
       status: 429,
-      headers: { 'retry-after': String(wait) },
+      headers: { 'retry-after': String(outcome.retryAfterSeconds) },
       error: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     });
   }
-  const user = await checkCredentials(prisma, email, password);
-  if (!user) return signInPage(environment, request, { returnTo, email, status: 401, error: 'Unknown email or wrong password.' });
-  await prisma.loginAttempt.update({ where: { id: attempt.id }, data: { succeeded: true } });
+  if (outcome.kind === 'refused') return signInPage(environment, request, { returnTo, email, status: 401, error: 'Unknown email or wrong password.' });
+  const { user } = outcome;
   // A new session on every sign-in: a session id known before signing in is worth nothing after.
   const { token } = await createSession(prisma, environment.config, user.id, now);
   const target = returnTo ? withoutLoginPrompt(returnTo) : `${pagesPath(environment)}/login`;
   return redirect(target, { 'set-cookie': sessionCookie(environment, token) });
 }
 
-/** After signing in, `prompt=login` has been honoured: the request goes on without it. */
+/**
+ * After signing in, `prompt=login` and `max_age` have been honoured by the password just entered:
+ * the request goes on without them (with them, `max_age=0` would ask for the password for ever).
+ */
 function withoutLoginPrompt(returnTo: string): string {
   const url = new URL(returnTo, 'http://kassa');
   const prompts = (url.searchParams.get('prompt') ?? '').split(' ').filter((p) => p && p !== 'login');
   if (prompts.length) url.searchParams.set('prompt', prompts.join(' '));
   else url.searchParams.delete('prompt');
+  url.searchParams.delete('max_age');
   return `${url.pathname}${url.search}`;
 }
 
 async function signOut(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const form = formBody(request);
   const session = await currentSession(environment, request, now);
-  if (session && sameOriginPost(environment, request) && (await checkSessionCsrf(environment, session, 'sign-out', form.get('csrf_token')))) {
-    const { tokenHash } = await environment.prisma.$transaction(async (tx) => {
-      const ended = await tx.userSession.update({ where: { id: session.id }, data: { revokedAt: now } });
-      await announcePrincipalChange(tx as Db, [ended.tokenHash]);
-      return ended;
-    });
-    environment.principals.forget([tokenHash]);
+  // A sign-out that is not this site's own form changes nothing, the cookie included.
+  if (!session || !sameOriginPost(environment, request) || !(await checkSessionCsrf(environment, session, 'sign-out', form.get('csrf_token')))) {
+    return redirect(`${pagesPath(environment)}/login`);
   }
+  const { tokenHash } = await environment.prisma.$transaction(async (tx) => {
+    const ended = await tx.userSession.update({ where: { id: session.id }, data: { revokedAt: now } });
+    await announcePrincipalChange(tx as Db, [ended.tokenHash]);
+    return ended;
+  });
+  environment.principals.forget([tokenHash]);
   return redirect(`${pagesPath(environment)}/login`, { 'set-cookie': clearSessionCookie(environment) });
 }
 
