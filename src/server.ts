@@ -130,8 +130,9 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
         'request',
       );
     });
+    const clientIp = req.socket.remoteAddress ?? '';
     requestScope.run({ requestId, environment: served?.environment.name ?? 'production' }, () => {
-      handle(req, res, url, served, requestId).catch((error) => {
+      handle(req, res, url, served, requestId, clientIp).catch((error) => {
         logger.error({ err: error, requestId }, 'unexpected error');
         if (!res.headersSent) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
         else res.destroy();
@@ -139,12 +140,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string) {
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname === '/readyz') return send(res, await readiness());
     const provider = providerTarget(environments, url.pathname);
     if (provider) {
-      const request = { req, res, path: provider.path, query: url.searchParams, requestId, readBody: (limit: number) => readBody(req, limit) };
+      const request = { req, res, path: provider.path, query: url.searchParams, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
       return serveProvider(provider.served.environment, request, clock(), logger);
     }
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
@@ -191,7 +192,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     let context: Context;
     try {
       const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
-      context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp: req.socket.remoteAddress ?? '', now: clock };
+      context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp, now: clock };
     } catch (error) {
       if (!(error instanceof KassaError)) throw error;
       if (isGraphQL) return send(res, { status: error.status, body: { errors: [error.toJSON()] } });

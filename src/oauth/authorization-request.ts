@@ -122,12 +122,12 @@ function checkSubType(params: URLSearchParams): SubType {
 
 /** OpenID Connect Core §3.1.2.1: `none` stands alone. */
 function checkPrompt(params: URLSearchParams): Prompt[] {
-  const prompts = (single(params, 'prompt') ?? '').split(' ').filter(Boolean);
-  for (const prompt of prompts) {
+  const requested = (single(params, 'prompt') ?? '').split(' ').filter(Boolean);
+  for (const prompt of requested) {
     if (!(prompts as readonly string[]).includes(prompt)) throw new InvalidRequest(`prompt "${prompt}" is not supported (${prompts.join(', ')}).`);
   }
-  if (prompts.includes('none') && prompts.length > 1) throw new InvalidRequest('prompt=none cannot be combined with other prompt values.');
-  return prompts as Prompt[];
+  if (requested.includes('none') && requested.length > 1) throw new InvalidRequest('prompt=none cannot be combined with other prompt values.');
+  return requested as Prompt[];
 }
 
 /** OpenID Connect Core §3.1.2.1: a whole number of seconds; 0 means sign in again now. */

@@ -45,13 +45,18 @@ function redirectError(environment: Environment, error: RedirectableError): OAut
   return redirect(redirectWith(error.redirectUri, environment.publicUrl, { error: error.reason.error, error_description: error.reason.description, state: error.state }));
 }
 
-/** Runs a step of the page flow, turning the request's errors into an error page or a redirect to the client. */
-async function answering(environment: Environment, step: () => Promise<OAuthResponse>): Promise<OAuthResponse> {
+/**
+ * Runs a step of the page flow, turning the request's errors into an error page or a redirect to
+ * the client. Any signed-in user can register a client with any https redirect URI, so an error
+ * is sent there only for a user who has signed in here (RFC 9700 §4.11.2): a bad request from a
+ * link cannot bounce an anonymous visitor to a site of the link's choosing.
+ */
+async function answering(environment: Environment, signedIn: boolean, step: () => Promise<OAuthResponse>): Promise<OAuthResponse> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof UntrustedRedirect) return errorPage(environment, error);
-    if (error instanceof RedirectableError) return redirectError(environment, error);
+    if (error instanceof RedirectableError) return signedIn ? redirectError(environment, error) : errorPage(environment, error.reason);
     if (error instanceof OAuthError) return errorPage(environment, error);
     throw error;
   }
@@ -112,10 +117,10 @@ ${noOrganization ? '' : html`<button type="submit" name="decision" value="approv
 }
 
 async function showAuthorization(environment: Environment, oauthRequest: OAuthRequest, now: Date): Promise<OAuthResponse> {
-  return answering(environment, async () => {
+  const session = await currentSession(environment, oauthRequest, now);
+  return answering(environment, session !== null, async () => {
     const params = oauthRequest.query;
     const request = await checkAuthorizationRequest(environment.prisma, params);
-    const session = await currentSession(environment, oauthRequest, now);
     const signInNeeded = !session || needsFreshSignIn(request, session.createdAt, now);
     if (request.prompts.includes('none')) {
       // Consent is asked every time, so a request that may not show a page cannot be granted.
@@ -128,10 +133,10 @@ async function showAuthorization(environment: Environment, oauthRequest: OAuthRe
 }
 
 async function decide(environment: Environment, oauthRequest: OAuthRequest, now: Date): Promise<OAuthResponse> {
-  return answering(environment, async () => {
+  const session = await currentSession(environment, oauthRequest, now);
+  return answering(environment, session !== null, async () => {
     const form = formBody(oauthRequest);
     const request = await checkAuthorizationRequest(environment.prisma, form);
-    const session = await currentSession(environment, oauthRequest, now);
     // prompt=login was honoured by the sign-in that led here; max_age still holds.
     if (!session) return signInRedirect(environment, form);
     if (request.maxAge !== null && needsFreshSignIn({ ...request, prompts: [] }, session.createdAt, now)) return signInRedirect(environment, form, true);

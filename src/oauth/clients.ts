@@ -92,10 +92,11 @@ function presentedCredentials(request: OAuthRequest, form: URLSearchParams): Pre
   return { method: 'none', clientId: bodyId, secret: null };
 }
 
+/** One answer for every failure, so the endpoint does not tell which client ids exist or how they authenticate. */
+const authenticationFailed = 'Client authentication failed: unknown client, wrong secret, or not the method the client registered (token_endpoint_auth_method).';
+
 function checkAuthMethodRegistered(client: OAuthClient, method: TokenEndpointAuthMethod): void {
-  if (client.tokenEndpointAuthMethod === method) return;
-  if (client.tokenEndpointAuthMethod === 'none') throw new InvalidClient('This client is public (token_endpoint_auth_method none): send client_id only, without a secret.');
-  throw new InvalidClient(`This client authenticates with ${client.tokenEndpointAuthMethod}; the request used ${method}.`);
+  if (client.tokenEndpointAuthMethod !== method) throw new InvalidClient(authenticationFailed);
 }
 
 function checkSecretNotExpired(client: OAuthClient, now: Date): void {
@@ -110,10 +111,10 @@ export async function authenticateClient(environment: Environment, request: OAut
   const presented = presentedCredentials(request, form);
   const client = await findClient(environment.prisma, presented.clientId);
   const secretOk = secretMatches(client?.clientSecretHash, presented.secret);
-  if (!client) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.');
+  if (!client) throw new InvalidClient(authenticationFailed);
   checkAuthMethodRegistered(client, presented.method);
   if (presented.method !== 'none') {
-    if (!secretOk) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.');
+    if (!secretOk) throw new InvalidClient(authenticationFailed);
     checkSecretNotExpired(client, now);
   }
   return client;

@@ -68,8 +68,8 @@ function newTokens(environment: Environment, client: OAuthClient, now: Date) {
   };
 }
 
-/** Ends every token of the given families (or issued from the given code) and tells the principal caches. */
-async function revokeWhere(tx: Db, where: { familyId: { in: string[] } } | { authorizationCodeId: string }, now: Date): Promise<string[]> {
+/** Ends every token of the given families and tells the principal caches. */
+async function revokeWhere(tx: Db, where: { familyId: { in: string[] } }, now: Date): Promise<string[]> {
   const rows = await tx.oAuthToken.findMany({ where: { ...where, revokedAt: null }, select: { id: true, accessTokenHash: true } });
   if (rows.length === 0) return [];
   await tx.oAuthToken.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { revokedAt: now } });
@@ -132,7 +132,9 @@ export async function exchangeAuthorizationCode(
     const code = await tx.oAuthAuthorizationCode.findUniqueOrThrow({ where: { id: locked.id } });
     checkCodeIssuedToClient(code, client);
     if (code.usedAt !== null) {
-      const revoked = await revokeWhere(tx as Db, { authorizationCodeId: code.id }, now);
+      // Every token descending from the code: the first one and all it was refreshed into.
+      const families = await tx.oAuthToken.findMany({ where: { authorizationCodeId: code.id }, select: { familyId: true } });
+      const revoked = await revokeWhere(tx as Db, { familyId: { in: families.map((f) => f.familyId) } }, now);
       return { replayed: true as const, revoked };
     }
     checkCodeNotExpired(code, now);

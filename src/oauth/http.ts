@@ -66,7 +66,15 @@ export function formBody(request: OAuthRequest): URLSearchParams {
   }
   const form = new URLSearchParams(request.body.toString('utf8'));
   singleValued(form);
+  refuseNul(form);
   return form;
+}
+
+/** PostgreSQL text cannot hold NUL, and no parameter of the provider needs it. */
+export function refuseNul(params: URLSearchParams): void {
+  for (const [name, value] of params) {
+    if (name.includes('\u0000') || value.includes('\u0000')) throw new OAuthError('invalid_request', `The parameter "${name.replace(/\u0000/g, '')}" contains the NUL character.`);
+  }
 }
 
 /** Refuses parameters given more than once (RFC 6749 §3.1 and §3.2). */
@@ -104,7 +112,13 @@ export function cookies(request: OAuthRequest): Map<string, string> {
     const at = part.indexOf('=');
     if (at <= 0) continue;
     const name = part.slice(0, at).trim();
-    if (!jar.has(name)) jar.set(name, decodeURIComponent(part.slice(at + 1).trim()));
+    if (jar.has(name)) continue;
+    // Another application on this host may set cookies Kassa cannot decode: those are not Kassa's.
+    try {
+      jar.set(name, decodeURIComponent(part.slice(at + 1).trim()));
+    } catch {
+      continue;
+    }
   }
   return jar;
 }

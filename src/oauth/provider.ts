@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { OAuthError } from './errors.ts';
-import { json, oauthErrorResponse, type OAuthResponse } from './http.ts';
+import { json, oauthErrorResponse, refuseNul, type OAuthResponse } from './http.ts';
 import { matchOAuthRoute } from './routes.ts';
 import './authorize.ts';
 import './token.ts';
@@ -25,6 +25,7 @@ export interface ProviderRequest {
   path: string;
   query: URLSearchParams;
   requestId: string;
+  clientIp: string;
   readBody(limit: number): Promise<Buffer | null>;
 }
 
@@ -41,9 +42,10 @@ export async function serveProvider(environment: Environment, request: ProviderR
     if (body === null) response = json(413, { error: 'invalid_request', error_description: `The request body exceeds ${maxOAuthBodyBytes} bytes.` });
     else {
       try {
+        refuseNul(request.query);
         response = await match.route.handler(
           environment,
-          { method, path: request.path, params: match.params, query: request.query, headers: req.headers, body, clientIp: req.socket.remoteAddress ?? '', requestId: request.requestId },
+          { method, path: request.path, params: match.params, query: request.query, headers: req.headers, body, clientIp: request.clientIp, requestId: request.requestId },
           now,
         );
       } catch (error) {

@@ -42,6 +42,13 @@ async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, 
   return code!;
 }
 
+/** A browser whose user has signed in (and approved once): errors of its requests go back to the client. */
+async function signedInBrowser() {
+  const browser = new Browser(server.url);
+  await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+  return browser;
+}
+
 function exchange(c: RegisteredClient, code: string, extra: Record<string, string> = {}) {
   const secret: Record<string, string> = c.client_secret ? { client_secret: c.client_secret } : {};
   return postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: c.client_id, ...secret, ...extra });
@@ -79,8 +86,15 @@ describe('authorization code flow', () => {
   test('a public client must use PKCE, and then needs no secret', async () => {
     const browser = new Browser(server.url);
     const refused = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(publicClient))}`);
-    expect(refused.status).toBe(303);
-    const error = new URL(refused.location!);
+    // Not signed in: the error is shown here, not sent to the redirect URI (RFC 9700 §4.11.2).
+    expect(refused.status).toBe(400);
+    expect(refused.location).toBeNull();
+    expect(refused.text).toContain('PKCE');
+    // Signed in, the same request goes back to the client with the error and the state.
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    const redirected = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(publicClient))}`);
+    expect(redirected.status).toBe(303);
+    const error = new URL(redirected.location!);
     expect(error.searchParams.get('error')).toBe('invalid_request');
     expect(error.searchParams.get('state')).toBe('state-123');
 
@@ -177,6 +191,60 @@ describe('attacks', () => {
     }
   });
 
+  test('a replayed code also revokes the tokens its refresh token was exchanged for', async () => {
+    const code = await codeFor(client);
+    const first = await exchange(client, code);
+    const refreshed = await refresh(client, first.body.refresh_token);
+    expect(refreshed.status).toBe(200);
+    expect((await exchange(client, code)).body.error).toBe('invalid_grant');
+    expect((await restClient(server.base(), refreshed.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await refresh(client, refreshed.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('an OAuth token cannot mint an organization access token, whatever its scopes', async () => {
+    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const minting = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], scope: 'organization_access_tokens:write organization_access_tokens:read' });
+    const back = await authorizeInBrowser(new Browser(server.url), issuer, { ...authorizationParams(minting), scope: 'organization_access_tokens:write', sub_type: 'user' }, user());
+    const tokens = await exchange(minting, back.searchParams.get('code')!);
+    expect(tokens.status).toBe(200);
+    const minted = await graphqlClient(server.base(), tokens.body.access_token)(
+      'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
+      { input: { organizationId: org.organizationId, comment: 'escalation', scopes: ['refunds:write', 'webhooks:write'] } },
+    );
+    expect(minted.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
+    expect(minted.body.data?.core?.organizationAccessTokenCreate ?? null).toBeNull();
+  });
+
+  test('an unknown client and a client using another auth method get the same invalid_client answer', async () => {
+    const code = await codeFor(client);
+    const unknown = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'service_ci_nobody' });
+    const wrongMethod = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
+    expect(unknown.status).toBe(401);
+    expect(wrongMethod.status).toBe(401);
+    expect(wrongMethod.body).toEqual(unknown.body);
+  });
+
+  test('malformed cookies, NUL characters and unknown prompt values get 4xx answers, never 500', async () => {
+    const withBadCookie = await fetch(`${issuer}/oauth2/login`, { headers: { cookie: 'other_app=%E0%A4%A; kassa_session=%' } });
+    expect(withBadCookie.status).toBe(200);
+    const nulClient = await fetch(`${issuer}/oauth2/authorize?client_id=a%00b&response_type=code`);
+    expect(nulClient.status).toBe(400);
+    const nulToken = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code: 'x', client_id: 'a\u0000b' });
+    expect(nulToken.status).toBe(400);
+    expect(nulToken.body.error).toBe('invalid_request');
+    const browser = new Browser(server.url);
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    const bogus = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'bogus' }))}`);
+    expect(bogus.status).toBe(303);
+    expect(new URL(bogus.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  test('max_age=0 asks for the password once, then goes on to consent', async () => {
+    const browser = new Browser(server.url);
+    const back = await authorizeInBrowser(browser, issuer, authorizationParams(client, { max_age: '0' }), user(), { organizationId: org.organizationId });
+    expect(back.searchParams.get('code')).toBeTruthy();
+  });
+
   test('a code issued to one client is refused to another', async () => {
     const code = await codeFor(client);
     const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
@@ -195,7 +263,7 @@ describe('attacks', () => {
   });
 
   test('the plain PKCE method is refused', async () => {
-    const browser = new Browser(server.url);
+    const browser = await signedInBrowser();
     const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }))}`);
     const back = new URL(response.location!);
     expect(back.searchParams.get('error')).toBe('invalid_request');
@@ -222,7 +290,7 @@ describe('attacks', () => {
   });
 
   test('scopes beyond the client registration are refused, and a refresh cannot widen the grant', async () => {
-    const browser = new Browser(server.url);
+    const browser = await signedInBrowser();
     const escalate = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { scope: 'openid webhooks:write' }))}`);
     expect(new URL(escalate.location!).searchParams.get('error')).toBe('invalid_scope');
     const tokens = await exchange(client, await codeFor(client));
@@ -299,6 +367,17 @@ describe('revocation and introspection', () => {
 });
 
 describe('sign-in', () => {
+  test('a sign-out posted from another site leaves the session and its cookie alone', async () => {
+    const browser = new Browser(server.url);
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    const session = browser.cookies.get('kassa_session');
+    expect(session).toBeTruthy();
+    const forged = await browser.post(`${issuer}/oauth2/logout`, {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect(browser.cookies.get('kassa_session')).toBe(session);
+    expect((await browser.get(`${issuer}/oauth2/login`)).text).toContain('Signed in');
+  });
+
   test('wrong passwords are throttled per account, with Retry-After, and a right one then waits too', async () => {
     const target = await newOrganization(server);
     const browser = new Browser(server.url);
@@ -332,5 +411,21 @@ describe('sign-in', () => {
     const offSite = await browser.post(`${issuer}/oauth2/login`, { ...formFields(page.text), ...user(), return_to: 'https://evil.example/' });
     expect(offSite.status).toBe(303);
     expect(offSite.location).toBe('/oauth2/login');
+  });
+});
+
+describe('signing in through the API', () => {
+  test('signing in through GraphQL is throttled like the page: after five wrong passwords even the right one waits', async () => {
+    // An hour on: the failures of the tests above have left the throttle's window.
+    server.clock.now = new Date(Date.now() + 3600_000);
+    const victim = await newOrganization(server);
+    const signIn = (password: string) =>
+      graphqlClient(server.base(), undefined)('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: victim.userEmail, password });
+    for (let i = 0; i < 5; i++) expect((await signIn('wrong-password')).body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
+    const throttled = await signIn(victim.userPassword);
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.errors![0].extensions.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(throttled.body.data?.signIn ?? null).toBeNull();
+    server.clock.now = null;
   });
 });
