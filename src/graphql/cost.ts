@@ -1,0 +1,246 @@
+// Static cost of a GraphQL operation, computed before execution so an expensive request is refused
+// before it touches the database. The rules, in the spirit of Shopify's cost model:
+//
+// - Each selected field of an object, interface or union type costs 1. Scalar and enum fields cost
+//   0, and so does introspection: `__typename`, `__schema`, `__type` and everything under them.
+// - A list field multiplies the cost of its sub-selection by its size: its `limit` argument (a
+//   literal, a variable, the variable's default or the argument's default), else 10 items.
+// - A field with a `limit` that returns a `*List` page costs 1, and the page's `items` field
+//   multiplies its sub-selection by that limit: `products(limit: 100) { items { organization { id } } }`
+//   costs 1 + (1 + 100 * 1) = 102.
+// - Fragments, named and inline, are expanded. On an interface or union the cost is that of the
+//   most expensive possible type. A recursive spread counts as empty.
+// - Depth is the deepest nesting of fields (a root field is at depth 1), except that `__Type.ofType`
+//   adds none: it is a single item that ends after a type's few wrappers, and the standard
+//   introspection query nests it nine deep.
+// - Aliases counts the fields that carry an alias, with fragments expanded where they are spread.
+// - Tokens counts the lexical tokens of the whole document, when it was parsed with its location.
+// - @skip and @include are ignored: a conditional selection counts as selected.
+import {
+  Kind,
+  Lexer,
+  SchemaMetaFieldDef,
+  Source,
+  TokenKind,
+  TypeMetaFieldDef,
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isIntrospectionType,
+  isListType,
+  isObjectType,
+  valueFromASTUntyped,
+} from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLCompositeType,
+  GraphQLField,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
+
+export interface CostLimits {
+  maxCost: number;
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+}
+
+
+export interface OperationCost {
+  cost: number;
+  depth: number;
+  aliases: number;
+  tokens: number;
+}
+
+/** Size of a list field without a `limit` argument. */
+const defaultListSize = 10;
+
+/** Cost of the operation that would run; throws nothing. Variables are the raw request variables (defaults from variable definitions and argument defaults apply when absent). */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): OperationCost {
+  const tokens = documentTokens(document);
+  const operation = pickOperation(document, operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return { cost: 0, depth: 0, aliases: 0, tokens };
+  const walker = new Walker(schema, document, operation, variables ?? {});
+  return { ...walker.selectionSet(operation.selectionSet, root, undefined), tokens };
+}
+
+/** Tokens by document: a parsed document is cached and reused, its source is not lexed again. */
+const tokensOf = new WeakMap<DocumentNode, number>();
+
+function documentTokens(document: DocumentNode): number {
+  let tokens = tokensOf.get(document);
+  if (tokens === undefined) {
+    tokens = document.loc ? countTokens(document.loc.source.body, Number.POSITIVE_INFINITY) : 0;
+    tokensOf.set(document, tokens);
+  }
+  return tokens;
+}
+
+/** The first limit the cost breaks, as a sentence that says what to change, or null. */
+export function costViolation(cost: OperationCost, limits: CostLimits): string | null {
+  if (cost.cost > limits.maxCost) {
+    return `The query costs ${cost.cost}, above the limit of ${limits.maxCost}: ask for fewer items with smaller \`limit\` arguments, or select fewer nested objects.`;
+  }
+  if (cost.depth > limits.maxDepth) {
+    return `The query nests fields ${cost.depth} deep, above the limit of ${limits.maxDepth}: select fewer levels of nested objects.`;
+  }
+  if (cost.aliases > limits.maxAliases) {
+    return `The query uses ${cost.aliases} aliases, above the limit of ${limits.maxAliases}: split it into several requests.`;
+  }
+  if (cost.tokens > limits.maxTokens) {
+    return `The query has ${cost.tokens} tokens, above the limit of ${limits.maxTokens}: shorten it or split it into several requests.`;
+  }
+  return null;
+}
+
+/** Number of lexical tokens in the query source (graphql's Lexer), for the token limit, stopping early once above `max`. */
+export function countTokens(source: string, max: number): number {
+  const lexer = new Lexer(new Source(source));
+  let count = 0;
+  try {
+    // Comments are skipped, as graphql's own `maxTokens` parse option skips them.
+    while (count <= max && lexer.advance().kind !== TokenKind.EOF) count++;
+  } catch {
+    // A syntax error: parsing will report it; the tokens read so far are the count.
+  }
+  return count;
+}
+
+function pickOperation(document: DocumentNode, name: string | null | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (name) return operations.find((o) => o.name?.value === name);
+  return operations.length === 1 ? operations[0] : undefined;
+}
+
+type Measure = Omit<OperationCost, 'tokens'>;
+
+/** A selection set's measure: `cost` applies to every runtime type, `costByType` adds to some. */
+interface Tally extends Measure {
+  costByType: Map<string, number>;
+}
+
+class Walker {
+  private readonly fragments = new Map<string, FragmentDefinitionNode>();
+  private readonly variables: Record<string, unknown>;
+  // Named fragments are measured once per page limit, so a chain of fragments that each spread the
+  // next twice takes time in the document's length, not in its expansion's.
+  private readonly fragmentTallies = new Map<string, Tally>();
+  private readonly measuring = new Set<string>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown>,
+  ) {
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments.set(d.name.value, d);
+    this.variables = { ...variables };
+    for (const v of operation.variableDefinitions ?? []) {
+      const name = v.variable.name.value;
+      if (this.variables[name] === undefined && v.defaultValue) this.variables[name] = valueFromASTUntyped(v.defaultValue);
+    }
+  }
+
+  /** `itemsLimit` is the `limit` of the field that returned this `*List` page, for its `items`. */
+  selectionSet(set: SelectionSetNode, type: GraphQLCompositeType, itemsLimit: number | undefined): Measure {
+    const { cost, costByType, depth, aliases } = this.tally(set, type, itemsLimit);
+    return { cost: cost + Math.max(0, ...costByType.values()), depth, aliases };
+  }
+
+  private tally(set: SelectionSetNode, type: GraphQLCompositeType, itemsLimit: number | undefined): Tally {
+    const total: Tally = { cost: 0, costByType: new Map(), depth: 0, aliases: 0 };
+    for (const selection of set.selections) {
+      let part: Tally | undefined;
+      if (selection.kind === Kind.FIELD) {
+        part = { ...this.field(selection, type, itemsLimit), costByType: new Map() };
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
+        if (isCompositeType(condition)) part = this.narrow(this.tally(selection.selectionSet, condition, itemsLimit), condition, type);
+      } else {
+        const fragment = this.fragments.get(selection.name.value);
+        const condition = fragment && this.schema.getType(fragment.typeCondition.name.value);
+        if (fragment && isCompositeType(condition)) part = this.narrow(this.fragment(fragment, condition, itemsLimit), condition, type);
+      }
+      if (!part) continue;
+      total.cost += part.cost;
+      for (const [t, cost] of part.costByType) total.costByType.set(t, (total.costByType.get(t) ?? 0) + cost);
+      total.depth = Math.max(total.depth, part.depth);
+      total.aliases += part.aliases;
+    }
+    return total;
+  }
+
+  private fragment(fragment: FragmentDefinitionNode, condition: GraphQLCompositeType, itemsLimit: number | undefined): Tally | undefined {
+    const key = `${fragment.name.value}:${itemsLimit ?? ''}`;
+    if (this.measuring.has(key)) return undefined;
+    let tally = this.fragmentTallies.get(key);
+    if (!tally) {
+      this.measuring.add(key);
+      tally = this.tally(fragment.selectionSet, condition, itemsLimit);
+      this.measuring.delete(key);
+      this.fragmentTallies.set(key, tally);
+    }
+    return tally;
+  }
+
+  /** Restricts a fragment's tally to the runtime types of `parent` its type condition matches. */
+  private narrow(tally: Tally | undefined, condition: GraphQLCompositeType, parent: GraphQLCompositeType): Tally | undefined {
+    if (!tally) return undefined;
+    const parentTypes = this.runtimeTypes(parent);
+    const matching = [...this.runtimeTypes(condition)].filter((t) => parentTypes.has(t));
+    if (matching.length === parentTypes.size) return tally;
+    const costByType = new Map(matching.map((t) => [t, tally.cost + (tally.costByType.get(t) ?? 0)]));
+    return { cost: 0, costByType, depth: tally.depth, aliases: tally.aliases };
+  }
+
+  private runtimeTypes(type: GraphQLCompositeType): Set<string> {
+    return new Set(isObjectType(type) ? [type.name] : this.schema.getPossibleTypes(type).map((t) => t.name));
+  }
+
+  private field(node: FieldNode, parent: GraphQLCompositeType, itemsLimit: number | undefined): Measure {
+    const name = node.name.value;
+    const introspection = name.startsWith('__') || isIntrospectionType(parent);
+    const own = { cost: 0, depth: introspection && name === 'ofType' ? 0 : 1, aliases: node.alias ? 1 : 0 };
+    const def = this.fieldDef(parent, name);
+    const type = def && getNamedType(def.type);
+    if (!def || !node.selectionSet || !isCompositeType(type)) return own;
+
+    const limit = this.limit(node, def);
+    const nullable = getNullableType(def.type);
+    const size = isListType(nullable) ? (limit ?? (name === 'items' ? itemsLimit : undefined) ?? defaultListSize) : 1;
+    const isPage = !isListType(nullable) && type.name.endsWith('List');
+    const children = this.selectionSet(node.selectionSet, type, isPage ? limit : undefined);
+    return {
+      cost: (introspection ? 0 : 1) + size * children.cost,
+      depth: own.depth + children.depth,
+      aliases: own.aliases + children.aliases,
+    };
+  }
+
+  private fieldDef(parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+    return 'getFields' in parent ? parent.getFields()[name] : undefined;
+  }
+
+  /** The field's `limit` argument as execution would see it, or undefined when it has none. */
+  private limit(node: FieldNode, def: GraphQLField<unknown, unknown>): number | undefined {
+    const arg = def.args.find((a) => a.name === 'limit');
+    if (!arg) return undefined;
+    const value = node.arguments?.find((a) => a.name.value === 'limit')?.value;
+    const given = value ? valueFromASTUntyped(value, this.variables) : undefined;
+    const limit = given ?? arg.defaultValue;
+    return typeof limit === 'number' && Number.isInteger(limit) ? Math.max(0, limit) : undefined;
+  }
+}

@@ -1,0 +1,164 @@
+import { getIntrospectionQuery, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { costViolation, countTokens, operationCost } from '../../src/graphql/cost.ts';
+import { loadConfig } from '../../src/config.ts';
+
+/** The documented defaults: GRAPHQL_MAX_COST 1000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
+const defaultCostLimits = loadConfig({}).graphqlLimits;
+import type { OperationCost } from '../../src/graphql/cost.ts';
+import { schema } from '../../src/graphql/schema.ts';
+
+const id = '"00000000-0000-0000-0000-000000000000"';
+
+function measure(query: string, variables?: Record<string, unknown>, operationName?: string): OperationCost {
+  return operationCost(schema, parse(query), operationName, variables);
+}
+
+const cost = (query: string, variables?: Record<string, unknown>) => measure(query, variables).cost;
+
+describe('operationCost', () => {
+  it('charges 1 per object field and nothing for scalars', () => {
+    // core 1 + product 1
+    expect(measure(`{ core { product(id: ${id}) { id name } } }`)).toMatchObject({ cost: 2, depth: 3, aliases: 0 });
+  });
+
+  it('multiplies a page’s items by the limit of the field that returned it', () => {
+    // core 1 + orders 1 + items (1 + 100 × (customer 1 + items (1 + 10 × 0)))
+    const orders = `{ core { orders(limit: 100) { items { id customer { id } items { id } } } } }`;
+    expect(cost(orders)).toBe(203);
+    expect(cost(`{ core { product(id: ${id}) { id name } } }`)).toBeLessThan(cost(orders));
+    // core 1 + products 1 + items (1 + 100 × prices (1 + 10 × 0)) + pagination 1
+    const products = `{ core { products(limit: 100) { items { id prices { __typename } } pagination { totalCount } } } }`;
+    expect(measure(products)).toMatchObject({ cost: 104, depth: 5 });
+  });
+
+  it('reads the limit from a literal, a variable, the variable’s default or the argument’s default', () => {
+    const page = (args: string) => `products${args} { items { organization { id } } }`;
+    // core 1 + products 1 + items (1 + limit × organization 1)
+    expect(cost(`{ core { ${page('')} } }`)).toBe(13);
+    expect(cost(`{ core { ${page('(limit: 40)')} } }`)).toBe(43);
+    const withVariable = `query ($n: Int!) { core { ${page('(limit: $n)')} } }`;
+    expect(cost(withVariable, { n: 70 })).toBe(73);
+    expect(cost(withVariable, {})).toBe(13);
+    const withDefault = `query ($n: Int! = 25) { core { ${page('(limit: $n)')} } }`;
+    expect(measure(withDefault, undefined).cost).toBe(28);
+    expect(operationCost(schema, parse(withDefault), null, null).cost).toBe(28);
+    expect(cost(withDefault, { n: 5 })).toBe(8);
+  });
+
+  it('counts a plain list as 10 items', () => {
+    // core 1 + product 1 + benefits (1 + 10 × 0)
+    expect(cost(`{ core { product(id: ${id}) { benefits { id } } } }`)).toBe(3);
+    // customerPortalOrganization 1 + organization 1 + products (1 + 10 × 0)
+    expect(cost(`{ customerPortalOrganization(slug: "x") { organization { id } products { id } } }`)).toBe(3);
+  });
+
+  it('expands fragments and takes the dearest type of an interface', () => {
+    const benefits = (selection: string) => `{ core { product(id: ${id}) { benefits { id ${selection} } } } }`;
+    // Each type's properties cost 1; a benefit is one type at a time: core 1 + product 1 + benefits (1 + 10 × 1)
+    expect(
+      cost(
+        benefits(`... on BenefitCustom { properties { note } } ... on BenefitDownloadables { properties { files } }`),
+      ),
+    ).toBe(13);
+    // Two fragments on the same type add up: benefits (1 + 10 × 2)
+    expect(cost(benefits(`... on BenefitCustom { properties { note } } ...More`) + ` fragment More on BenefitCustom { again: properties { note } }`)).toBe(23);
+    // A fragment on the interface itself applies to every type
+    expect(cost(benefits(`...All ... on BenefitCustom { properties { note } }`) + ` fragment All on Benefit { id }`)).toBe(13);
+  });
+
+  it('expands named fragments where they are spread, with the page limit of the spread', () => {
+    const query = `
+      { core { first: products(limit: 50) { ...Page } second: products { ...Page } } }
+      fragment Page on ProductList { items { organization { id } } }`;
+    // core 1 + (1 + (1 + 50)) + (1 + (1 + 10))
+    expect(measure(query)).toMatchObject({ cost: 65, depth: 5, aliases: 2 });
+  });
+
+  it('does not loop on recursive fragments', () => {
+    const query = `
+      { core { product(id: ${id}) { ...A } } }
+      fragment A on Product { organization { id } ...B }
+      fragment B on Product { ...A }`;
+    expect(cost(query)).toBe(3);
+  });
+
+  it('stays fast on fragments that spread each other many times over', () => {
+    const levels = 40;
+    const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i + 1} on Product { ...F${i} ...F${i} }`);
+    const query = `{ core { product(id: ${id}) { ...F${levels} } } } fragment F0 on Product { organization { id } } ${fragments.join(' ')}`;
+    const started = performance.now();
+    expect(cost(query)).toBe(2 + 2 ** levels);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('counts aliases and depth', () => {
+    const query = `{ core { a: product(id: ${id}) { id } b: product(id: ${id}) { n: name organization { slug } } } }`;
+    expect(measure(query)).toMatchObject({ cost: 4, depth: 4, aliases: 3 });
+  });
+
+  it('charges nothing for introspection', () => {
+    const introspection = measure(getIntrospectionQuery());
+    expect(introspection.cost).toBe(0);
+    // __schema types fields args type kind: the nine nested ofType add no depth
+    expect(introspection.depth).toBe(6);
+    expect(costViolation(introspection, defaultCostLimits)).toBeNull();
+    expect(cost(`{ __typename core { __typename } }`)).toBe(1);
+    expect(cost(`{ __type(name: "Product") { fields { type { name } } } }`)).toBe(0);
+    const nested = `{ __schema { types { ${'fields { type { '.repeat(6)} name ${'} } '.repeat(6)} } } }`;
+    expect(costViolation(measure(nested), defaultCostLimits)).toMatch(/15 deep, above the limit of 12/);
+  });
+
+  it('measures only the operation that would run', () => {
+    const document = `query A { core { product(id: ${id}) { id } } } query B { core { orders { items { id } } } }`;
+    expect(measure(document, {}, 'A').cost).toBe(2);
+    // core 1 + orders 1 + items (1 + 10 × 0)
+    expect(measure(document, {}, 'B').cost).toBe(3);
+    expect(measure(document, {}, 'C').cost).toBe(0);
+    expect(measure(document).cost).toBe(0);
+  });
+
+  it('counts the tokens of the parsed source', () => {
+    expect(measure(`{ core { product(id: ${id}) { id } } }`).tokens).toBe(14);
+  });
+});
+
+describe('costViolation', () => {
+  const within: OperationCost = { cost: 1000, depth: 12, aliases: 30, tokens: 2000 };
+
+  it('is null within every limit', () => {
+    expect(costViolation(within, defaultCostLimits)).toBeNull();
+  });
+
+  it('names the limit broken and what to change', () => {
+    expect(costViolation({ ...within, cost: 1001 }, defaultCostLimits)).toMatch(/costs 1001, above the limit of 1000.*limit/);
+    expect(costViolation({ ...within, depth: 13 }, defaultCostLimits)).toMatch(/13 deep, above the limit of 12/);
+    expect(costViolation({ ...within, aliases: 31 }, defaultCostLimits)).toMatch(/31 aliases, above the limit of 30.*split/);
+    expect(costViolation({ ...within, tokens: 2001 }, defaultCostLimits)).toMatch(/2001 tokens, above the limit of 2000/);
+  });
+
+  it('rejects a page of 100 orders that each select a list of objects', () => {
+    // core 1 + orders 1 + items (1 + 100 × product (1 + benefits (1 + 10 × properties 1)))
+    const query = `{ core { orders(limit: 100) { items { product { benefits { ... on BenefitCustom { properties { note } } } } } } } }`;
+    expect(measure(query).cost).toBe(1203);
+    expect(costViolation(measure(query), defaultCostLimits)).toMatch(/^The query costs \d+, above the limit of 1000/);
+  });
+});
+
+describe('countTokens', () => {
+  it('counts lexical tokens, ignoring comments and commas', () => {
+    expect(countTokens('{ a }', 100)).toBe(3);
+    expect(countTokens('# note\n{ a(x: 1, y: "s") }', 100)).toBe(11);
+    expect(countTokens('', 100)).toBe(0);
+  });
+
+  it('stops once above the maximum', () => {
+    const long = `{ ${'a '.repeat(10_000)}}`;
+    expect(countTokens(long, 50)).toBe(51);
+    expect(countTokens(long, Number.POSITIVE_INFINITY)).toBe(10_002);
+  });
+
+  it('counts the tokens before a syntax error', () => {
+    expect(countTokens('{ a "unterminated', 100)).toBe(2);
+  });
+});
