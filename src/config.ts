@@ -1,5 +1,6 @@
 // All configuration comes from the environment, is read here once and validated at start.
 // Every variable is documented in README.md.
+import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 
 export type EnvironmentName = 'production' | 'sandbox';
@@ -13,6 +14,8 @@ export interface Config {
   logLevel: string;
   tokenPrefix: string;
   shutdownTimeoutMs: number;
+  /** How long a client may take to send a whole request (headers and body). */
+  requestTimeoutMs: number;
   databases: Record<EnvironmentName, DatabaseConfig>;
   /** The payment processor of each environment: the built-in test processor, or none. */
   paymentProcessors: Record<EnvironmentName, 'test' | 'none'>;
@@ -27,6 +30,11 @@ export interface Config {
   idTokenSigningAlgorithm: 'RS256' | 'ES256';
   /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
   redisUrl: string | null;
+  rateLimits: RateLimitConfig;
+  /** What one GraphQL operation may ask for; refused before execution above these. */
+  graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number };
+  /** Addresses whose X-Forwarded-For is believed (a load balancer in front of Kassa); no one's by default. */
+  trustedProxies: BlockList;
   webhooks: {
     /** How long a receiver has to answer one delivery. */
     timeoutMs: number;
@@ -37,6 +45,19 @@ export interface Config {
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
   };
+}
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests (GraphQL: cost units) per minute per organization, customer, user or OAuth client. */
+  perPrincipalPerMinute: number;
+  /** Organizations that arranged a different per-minute budget. */
+  organizationOverrides: ReadonlyMap<string, number>;
+  perIpPerSecond: number;
+  /** The unauthenticated license key validate, activate and deactivate endpoints, per client IP. */
+  licensePerIpPerSecond: number;
+  /** When the shared store (Redis) cannot be reached: admit the request (open) or refuse it (closed). */
+  onStoreFailure: 'open' | 'closed';
 }
 
 export class ConfigError extends Error {
@@ -123,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     tokenPrefix,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     databases,
     paymentProcessors: {
       // Sandbox always charges test cards. Production does too on the embedded database (a local
@@ -134,6 +156,21 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
+    rateLimits: {
+      enabled: oneOf(env, 'RATE_LIMITS', 'on', ['on', 'off']) === 'on',
+      perPrincipalPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+      organizationOverrides: organizationOverrides(env),
+      perIpPerSecond: integer(env, 'RATE_LIMIT_IP_PER_SECOND', 100, 1, 1_000_000),
+      licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
+      onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
+    },
+    trustedProxies: trustedProxies(env),
+    graphqlLimits: {
+      maxCost: integer(env, 'GRAPHQL_MAX_COST', 1000, 1, 1_000_000),
+      maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 100),
+      maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 10_000),
+      maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
+    },
     idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),
     webhooks: {
@@ -165,4 +202,36 @@ function secretsKey(env: Env): Buffer | null {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)');
   return key;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `RATE_LIMIT_ORGANIZATION_OVERRIDES=<organization id>=<per minute>,…` */
+function organizationOverrides(env: Env): Map<string, number> {
+  const overrides = new Map<string, number>();
+  for (const entry of (env.RATE_LIMIT_ORGANIZATION_OVERRIDES ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [id, perMinute] = entry.split('=').map((p) => p?.trim());
+    if (!id || !uuidPattern.test(id.toLowerCase()) || !perMinute || !/^\d{1,9}$/.test(perMinute) || Number(perMinute) < 1) {
+      throw new ConfigError('RATE_LIMIT_ORGANIZATION_OVERRIDES', `must be a comma-separated list of <organization id>=<requests per minute> (got "${entry}")`);
+    }
+    overrides.set(id.toLowerCase(), Number(perMinute));
+  }
+  return overrides;
+}
+
+/** `TRUSTED_PROXIES=10.0.0.1,10.1.0.0/16,::1`: addresses or CIDR ranges. */
+function trustedProxies(env: Env): BlockList {
+  const list = new BlockList();
+  for (const entry of (env.TRUSTED_PROXIES ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    if (!family || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > maxPrefix))) {
+      throw new ConfigError('TRUSTED_PROXIES', `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`);
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return list;
 }

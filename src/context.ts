@@ -1,5 +1,6 @@
 // The request context: built once per request, the same for GraphQL and REST. Services read it;
 // nothing below this module reads HTTP headers.
+import type { RateMeter } from './rate-limits/graphql.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -48,6 +49,8 @@ export interface Context {
   requestId: string;
   clientIp: string;
   now(): Date;
+  /** Set for a GraphQL request over HTTP: its operation is charged by cost (REST is charged per request). */
+  rateLimit?: RateMeter;
 }
 
 /** Request-scoped values the logger stamps on every line written while serving the request. */

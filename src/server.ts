@@ -18,6 +18,10 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { serveProvider } from './oauth/provider.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
+import { clientIpOf } from './rate-limits/client-ip.ts';
+import { useRateLimits, type RateMeter } from './rate-limits/graphql.ts';
+import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
+import { MemoryStore, RedisStore } from './rate-limits/store.ts';
 import { schema } from './graphql/schema.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
@@ -35,6 +39,9 @@ import './modules/benefits/grants.ts';
 
 export const maxBodyBytes = 1024 * 1024;
 
+/** The license key endpoints anyone may call without a token, limited per client address. */
+const licenseEndpoint = /^\/v1\/customer-portal\/license-keys\/(validate|activate|deactivate)$/;
+
 export interface KassaOptions {
   /** The clock every request reads; tests move it. */
   clock?: () => Date;
@@ -49,6 +56,7 @@ interface ServedEnvironment {
   yoga: YogaServerInstance<Context, object>;
   rest: RestHandler;
   base: string;
+  limiter: RateLimiter;
 }
 
 export interface Kassa {
@@ -97,6 +105,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   };
 
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
+  // One store for both environments; their keys differ, so they never share a budget.
+  const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
   const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger)));
   for (const { environment, database } of opened) {
     const name = environment.name;
@@ -108,16 +118,19 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
-      plugins: [useGraphQlJit(), useVariableDefaults(), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
     const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
-    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base };
+    const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
+    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base, limiter };
   }
 
   let accepting = true;
-  const server = createServer((req, res) => {
+  // A client that has not sent its whole request within requestTimeoutMs is answered 408 and cut
+  // off, so slow senders cannot hold connections open; the check runs every second.
+  const server = createServer({ requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 }, (req, res) => {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
     if (!accepting) res.setHeader('connection', 'close');
@@ -130,7 +143,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
         'request',
       );
     });
-    const clientIp = req.socket.remoteAddress ?? '';
+    const clientIp = clientIpOf(req, config.trustedProxies);
     requestScope.run({ requestId, environment: served?.environment.name ?? 'production' }, () => {
       handle(req, res, url, served, requestId, clientIp).catch((error) => {
         logger.error({ err: error, requestId }, 'unexpected error');
@@ -140,10 +153,23 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     });
   });
 
+  /** Sets the RateLimit-* headers of the verdict; answers a refusal and returns false. */
+  function admitted(res: ServerResponse, limiter: RateLimiter, verdict: Verdict): boolean {
+    if (verdict.allowed) {
+      for (const [name, value] of Object.entries(rateLimitHeaders(verdict.state))) res.setHeader(name, value);
+      return true;
+    }
+    send(res, refusalBody(limiter, verdict));
+    return false;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname === '/readyz') return send(res, await readiness());
     const provider = providerTarget(environments, url.pathname);
+    // Every request counts against its address first, before any work is done for it.
+    const { limiter } = provider?.served ?? served ?? environments.production;
+    if (!admitted(res, limiter, await limiter.charge([limiter.ip(clientIp)], clock().getTime()))) return;
     if (provider) {
       const request = { req, res, path: provider.path, query: url.searchParams, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
       return serveProvider(provider.served.environment, request, clock(), logger);
@@ -198,7 +224,18 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       if (isGraphQL) return send(res, { status: error.status, body: { errors: [error.toJSON()] } });
       return send(res, restError(error.status, error.restError, error.message));
     }
-    if (isGraphQL) return (served.yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, ctx: Context) => Promise<void>)(req, res, context);
+    if (isGraphQL && req.method === 'POST') {
+      // Yoga reads the body itself: its size is known up front, or the request is refused.
+      const declared = req.headers['content-length'];
+      if (declared === undefined) return send(res, restError(411, 'LengthRequired', 'Send the GraphQL request with a Content-Length header.'));
+      if (Number(declared) > maxBodyBytes) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+    }
+    if (isGraphQL) {
+      const meter: RateMeter = { limiter, clientIp, state: null, refused: false };
+      return (served.yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, ctx: Context) => Promise<void>)(req, res, { ...context, rateLimit: meter });
+    }
+    const licenseCall = licenseEndpoint.test(path) && req.method === 'POST';
+    if (!admitted(res, limiter, await limiter.charge([licenseCall ? limiter.license(clientIp) : null, limiter.principal(context.principal)], clock().getTime()))) return;
     const body = await readBody(req);
     if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
     const idempotencyKey = req.headers['idempotency-key'];
@@ -229,7 +266,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   // common proxy default), so the client is the side that closes it: a request sent on a connection
   // the server had just closed would fail with a reset.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.headersTimeout = Math.min(66_000, config.requestTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -261,6 +298,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       clearTimeout(timer);
       await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(), environments[name].webhooks.stop()]));
       for (const name of environmentNames) await environments[name].database.close();
+      await rateLimitStore.close();
     },
   };
 }

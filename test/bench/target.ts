@@ -15,7 +15,16 @@ import { bootstrapEnvironment } from '../../src/bootstrap.ts';
 const databases = process.env.BENCH_DATABASE_URL
   ? { DATABASE_URL: process.env.BENCH_DATABASE_URL, SANDBOX_DATABASE_URL: process.env.BENCH_SANDBOX_DATABASE_URL }
   : { DATA_DIR: 'memory://' };
-const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE, JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS, TEST_CARD_DELAY_MS: '0' });
+// BENCH_KASSA_ENV: more settings as a JSON object (the rate-limit case starts one target per variant).
+const config = loadConfig({
+  ...databases,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
+  JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS,
+  TEST_CARD_DELAY_MS: '0',
+  ...JSON.parse(process.env.BENCH_KASSA_ENV ?? '{}'),
+});
 // Request logs are written as in production, to a sink that discards them. BENCH_LOG_ERRORS=1
 // sends the error lines to stderr instead, to learn why a request of the benchmark failed.
 const discard = new Writable({ write: (_chunk, _encoding, done) => done() });

@@ -2,8 +2,6 @@
 // serves it, published by the webhook worker once their dispatch has committed. Only the
 // organizations the token reaches, only to tokens with a webhooks scope, never across environments;
 // and, with Redis, from the process that dispatched them to subscribers on any process.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +12,7 @@ import { newOrganization, tokenWithScopes } from '../helpers/organizations.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
+import { hasRedis, startRedis, type TestRedis } from '../helpers/redis.ts';
 
 const subscription = 'subscription ($types: [String!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
 
@@ -174,40 +173,15 @@ describe('coreEvents in one process', () => {
   }, 180_000); // a server of its own: starting it is the slow part
 });
 
-const hasRedis = (() => {
-  try {
-    execFileSync('which', ['redis-server'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 // Dispatch runs in one process at a time per database: Redis carries its events to the others.
 describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one database, through Redis', () => {
-  let redis: ChildProcess;
+  let redis: TestRedis;
   let redisUrl: string;
   let server: TestServer;
   let other: Kassa;
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    redisUrl = `redis://127.0.0.1:${port}`;
-    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {}); // refused until redis-server listens
-    await eventually(() => probe.connect().then(() => true, () => false), (ok) => ok, 'redis-server to start', 5000);
-    probe.disconnect();
+    redis = await startRedis();
+    redisUrl = redis.url;
     server = await startTestServer({ TEST_CARD_DELAY_MS: '20', JOB_POLL_INTERVAL_MS: '20', REDIS_URL: redisUrl });
     const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
     other = await startKassa({ ...server.config }, createLogger('info', discard));
@@ -215,7 +189,7 @@ describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one 
   afterAll(async () => {
     await other?.close();
     await server?.close();
-    redis?.kill();
+    redis?.stop();
   });
 
   it('delivers an event dispatched by one process to a subscriber on the other', async () => {

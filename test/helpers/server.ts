@@ -51,7 +51,8 @@ async function createPostgresDatabases(): Promise<{ env: Record<string, string>;
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const databases = usePostgres ? await createPostgresDatabases() : { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...databases.env, ...env });
+  // Every test talks from 127.0.0.1: the per-address limits are off unless a test turns them on.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMITS: 'off', ...databases.env, ...env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

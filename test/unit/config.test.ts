@@ -21,7 +21,29 @@ describe('configuration', () => {
     expect(loadConfig({ REDIS_URL: 'redis://:secret@127.0.0.1:6379/0' }).redisUrl).toBe('redis://:secret@127.0.0.1:6379/0');
   });
 
+  it('limits requests by default, trusts no proxy, and reads overrides and trusted ranges', () => {
+    const defaults = loadConfig({});
+    expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, onStoreFailure: 'open' });
+    expect(defaults.trustedProxies.check('127.0.0.1', 'ipv4')).toBe(false);
+    expect(defaults.graphqlLimits).toEqual({ maxCost: 1000, maxDepth: 12, maxAliases: 30, maxTokens: 2000 });
+    const id = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
+    const config = loadConfig({ RATE_LIMIT_ORGANIZATION_OVERRIDES: `${id.toUpperCase()}=1200`, TRUSTED_PROXIES: '10.0.0.0/8, ::1' });
+    expect(config.rateLimits.organizationOverrides.get(id)).toBe(1200);
+    expect(config.trustedProxies.check('10.20.30.40', 'ipv4')).toBe(true);
+    expect(config.trustedProxies.check('11.0.0.1', 'ipv4')).toBe(false);
+    expect(config.trustedProxies.check('::1', 'ipv6')).toBe(true);
+  });
+
   it.each([
+    [{ RATE_LIMITS: 'maybe' }, 'RATE_LIMITS must be one of on, off'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE must be a whole number from 1'],
+    [{ RATE_LIMIT_ORGANIZATION_OVERRIDES: 'acme=100' }, 'RATE_LIMIT_ORGANIZATION_OVERRIDES must be a comma-separated list of <organization id>=<requests per minute> (got "acme=100")'],
+    [{ RATE_LIMIT_ON_STORE_FAILURE: 'retry' }, 'RATE_LIMIT_ON_STORE_FAILURE must be one of open, closed'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges (got "10.0.0.0/33")'],
+    [{ TRUSTED_PROXIES: 'proxy.internal' }, 'TRUSTED_PROXIES must be a comma-separated list'],
+    [{ GRAPHQL_MAX_DEPTH: '1' }, 'GRAPHQL_MAX_DEPTH must be a whole number from 2'],
+    [{ REQUEST_TIMEOUT_MS: '10' }, 'REQUEST_TIMEOUT_MS must be a whole number from 1000'],
+    [{ OIDC_SIGNING_ALGORITHM: 'HS256' }, 'OIDC_SIGNING_ALGORITHM must be one of RS256, ES256'],
     [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],

@@ -1,0 +1,102 @@
+// Limits across processes: two `kassa serve` processes on one Redis admit exactly one budget
+// between them; and what happens when Redis cannot be reached (fail open or closed, as configured).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, sleep } from '../helpers/waiting.ts';
+
+const bin = path.resolve('src/kassa.js');
+
+interface Process {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** `kassa serve` as an operator starts it: its own process and data directory. */
+function serve(env: Record<string, string>): Promise<Process> {
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      output += d;
+      const line = output.split('\n').find((l) => l.includes('Kassa is listening'));
+      if (line) resolve({ child, url: JSON.parse(line).url, exited });
+    });
+    child.stderr!.on('data', (d) => (output += d));
+    child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+}
+
+describe('two processes on one Redis', () => {
+  let redis: TestRedis;
+  let dirs: string[] = [];
+  let processes: Process[] = [];
+  const limit = 20;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    dirs = [await mkdtemp(path.join(tmpdir(), 'kassa-rl-a-')), await mkdtemp(path.join(tmpdir(), 'kassa-rl-b-'))];
+    processes = await Promise.all(dirs.map((dir) => serve({ DATA_DIR: dir, REDIS_URL: redis.url, RATE_LIMIT_IP_PER_SECOND: String(limit) })));
+  }, 120_000);
+  afterAll(async () => {
+    for (const p of processes) p.child.kill('SIGTERM');
+    await Promise.all(processes.map((p) => p.exited));
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    redis?.stop();
+  });
+
+  test('admit exactly one budget between them per window, however the requests are spread', async () => {
+    // The processes keep real time: a burst that straddles two seconds is fired again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await sleep(1000 - (Date.now() % 1000) + 20);
+      const started = Date.now();
+      const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${processes[i % 2].url}/v1/products/`)));
+      const ended = Date.now();
+      if (Math.floor(started / 1000) !== Math.floor(ended / 1000)) continue;
+      const admitted = responses.filter((r) => r.status !== 429);
+      expect(admitted).toHaveLength(limit);
+      // Both processes admitted some and refused some: the budget is shared, not split.
+      expect(new Set(responses.map((r, i) => `${i % 2}:${r.status === 429}`)).size).toBe(4);
+      return;
+    }
+    throw new Error('no burst fitted in one second in five tries: the machine is too loaded to tell');
+  });
+});
+
+describe('when Redis cannot be reached', () => {
+  let port: number;
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    port = await freePort();
+  });
+  afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+  test('fail open (the default) admits requests and logs a warning', async () => {
+    const server = await startTestServer({ RATE_LIMITS: 'on', REDIS_URL: `redis://127.0.0.1:${port}` });
+    servers.push(server);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${server.base()}/products/`)));
+    expect(responses.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
+    await eventually(async () => server.logs.filter((l) => l.includes('rate limit store unavailable: failing open')), (lines) => lines.length >= 1, 'the warning');
+  });
+
+  test('fail closed refuses with 503 and Retry-After, and changes nothing', async () => {
+    const server = await startTestServer({ RATE_LIMITS: 'on', REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_ON_STORE_FAILURE: 'closed' });
+    servers.push(server);
+    const org = await server.bootstrap();
+    const refused = await fetch(`${server.base()}/products/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+      body: JSON.stringify({ name: 'Never made', prices: [{ amount_type: 'free' }] }),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ error: 'RateLimiterUnavailable' });
+    expect(await server.kassa.environments.production.environment.prisma.product.count()).toBe(0);
+  });
+});
