@@ -4,7 +4,7 @@
 import { resolvePrincipal, type Environment } from '../context.ts';
 import type { OAuthClient } from '../generated/prisma/client.ts';
 import { KassaError } from '../graphql/errors.ts';
-import { checkClientMetadata, clientForRegistrationToken, createClient, deleteClient, isPublicClient, secretMatches, updateClient } from './clients.ts';
+import { checkClientMetadata, clientForRegistrationToken, createClient, deleteClient, isPublicClient, metadataOf, secretMatches, updateClient } from './clients.ts';
 import { InvalidRequest, InvalidToken } from './errors.ts';
 import { bearer, json, jsonBody, type OAuthRequest, type OAuthResponse } from './http.ts';
 import { defineOAuthRoutes } from './routes.ts';
@@ -22,16 +22,7 @@ export function clientInformation(environment: Environment, client: OAuthClient,
   if (issued.registrationAccessToken) body.registration_access_token = issued.registrationAccessToken;
   Object.assign(body, {
     registration_client_uri: `${environment.publicUrl}/v1/oauth2/register/${client.clientId}`,
-    client_name: client.clientName,
-    redirect_uris: client.redirectUris,
-    scope: client.scopes.join(' '),
-    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
-    grant_types: client.grantTypes,
-    response_types: client.responseTypes,
-    client_uri: client.clientUri,
-    logo_uri: client.logoUri,
-    tos_uri: client.tosUri,
-    policy_uri: client.policyUri,
+    ...metadataOf(client),
     created_at: client.createdAt.toISOString(),
     modified_at: client.modifiedAt?.toISOString() ?? null,
   });

@@ -1,15 +1,16 @@
 // The `kassa` command as an operator runs it: a separate process, a data directory on disk.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { kassaBin, serveProcess } from '../helpers/processes.ts';
 
 // Every step here starts a separate Node process that opens two embedded databases.
 vi.setConfig({ testTimeout: 60_000 });
 
-const bin = path.resolve('src/kassa.js');
+const bin = kassaBin;
 let dataDir: string;
 
 function run(args: string[], env: Record<string, string> = {}) {
@@ -23,19 +24,9 @@ function run(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-function serve(): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, DATA_DIR: dataDir, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      const line = output.split('\n').find((l) => l.includes('Kassa is listening'));
-      if (line) resolve({ child, url: JSON.parse(line).url, output: () => output, exited });
-    });
-    child.stderr!.on('data', (d) => (output += d));
-    child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
+/** `kassa serve` on the test's data directory. */
+function serve() {
+  return serveProcess({ DATA_DIR: dataDir });
 }
 
 beforeAll(async () => {
