@@ -3,9 +3,21 @@ import { requestScope } from './context.ts';
 
 export type { Logger };
 
+/**
+ * Anything shaped like a secret Kassa issues (`<prefix>_<kind>_<36 base62>`): tokens, session
+ * tokens, codes, client and webhook secrets. Client ids (`_ci_`) are public and kept.
+ */
+const secretShape = /\b([a-z][a-z0-9]{1,15})_(oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}\b/g;
+
+/** A log line with every secret-shaped string replaced, wherever it is: message, error, nested field. */
+export function scrubSecrets(line: string): string {
+  return line.replace(secretShape, '$1_$2_[redacted]');
+}
+
 // Every line written while a request is served carries its request id. Credentials never reach the
-// log: headers that carry them are redacted wherever they appear.
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+// log: headers that carry them are redacted by path, and every finished line is scrubbed of
+// anything shaped like a Kassa secret before it is written.
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(1)): Logger {
   return pino(
     {
       level,
@@ -14,8 +26,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         const scope = requestScope.getStore();
         return scope ? { requestId: scope.requestId, environment: scope.environment } : {};
       },
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.password', 'password', 'token'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', '*.password', 'password', 'token', '*.client_secret', 'client_secret', '*.secret', 'secret'],
+        censor: '[redacted]',
+      },
     },
-    destination,
+    { write: (line: string) => destination.write(scrubSecrets(line)) },
   );
 }

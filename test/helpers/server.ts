@@ -9,6 +9,9 @@ import { createLogger } from '../../src/logger.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { bootstrapEnvironment, type BootstrapOptions } from '../../src/bootstrap.ts';
 
+/** A token, code or secret of any kind Kassa issues, whatever the prefix; client ids (`_ci_`) are public. */
+const secretInLog = /\b[a-z][a-z0-9]{1,15}_(oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}\b/;
+
 export const postgresAdminUrl = process.env.KASSA_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const usePostgres = process.env.KASSA_TEST_DATABASE === 'postgres';
 
@@ -76,6 +79,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async close() {
       await kassa.close();
       await databases.drop();
+      // Every end-to-end test doubles as a check that no secret Kassa issued reached the log.
+      const leaked = logs.filter((line) => secretInLog.test(line));
+      if (leaked.length) throw new Error(`The server logged ${leaked.length} line(s) holding a token or secret, first: ${leaked[0].slice(0, 500)}`);
     },
   };
 }
