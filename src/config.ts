@@ -1,5 +1,6 @@
 // All configuration comes from the environment, is read here once and validated at start.
 // Every variable is documented in README.md.
+import { createPublicKey } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 
@@ -31,6 +32,8 @@ export interface Config {
   /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
   redisUrl: string | null;
   rateLimits: RateLimitConfig;
+  /** The public keys that sign leaked-token reports (GitHub's secret scanning); none: the endpoint is off. */
+  secretScanningKeys: { keyIdentifier: string; pem: string }[];
   /** What one GraphQL operation may ask for; refused before execution above these. */
   graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number };
   /** Addresses whose X-Forwarded-For is believed (a load balancer in front of Kassa); no one's by default. */
@@ -165,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
     },
     trustedProxies: trustedProxies(env),
+    secretScanningKeys: secretScanningKeys(env),
     graphqlLimits: {
       maxCost: integer(env, 'GRAPHQL_MAX_COST', 1000, 1, 1_000_000),
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 100),
@@ -234,4 +238,34 @@ function trustedProxies(env: Env): BlockList {
     else list.addSubnet(address, Number(prefix), type);
   }
   return list;
+}
+
+/**
+ * `SECRET_SCANNING_PUBLIC_KEYS`: GitHub's public key document (`{"public_keys":[{"key_identifier",
+ * "key"}]}`) or just its array; each key an ECDSA P-256 public key in PEM.
+ */
+function secretScanningKeys(env: Env): { keyIdentifier: string; pem: string }[] {
+  const raw = env.SECRET_SCANNING_PUBLIC_KEYS;
+  if (!raw) return [];
+  const invalid = (problem: string) => new ConfigError('SECRET_SCANNING_PUBLIC_KEYS', problem);
+  let document: unknown;
+  try {
+    document = JSON.parse(raw);
+  } catch {
+    throw invalid('must be JSON: {"public_keys":[{"key_identifier":"…","key":"-----BEGIN PUBLIC KEY-----…"}]}');
+  }
+  const list = Array.isArray(document) ? document : (document as { public_keys?: unknown })?.public_keys;
+  if (!Array.isArray(list) || list.length === 0) throw invalid('must list at least one key under "public_keys"');
+  return list.map((entry, index) => {
+    const { key_identifier: keyIdentifier, key } = (entry ?? {}) as { key_identifier?: unknown; key?: unknown };
+    if (typeof keyIdentifier !== 'string' || !keyIdentifier || typeof key !== 'string') throw invalid(`key ${index} needs "key_identifier" and "key" strings`);
+    let curve: string | undefined;
+    try {
+      curve = createPublicKey(key).asymmetricKeyDetails?.namedCurve;
+    } catch {
+      throw invalid(`key ${index} ("${keyIdentifier}") is not a PEM public key`);
+    }
+    if (curve !== 'prime256v1') throw invalid(`key ${index} ("${keyIdentifier}") must be an ECDSA P-256 key`);
+    return { keyIdentifier, pem: key };
+  });
 }

@@ -18,6 +18,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { serveProvider } from './oauth/provider.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
+import { reportLeakedTokens } from './integrations/secret-scanning.ts';
 import { clientIpOf } from './rate-limits/client-ip.ts';
 import { useRateLimits, type RateMeter } from './rate-limits/graphql.ts';
 import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
@@ -176,6 +177,13 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     }
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
     const path = url.pathname.slice(served.base.length);
+    if (path === '/v1/integrations/secret-scanning' && req.method === 'POST') {
+      const body = await readBody(req);
+      if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+      const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+      const answer = await reportLeakedTokens(served.environment, { keyId: header('github-public-key-identifier'), signature: header('github-public-key-signature'), body, requestId }, clock());
+      return send(res, answer);
+    }
     const invoice = /^\/v1\/invoices\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$/.exec(path);
     if (invoice && req.method === 'GET') {
       const download = await downloadInvoice(served.environment, invoice[1], url.searchParams, clock());

@@ -26,6 +26,8 @@ export const eventTypes = [
   'benefit_grant.updated',
   'benefit_grant.revoked',
   'customer.state_changed',
+  // Not in the client library's list: reaches only endpoints that subscribe to it by name.
+  'token.leaked',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -39,13 +41,14 @@ export type EventSubject = {
   | { operation: string }
 );
 
+/** Records one event whose payload the caller made, in the caller's transaction `tx`. */
+export async function recordEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
+  await tx.event.create({ data: { organizationId, type, resourceId, data, createdAt: ctx.now() } });
+}
+
 /** Records events about one resource, rendered once, in the caller's transaction `tx`. */
 export async function recordEvents(ctx: Context, tx: Db, types: EventType[], subject: EventSubject, data?: unknown): Promise<void> {
   const payload =
     data ?? (await renderWire(ctx, tx, subject.organizationId, 'route' in subject ? subject.route : { operation: subject.operation }, { id: subject.resourceId }));
-  for (const type of types) {
-    await tx.event.create({
-      data: { organizationId: subject.organizationId, type, resourceId: subject.resourceId, data: payload as object, createdAt: ctx.now() },
-    });
-  }
+  for (const type of types) await recordEvent(ctx, tx, type, subject.organizationId, subject.resourceId, payload as object);
 }
