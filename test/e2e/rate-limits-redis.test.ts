@@ -1,6 +1,5 @@
 // Limits across processes: two `kassa serve` processes on one Redis admit exactly one budget
 // between them; and what happens when Redis cannot be reached (fail open or closed, as configured).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,41 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
-
-const bin = path.resolve('src/kassa.js');
-
-interface Process {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-/** `kassa serve` as an operator starts it: its own process and data directory. */
-function serve(env: Record<string, string>): Promise<Process> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      const line = output.split('\n').find((l) => l.includes('Kassa is listening'));
-      if (line) resolve({ child, url: JSON.parse(line).url, exited });
-    });
-    child.stderr!.on('data', (d) => (output += d));
-    child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-}
+import { serveProcess, type ServeProcess } from '../helpers/processes.ts';
 
 describe('two processes on one Redis', () => {
   let redis: TestRedis;
   let dirs: string[] = [];
-  let processes: Process[] = [];
+  let processes: ServeProcess[] = [];
   const limit = 20;
 
   beforeAll(async () => {
     redis = await startRedis();
     dirs = [await mkdtemp(path.join(tmpdir(), 'kassa-rl-a-')), await mkdtemp(path.join(tmpdir(), 'kassa-rl-b-'))];
-    processes = await Promise.all(dirs.map((dir) => serve({ DATA_DIR: dir, REDIS_URL: redis.url, RATE_LIMIT_IP_PER_SECOND: String(limit) })));
+    processes = await Promise.all(dirs.map((dir) => serveProcess({ DATA_DIR: dir, REDIS_URL: redis.url, RATE_LIMIT_IP_PER_SECOND: String(limit) })));
   }, 120_000);
   afterAll(async () => {
     for (const p of processes) p.child.kill('SIGTERM');
