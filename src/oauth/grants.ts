@@ -106,11 +106,15 @@ function checkPkceVerifier(code: OAuthAuthorizationCode, verifier: string | null
   if (computed.length !== expected.length || !timingSafeEqual(computed, expected)) throw new InvalidGrant('code_verifier does not match the code_challenge.');
 }
 
+/** Whether an organization grant's user still belongs to its organization; a user grant always stands. */
+async function stillMember(db: Db, grant: { subType: string; userId: string; organizationId: string | null }): Promise<boolean> {
+  if (grant.subType !== 'organization') return true;
+  return grant.organizationId !== null && (await db.organizationMember.count({ where: { organizationId: grant.organizationId, userId: grant.userId } })) > 0;
+}
+
 /** The grant's organization is still the user's: a user who left it cannot keep acting for it. */
 async function checkStillMember(tx: Db, grant: { subType: string; userId: string; organizationId: string | null }): Promise<void> {
-  if (grant.subType !== 'organization') return;
-  const member = grant.organizationId && (await tx.organizationMember.count({ where: { organizationId: grant.organizationId, userId: grant.userId } }));
-  if (!member) throw new InvalidGrant('The user no longer belongs to the organization this grant was made for.');
+  if (!(await stillMember(tx, grant))) throw new InvalidGrant('The user no longer belongs to the organization this grant was made for.');
 }
 
 /**
@@ -250,10 +254,13 @@ export async function revokeFamily(environment: Environment, familyId: string, n
   environment.principals.forget(revoked);
 }
 
-/** Whether a token is live now: not revoked, not expired, and (for a refresh token) not yet exchanged. */
-export function isActive(found: { record: OAuthToken; type: 'access_token' | 'refresh_token' }, now: Date): boolean {
+/**
+ * Whether a token is live now: not revoked, not expired, (for a refresh token) not yet exchanged,
+ * and, for an organization grant, its user still a member: what the API itself would accept.
+ */
+export async function isActive(db: Db, found: { record: OAuthToken; type: 'access_token' | 'refresh_token' }, now: Date): Promise<boolean> {
   const { record, type } = found;
   if (record.revokedAt !== null) return false;
-  if (type === 'access_token') return record.accessExpiresAt > now;
-  return record.rotatedAt === null && record.refreshExpiresAt !== null && record.refreshExpiresAt > now;
+  const unexpired = type === 'access_token' ? record.accessExpiresAt > now : record.rotatedAt === null && record.refreshExpiresAt !== null && record.refreshExpiresAt > now;
+  return unexpired && (await stillMember(db, record));
 }

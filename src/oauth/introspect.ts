@@ -15,7 +15,7 @@ async function introspect(environment: Environment, request: OAuthRequest, now: 
   if (!token) throw new InvalidRequest('token is missing: send the access or refresh token to introspect.');
   checkTokenTypeHint(form);
   const found = await findToken(environment.prisma, token);
-  if (!found || found.record.clientId !== client.id || !isActive(found, now)) return json(200, { active: false });
+  if (!found || found.record.clientId !== client.id || !(await isActive(environment.prisma, found, now))) return json(200, { active: false });
   const { record, type } = found;
   const expiresAt = type === 'access_token' ? record.accessExpiresAt : record.refreshExpiresAt!;
   return json(200, {

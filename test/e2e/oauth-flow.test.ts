@@ -366,6 +366,24 @@ describe('revocation and introspection', () => {
   });
 });
 
+describe('a user who leaves the organization', () => {
+  test('takes its organization grants along: the API refuses them and introspection calls them inactive', async () => {
+    const prisma = server.kassa.environments.production.environment.prisma;
+    const owner = await prisma.user.findUniqueOrThrow({ where: { email: org.userEmail } });
+    const left = await createOrganization(prisma, { name: 'Left Behind', ownerId: owner.id });
+    const back = await authorizeInBrowser(new Browser(server.url), issuer, authorizationParams(client), user(), { organizationId: left.id });
+    const tokens = await exchange(client, back.searchParams.get('code')!);
+    const auth = { client_id: client.client_id, client_secret: client.client_secret! };
+    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body.active).toBe(true);
+    // No API removes a member yet: the row goes directly.
+    await prisma.organizationMember.deleteMany({ where: { organizationId: left.id, userId: owner.id } });
+    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
+    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth })).body).toEqual({ active: false });
+    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await refresh(client, tokens.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+});
+
 describe('sign-in', () => {
   test('a sign-out posted from another site leaves the session and its cookie alone', async () => {
     const browser = new Browser(server.url);
