@@ -4,7 +4,8 @@
 // DER). The keys come from SECRET_SCANNING_PUBLIC_KEYS, not from the network.
 // Every reported token that is live in this environment is revoked at once, in one transaction with
 // the event that tells its organization where it leaked. The answer labels each entry
-// `true_positive` (a token Kassa issued, live or not) or `false_positive`, by the token's SHA-256.
+// `true_positive` (a bearer token this environment issued, live or not) or `false_positive`, by
+// the token's SHA-256.
 // A report that is unsigned, signed with an unknown key or tampered with changes nothing.
 import { verify } from 'node:crypto';
 import type { Config } from '../config.ts';
@@ -25,8 +26,8 @@ export interface ScanReport {
 
 export type ScanAnswer = { status: number; body: unknown };
 
-/** The kinds a leak revokes. Other kinds (client secrets, webhook secrets) are recognised but not live-checked here. */
-const revocableKinds = ['oat', 'pat', 'at', 'rt', 'cst'] as const satisfies readonly TokenKind[];
+/** The kinds a leak revokes: every kind that works as a bearer token. Client and webhook secrets are labelled false_positive (not looked up). */
+const revocableKinds = ['oat', 'pat', 'us', 'at', 'rt', 'cst'] as const satisfies readonly TokenKind[];
 type RevocableKind = (typeof revocableKinds)[number];
 
 const maxReports = 1000;
@@ -60,9 +61,14 @@ function parseReports(body: Buffer): ScanReport[] | string {
   for (const [index, entry] of value.entries()) {
     if (typeof entry !== 'object' || entry === null || typeof (entry as ScanReport).token !== 'string') return `Entry ${index} needs a "token" string.`;
     const { token, type, url, source } = entry as Record<string, unknown>;
-    reports.push({ token: token as string, type: typeof type === 'string' ? type : '', url: typeof url === 'string' ? url.slice(0, 2000) : null, source: typeof source === 'string' ? source.slice(0, 200) : null });
+    reports.push({ token: token as string, type: text(type, 200) ?? '', url: text(url, 2000), source: text(source, 200) });
   }
   return reports;
+}
+
+/** A reporter's string as it can be stored: cut to `max`, without NUL (PostgreSQL text cannot hold it). */
+function text(value: unknown, max: number): string | null {
+  return typeof value === 'string' ? value.replace(/\u0000/g, '').slice(0, max) : null;
 }
 
 /** The kind a well-formed token of this deployment names, or null for anything else. */
@@ -97,6 +103,12 @@ async function revokeLeaked(tx: Db, kind: RevocableKind, tokenHash: string, now:
       const { count } = await tx.personalAccessToken.updateMany({ where: { id: token.id, ...liveAt(now) }, data: { revokedAt: now } });
       return { found: { organizationId: null, tokenId: token.id, live: count > 0 }, ended: count > 0 ? [tokenHash] : [] };
     }
+    case 'us': {
+      const session = await tx.userSession.findUnique({ where: { tokenHash } });
+      if (!session) return { found: null, ended: [] };
+      const { count } = await tx.userSession.updateMany({ where: { id: session.id, revokedAt: null, expiresAt: { gt: now } }, data: { revokedAt: now } });
+      return { found: { organizationId: null, tokenId: session.id, live: count > 0 }, ended: count > 0 ? [tokenHash] : [] };
+    }
     case 'at':
     case 'rt': {
       const token = await tx.oAuthToken.findFirst({ where: kind === 'at' ? { accessTokenHash: tokenHash } : { refreshTokenHash: tokenHash } });
@@ -118,6 +130,7 @@ async function revokeLeaked(tx: Db, kind: RevocableKind, tokenHash: string, now:
 const kindNames: Record<RevocableKind, string> = {
   oat: 'organization_access_token',
   pat: 'personal_access_token',
+  us: 'user_session_token',
   at: 'oauth_access_token',
   rt: 'oauth_refresh_token',
   cst: 'customer_session_token',

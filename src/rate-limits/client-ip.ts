@@ -5,9 +5,30 @@
 import { isIP, type BlockList } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 
-/** `::ffff:127.0.0.1` is the IPv4 address 127.0.0.1 on a dual-stack socket. */
+/**
+ * The bare address of a socket peer or a forwarded hop: `::ffff:127.0.0.1` is the IPv4 address
+ * 127.0.0.1 on a dual-stack socket; some proxies write `1.2.3.4:5555` or `[2001:db8::1]:443`.
+ */
 function normalize(address: string): string {
-  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+  let bare = address;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(bare);
+  if (bracketed) bare = bracketed[1];
+  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(bare)) bare = bare.slice(0, bare.lastIndexOf(':'));
+  return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
+}
+
+/**
+ * What a per-address limit counts: an IPv4 address, or the /64 an IPv6 address belongs to. A
+ * single IPv6 host usually holds a whole /64, so counting addresses one by one would let it
+ * rotate past any limit.
+ */
+export function addressKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head, tail] = address.split('%')[0].toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }
 
 function trusted(proxies: BlockList, address: string): boolean {

@@ -4,7 +4,7 @@
 // many of them the operation calls. The answer carries `extensions.cost`, as Shopify's API does.
 // Only GraphQL requests over HTTP are metered here: a REST route is charged once per request by
 // the HTTP layer, whatever operation it runs.
-import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, type SelectionNode } from 'graphql';
 import type { Plugin } from '@envelop/core';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
@@ -22,10 +22,21 @@ export interface RateMeter {
 /** The unauthenticated license key mutations: limited per client address. */
 const licenseFields = new Set(['licenseKeyValidate', 'licenseKeyActivate', 'licenseKeyDeactivate']);
 
+/** How many license key mutations an operation calls at its root, fragments (named or inline) included. */
 function licenseCalls(document: DocumentNode, operationName: string | null | undefined): number {
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName));
   if (operation?.kind !== Kind.OPERATION_DEFINITION || operation.operation !== 'mutation') return 0;
-  return operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD && licenseFields.has(s.name.value)).length;
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const count = (selections: readonly SelectionNode[], seen: Set<string>): number =>
+    selections.reduce((total, selection) => {
+      if (selection.kind === Kind.FIELD) return total + (licenseFields.has(selection.name.value) ? 1 : 0);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return total + count(selection.selectionSet.selections, seen);
+      const fragment = fragments.get(selection.name.value);
+      // Validation refuses cycles; the guard keeps a cycle from looping before it does.
+      if (!fragment || seen.has(fragment.name.value)) return total;
+      return total + count(fragment.selectionSet.selections, new Set([...seen, fragment.name.value]));
+    }, 0);
+  return count(operation.selectionSet.selections, new Set());
 }
 
 function refusal(message: string, code: string, status: number, headers: Record<string, string> = {}) {
@@ -48,7 +59,12 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       const { limiter } = meter;
       if (!limiter.config.enabled) return;
       const licenses = licenseCalls(args.document, args.operationName);
-      const verdict = await limiter.charge([licenses ? limiter.license(meter.clientIp, licenses) : null, limiter.principal(ctx.principal, Math.max(1, cost.cost))], ctx.now().getTime());
+      const budget = limiter.principal(ctx.principal, Math.max(1, cost.cost));
+      // An operation dearer than a whole window's budget would be refused for ever: say so, not "retry".
+      if (budget && budget.units > budget.limit) {
+        return setResultAndStopExecution(refusal(`The query costs ${cost.cost}, more than the ${budget.limit} this token may spend in a minute: ask for fewer items with smaller \`limit\` arguments, or select fewer nested objects.`, 'QUERY_TOO_COMPLEX', 400));
+      }
+      const verdict = await limiter.charge([licenses ? limiter.license(meter.clientIp, licenses) : null, budget], ctx.now().getTime());
       if (!verdict.allowed) {
         meter.refused = true;
         if (verdict.reason === 'store_unavailable') return setResultAndStopExecution(refusal('The rate limit store cannot be reached. Retry shortly.', 'RATE_LIMITER_UNAVAILABLE', 503, { 'retry-after': '1' }));
@@ -56,7 +72,7 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
         return setResultAndStopExecution(refusal(limiter.explain(verdict.state), 'RATE_LIMITED', 429, rateLimitHeaders(verdict.state, true)));
       }
       if (verdict.state) meter.state = verdict.state;
-      const budget = verdict.state?.name === 'principal' ? verdict.state : null;
+      const throttle = verdict.state?.name === 'principal' ? verdict.state : null;
       return {
         onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
           if (Symbol.asyncIterator in result) return;
@@ -66,7 +82,7 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
               requestedQueryCost: cost.cost,
               // The data root is no field; every object under it is one.
               actualQueryCost: Math.max(0, objectsIn(result.data) - 1),
-              throttleStatus: budget && { maximumAvailable: budget.limit, currentlyAvailable: budget.remaining, windowSeconds: budget.windowSeconds, resetSeconds: budget.resetSeconds },
+              throttleStatus: throttle && { maximumAvailable: throttle.limit, currentlyAvailable: throttle.remaining, windowSeconds: throttle.windowSeconds, resetSeconds: throttle.resetSeconds },
             },
           };
           setResult({ ...result, extensions });

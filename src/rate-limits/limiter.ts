@@ -6,6 +6,7 @@
 import type { RateLimitConfig } from '../config.ts';
 import type { Principal } from '../context.ts';
 import type { Logger } from '../logger.ts';
+import { addressKey } from './client-ip.ts';
 import { RedisUnavailableError, type ChargeResult, type RateLimitStore } from './store.ts';
 
 export type LimitName = 'ip' | 'license' | 'principal';
@@ -54,11 +55,11 @@ export class RateLimiter {
   ) {}
 
   ip(address: string): LimitCharge {
-    return { name: 'ip', who: address, units: 1, limit: this.config.perIpPerSecond, windowMs: 1000 };
+    return { name: 'ip', who: addressKey(address), units: 1, limit: this.config.perIpPerSecond, windowMs: 1000 };
   }
 
   license(address: string, units = 1): LimitCharge {
-    return { name: 'license', who: address, units, limit: this.config.licensePerIpPerSecond, windowMs: 1000 };
+    return { name: 'license', who: addressKey(address), units, limit: this.config.licensePerIpPerSecond, windowMs: 1000 };
   }
 
   /** The principal's budget, or null for an anonymous caller (counted by address only). */

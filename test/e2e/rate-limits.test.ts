@@ -149,6 +149,12 @@ describe('license key endpoints', () => {
     const two = await fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `mutation { ${call(2)} }` }) });
     expect(two.status).toBe(404);
     expect((await two.json()).errors[0].extensions.code).toBe('RESOURCE_NOT_FOUND');
+
+    // Calls hidden in fragments, named or inline, count the same.
+    server.clock.now = new Date(start + 2100);
+    const hidden = `mutation { ...Calls ... on Mutation { ${call(1).replace('k0', 'inline')} } } fragment Calls on Mutation { ${call(3)} }`;
+    const viaFragments = await fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: hidden }) });
+    expect(viaFragments.status).toBe(429);
     server.clock.now = null;
   });
 });
@@ -198,6 +204,17 @@ describe('GraphQL cost', () => {
     expect(listed.data.core.products.pagination.totalCount).toBe(0);
     expect(listed.extensions.cost.throttleStatus.currentlyAvailable).toBe(1000 - listed.extensions.cost.requestedQueryCost);
     server.clock.now = null;
+  });
+
+  test('an operation dearer than the whole per-minute budget is refused as too complex, not told to retry', async () => {
+    const server = await serverWith({ RATE_LIMIT_PER_MINUTE: '100' });
+    const org = await newOrganization(server);
+    const response = await gql(server, org.token, '{ core { products(limit: 100) { items { id prices { __typename } } } } }');
+    expect(response.status).toBe(400);
+    expect(response.headers.get('retry-after')).toBeNull();
+    const body = await response.json();
+    expect(body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(body.errors[0].message).toContain('more than the 100 this token may spend in a minute');
   });
 
   test('introspection is allowed and cheap', async () => {

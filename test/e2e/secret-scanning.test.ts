@@ -123,6 +123,24 @@ describe('a signed report', () => {
     expect(await productsStatus(token)).toBe(401);
   });
 
+  test('a user session token is revoked too', async () => {
+    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const me = () => graphqlClient(server.base(), session)('{ core { me { email } } }');
+    expect((await me()).status).toBe(200);
+    const response = await reportSigned([leak(session)]);
+    expect((await response.json())[0].label).toBe('true_positive');
+    expect((await me()).status).toBe(401);
+  });
+
+  test('a NUL in where the token leaked is left out of the event, not a failure', async () => {
+    const token = await tokenWithScopes(server, org, ['products:read'], 'leaked with a NUL');
+    const response = await reportSigned([{ ...leak(token), url: 'https://example.com/\u0000paste', source: 'gist\u0000' }]);
+    expect(response.status).toBe(200);
+    expect(await productsStatus(token)).toBe(401);
+    const [event] = (await leakedEvents()).slice(-1);
+    expect(event.data).toMatchObject({ url: 'https://example.com/paste', source: 'gist' });
+  });
+
   test('reporting the same token again, or twice in one batch, is harmless: one revocation, one event', async () => {
     const token = await tokenWithScopes(server, org, ['products:read'], 'reported twice');
     const before = (await leakedEvents()).length;

@@ -9,8 +9,8 @@ import { createLogger } from '../../src/logger.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { bootstrapEnvironment, type BootstrapOptions } from '../../src/bootstrap.ts';
 
-/** A token, code or secret of any kind Kassa issues, whatever the prefix; client ids (`_ci_`) are public. */
-const secretInLog = /\b[a-z][a-z0-9]{1,15}_(oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}\b/;
+/** A token, code or secret of any kind Kassa issues, whatever the prefix, or a checkout's client secret; client ids (`_ci_`) are public. */
+const secretInLog = /[a-z][a-z0-9]{1,15}_((oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}|c_[A-Za-z0-9_-]{32})/;
 
 export const postgresAdminUrl = process.env.KASSA_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const usePostgres = process.env.KASSA_TEST_DATABASE === 'postgres';

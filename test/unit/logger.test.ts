@@ -21,6 +21,9 @@ describe('the logger', () => {
     logger.info({ query: `?token=${secrets[0]}`, body: { nested: [`Bearer ${secrets[1]}`] } }, `refresh ${secrets[2]} failed`);
     logger.error({ err: new Error(`bad token ${secrets[3]}`) }, 'unexpected error');
     logger.warn({ headers: { authorization: `Bearer ${secrets[4]}`, cookie: `kassa_session=${secrets[7]}` }, client_secret: secrets[6] }, secrets.slice(5).join(' '));
+    const checkoutSecret = 'service_c_' + 'A'.repeat(30) + '-_';
+    logger.info({ path: `/v1/checkouts/client/${checkoutSecret}` }, `glued token%3D${secrets[0]}x and x_${secrets[1]}`);
+    secrets.push(checkoutSecret);
     const written = lines.join('\n');
     for (const secret of secrets) expect(written).not.toContain(secret);
     expect(written).toContain('service_rt_[redacted]');
