@@ -1,6 +1,7 @@
 // The request context: built once per request, the same for GraphQL and REST. Services read it;
 // nothing below this module reads HTTP headers.
 import type { RateMeter } from './rate-limits/graphql.ts';
+import type { RunOperation } from './graphql/in-process.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -23,6 +24,8 @@ export interface Environment {
   principals: PrincipalCache;
   /** The live stream of the environment's committed events (GraphQL `coreEvents`). */
   live: LiveEvents;
+  /** Runs a GraphQL operation in-process (the hosted pages are clients of the schema); set once the schema is served. */
+  graphql?: RunOperation;
 }
 
 /**

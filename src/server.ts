@@ -14,6 +14,7 @@ import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
+import { inProcess } from './graphql/in-process.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { serveProvider } from './oauth/provider.ts';
 import { isOAuthPath } from './oauth/routes.ts';
@@ -124,6 +125,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
     const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
+    environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
     environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base, limiter };
   }

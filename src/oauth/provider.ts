@@ -14,6 +14,7 @@ import './registration.ts';
 import './userinfo.ts';
 import './discovery.ts';
 import '../pages/sign-in.ts';
+import '../pages/checkout.ts';
 
 /** The largest body an OAuth endpoint or page reads. */
 export const maxOAuthBodyBytes = 64 * 1024;

@@ -1,6 +1,7 @@
 // The REST adapter: matches a documented path, turns path, query and body into the operation's
 // variables, runs the operation through the same envelop pipeline as /graphql, and maps the result
 // (or its error) to the REST body. It holds no business rules.
+import { inProcess } from '../graphql/in-process.ts';
 import {
   type ExecutionResult,
   type GraphQLError,
@@ -59,6 +60,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 }
 
 export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnvelopedFn<any>): RestHandler {
+  const run = inProcess(getEnveloped);
   return async (request, context) => {
     const match = matchRoute(routes, request.method, request.path);
     if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
@@ -101,9 +103,7 @@ export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnve
     }
     if (issues.list.length) return validationResponse(issues.list);
 
-    const { execute, contextFactory, schema } = getEnveloped(context);
-    const contextValue = await contextFactory();
-    const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+    const result = await run(route.document, variables, context);
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);
     if (route.status === 204) return { status: 204 };
     const value = resultAt(result.data, route.resultPath);

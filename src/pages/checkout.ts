@@ -1,0 +1,258 @@
+// The hosted checkout page at a checkout's `url`: what the buyer sees and pays on. It is a client of
+// the schema's checkout client fields (`checkoutClient`, `checkoutClientConfirm`), run in-process,
+// not a second implementation. Plain HTML forms that work without JavaScript; the status view
+// refreshes itself (a meta refresh) until the order is paid or the payment failed.
+// The checkout's client secret in the URL is the buyer's only credential, and the page sets no
+// cookie; its form still carries a token (an HMAC of the client secret under the environment's
+// key) and must come from this origin, so another site cannot post it on a buyer's behalf.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parse, type GraphQLError } from 'graphql';
+import type { Context, Environment } from '../context.ts';
+import { linkKey } from '../auth/signed-links.ts';
+import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
+import { defineOAuthRoutes } from '../oauth/routes.ts';
+import { html, page, type Html } from './html.ts';
+import { sameOriginPost } from './session.ts';
+
+const checkoutQuery = parse(`query ($clientSecret: String!) {
+  checkoutClient(clientSecret: $clientSecret) {
+    id status amount currency totalAmount expiresAt successUrl url isPaymentRequired
+    customerEmail customerName requireBillingAddress
+    customerBillingAddress { country line1 line2 city postalCode state }
+    billingAddressFields { country line1 line2 city postalCode state }
+    organization { name }
+    product { name description }
+    productPrice {
+      amountType recurringInterval
+      ... on ProductPriceFixed { priceAmount }
+      ... on ProductPriceCustom { minimumAmount maximumAmount presetAmount }
+    }
+  }
+}`);
+
+const confirmMutation = parse(`mutation ($clientSecret: String!, $input: CheckoutConfirmInput!) {
+  checkoutClientConfirm(clientSecret: $clientSecret, input: $input) { id status }
+}`);
+
+type FieldMode = 'required' | 'optional' | 'disabled';
+const addressFields = ['country', 'line1', 'line2', 'postalCode', 'city', 'state'] as const;
+type AddressField = (typeof addressFields)[number];
+
+interface CheckoutView {
+  id: string;
+  status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+  amount: number;
+  currency: string;
+  totalAmount: number;
+  expiresAt: string;
+  successUrl: string;
+  url: string;
+  isPaymentRequired: boolean;
+  customerEmail: string | null;
+  customerName: string | null;
+  requireBillingAddress: boolean;
+  customerBillingAddress: Partial<Record<AddressField, string | null>> | null;
+  billingAddressFields: Record<AddressField, FieldMode>;
+  organization: { name: string };
+  product: { name: string; description: string | null };
+  productPrice: { amountType: 'fixed' | 'custom' | 'free'; recurringInterval: string | null; priceAmount?: number; minimumAmount?: number | null; maximumAmount?: number | null; presetAmount?: number | null };
+}
+
+const addressLabels: Record<AddressField, string> = { country: 'Country (2-letter code, such as US)', line1: 'Address', line2: 'Address line 2', postalCode: 'Postal code', city: 'City', state: 'State or region' };
+
+/** The context a buyer's page acts in: no token, the buyer's address, the request's clock. */
+function buyerContext(environment: Environment, request: OAuthRequest, now: Date): Context {
+  return { environment, prisma: environment.prisma, principal: { kind: 'anonymous' }, requestId: request.requestId, clientIp: request.clientIp, now: () => now };
+}
+
+async function loadCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<CheckoutView | null> {
+  const result = await environment.graphql!(checkoutQuery, { clientSecret: request.params.client_secret }, buyerContext(environment, request, now));
+  return (result.data?.checkoutClient as CheckoutView | undefined) ?? null;
+}
+
+// ---- money ---------------------------------------------------------------------------------
+
+/** Minor units as the buyer reads them: 1999 usd is "$19.99". */
+function money(amount: number, currency: string): string {
+  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+}
+
+/** An amount typed in major units ("12", "12.5", "12.50") as minor units, or null when it is not one. */
+function minorUnits(typed: string): number | null {
+  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(typed);
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+}
+
+// ---- the form's token ------------------------------------------------------------------------
+
+async function formToken(environment: Environment, clientSecret: string): Promise<string> {
+  return createHmac('sha256', await linkKey(environment.prisma, 'csrf-key')).update(`checkout:${clientSecret}`).digest('base64url');
+}
+
+async function checkFormToken(environment: Environment, clientSecret: string, given: string | null): Promise<boolean> {
+  const expected = Buffer.from(await formToken(environment, clientSecret));
+  const actual = Buffer.from(given ?? '');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+
+type FieldErrors = Partial<Record<string, string>>;
+
+function errorFor(name: string, errors: FieldErrors): Html | string {
+  return errors[name] ? html`<p class="error" id="${name}-error">${errors[name]}</p>` : '';
+}
+
+function input(name: string, label: string, options: { type?: string; value?: string | null; required?: boolean; autocomplete?: string; hint?: string; inputmode?: string }, errors: FieldErrors): Html {
+  const described = [errors[name] ? `${name}-error` : '', options.hint ? `${name}-hint` : ''].filter(Boolean).join(' ');
+  return html`<label for="${name}">${label}${options.required ? '' : html` <span class="muted">(optional)</span>`}</label>
+${options.hint ? html`<p class="muted hint" id="${name}-hint">${options.hint}</p>` : ''}
+${errorFor(name, errors)}
+<input type="${options.type ?? 'text'}" id="${name}" name="${name}" value="${options.value ?? ''}"${options.required ? html` required` : ''}${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${errors[name] ? html` aria-invalid="true"` : ''}>`;
+}
+
+function priceLine(checkout: CheckoutView): string {
+  const price = checkout.productPrice;
+  const every = price.recurringInterval ? ` every ${price.recurringInterval}` : '';
+  if (price.amountType === 'free') return 'Free';
+  if (price.amountType === 'fixed') return `${money(checkout.amount, checkout.currency)}${every}`;
+  const low = money(price.minimumAmount ?? 0, checkout.currency);
+  return price.maximumAmount ? `Pay what you want, from ${low} to ${money(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
+}
+
+async function checkoutPage(environment: Environment, checkout: CheckoutView, clientSecret: string, typed: URLSearchParams | null, errors: FieldErrors, status = 200): Promise<OAuthResponse> {
+  const value = (name: string, fallback: string | null = null) => typed?.get(name) ?? fallback;
+  const address = checkout.customerBillingAddress ?? {};
+  const price = checkout.productPrice;
+  const sandbox = environment.name === 'sandbox';
+  const general = errors.form ? html`<div class="error" role="alert" id="form-error">${errors.form}</div>` : '';
+  const summary = Object.keys(errors).length ? html`<div class="error" role="alert">Please correct the fields marked below.</div>` : '';
+  const body = html`<p class="muted">${checkout.organization.name}</p>
+<h1>${checkout.product.name}</h1>
+${checkout.product.description ? html`<p>${checkout.product.description}</p>` : ''}
+<p class="price"><strong>${priceLine(checkout)}</strong></p>
+${general || summary}
+<form method="post" action="${new URL(checkout.url).pathname}" novalidate>
+<input type="hidden" name="form_token" value="${await formToken(environment, clientSecret)}">
+${
+  price.amountType === 'custom'
+    ? input('amount', `Amount (${checkout.currency.toUpperCase()})`, { value: value('amount', ((price.presetAmount ?? checkout.amount) / 100).toFixed(2)), required: true, inputmode: 'decimal', hint: priceLine(checkout) }, errors)
+    : ''
+}
+${input('email', 'Email', { type: 'email', value: value('email', checkout.customerEmail), required: true, autocomplete: 'email' }, errors)}
+${input('name', 'Name', { value: value('name', checkout.customerName), autocomplete: 'name' }, errors)}
+<fieldset>
+<legend>Billing address</legend>
+${addressFields
+  .filter((field) => checkout.billingAddressFields[field] !== 'disabled' || (field === 'country' && checkout.requireBillingAddress))
+  .map((field) =>
+    input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required' || (field === 'country' && checkout.requireBillingAddress), autocomplete: { country: 'country', line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
+  )}
+</fieldset>
+${
+  checkout.isPaymentRequired || price.amountType === 'custom'
+    ? input('card', 'Card', {
+        value: value('card', sandbox ? 'tok_visa' : ''),
+        required: true,
+        autocomplete: 'off',
+        hint: sandbox ? 'Sandbox: use a test card token: tok_visa pays, tok_chargeDeclined is declined.' : 'The payment method token.',
+      }, errors)
+    : ''
+}
+<div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${money(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
+</form>`;
+  return page(body, { title: checkout.product.name, environment: environment.name, status });
+}
+
+function notFoundPage(environment: Environment): OAuthResponse {
+  return page(html`<h1>Checkout not found</h1><p>This checkout link is not valid. Ask the seller for a new one.</p>`, { title: 'Checkout not found', environment: environment.name, status: 404 });
+}
+
+// ---- the buyer's confirm ------------------------------------------------------------------------
+
+/** The confirm input from the form, with what the form itself can tell is wrong. */
+function confirmInput(checkout: CheckoutView, form: URLSearchParams): { input: Record<string, unknown>; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const text = (name: string) => form.get(name)?.trim() || null;
+  const input: Record<string, unknown> = { customerEmail: text('email'), customerName: text('name') };
+  if (checkout.productPrice.amountType === 'custom') {
+    const amount = minorUnits(form.get('amount') ?? '');
+    if (amount === null) errors.amount = 'Enter an amount, such as 12.50.';
+    else input.amount = amount;
+  }
+  const address = Object.fromEntries(addressFields.map((field) => [field, text(field)]).filter(([, v]) => v !== null));
+  if (Object.keys(address).length) input.customerBillingAddress = { ...address, country: (address.country as string | undefined)?.toUpperCase() ?? '' };
+  if (text('card')) input.confirmationTokenId = text('card');
+  return { input, errors };
+}
+
+/** The confirm's refusal, as words next to the fields it is about. */
+function fieldErrors(error: GraphQLError): FieldErrors {
+  const issues = (error.extensions?.issues as { loc: (string | number)[]; msg: string }[] | undefined) ?? [];
+  if (!issues.length) return { form: error.message };
+  const fieldOf: Record<string, string> = { customerEmail: 'email', customerName: 'name', amount: 'amount', confirmationTokenId: 'card', customerBillingAddress: 'country' };
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const [, first, second] = issue.loc.map(String);
+    const field = first === 'customerBillingAddress' && second ? second : (fieldOf[first] ?? 'form');
+    errors[field] ??= issue.msg.replace(/^Field required: /, 'Required: ');
+  }
+  return errors;
+}
+
+async function showCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const checkout = await loadCheckout(environment, request, now);
+  if (!checkout) return notFoundPage(environment);
+  if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);
+  return checkoutPage(environment, checkout, request.params.client_secret, null, {});
+}
+
+async function confirm(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const clientSecret = request.params.client_secret;
+  const checkout = await loadCheckout(environment, request, now);
+  if (!checkout) return notFoundPage(environment);
+  const form = formBody(request);
+  if (!sameOriginPost(environment, request) || !(await checkFormToken(environment, clientSecret, form.get('form_token')))) {
+    return checkoutPage(environment, checkout, clientSecret, form, { form: 'This form did not come from this page. Please try again.' }, 403);
+  }
+  if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);
+  const { input, errors } = confirmInput(checkout, form);
+  if (Object.keys(errors).length) return checkoutPage(environment, checkout, clientSecret, form, errors, 422);
+  const result = await environment.graphql!(confirmMutation, { clientSecret, input }, buyerContext(environment, request, now));
+  if (result.errors?.length) {
+    const status = (result.errors[0].extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    const errors = fieldErrors(result.errors[0]);
+    // The schema speaks minor units; the buyer typed major ones.
+    if (errors.amount && checkout.productPrice.amountType === 'custom') errors.amount = `Enter an amount the seller accepts: ${priceLine(checkout).replace(/^Pay what you want, /, '')}.`;
+    return checkoutPage(environment, checkout, clientSecret, form, errors, status >= 500 ? 400 : status);
+  }
+  return redirect(`${new URL(checkout.url).pathname}/confirmation`);
+}
+
+/** The status view: refreshes itself until the order is paid or the payment failed. */
+async function confirmation(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const checkout = await loadCheckout(environment, request, now);
+  if (!checkout) return notFoundPage(environment);
+  const home = new URL(checkout.url).pathname;
+  const ownConfirmation = checkout.successUrl === `${checkout.url}/confirmation`;
+  if (checkout.status === 'succeeded' && !ownConfirmation) return redirect(checkout.successUrl);
+  const views: Record<CheckoutView['status'], { title: string; body: Html; refresh?: boolean }> = {
+    open: { title: 'Not paid yet', body: html`<p>This checkout has not been paid yet.</p><p><a href="${home}">Go to the checkout</a></p>` },
+    confirmed: { title: 'Processing your payment…', body: html`<p>This page updates by itself when your payment goes through.</p>`, refresh: true },
+    succeeded: { title: 'Paid', body: html`<p>Thank you: ${checkout.product.name} is yours. A receipt goes to ${checkout.customerEmail ?? 'your email address'}.</p>` },
+    failed: { title: 'Payment failed', body: html`<p class="error" role="alert">Your card was declined, and nothing was charged. Ask the seller for a new checkout link to try another card.</p>` },
+    expired: { title: 'Checkout expired', body: html`<p class="error" role="alert">This checkout has expired. Ask the seller for a new link.</p>` },
+  };
+  const view = views[checkout.status];
+  const body = html`<p class="muted">${checkout.organization.name} · ${checkout.product.name} · ${money(checkout.totalAmount, checkout.currency)}</p>
+<h1>${view.title}</h1>
+<div role="status" aria-live="polite">${view.body}</div>`;
+  return page(body, { title: view.title, environment: environment.name, headers: view.refresh ? { refresh: '2' } : {} });
+}
+
+defineOAuthRoutes([
+  { method: 'GET', path: '/checkout/{client_secret}', handler: showCheckout },
+  { method: 'POST', path: '/checkout/{client_secret}', handler: confirm },
+  { method: 'GET', path: '/checkout/{client_secret}/confirmation', handler: confirmation },
+]);

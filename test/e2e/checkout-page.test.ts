@@ -1,0 +1,159 @@
+// The hosted checkout page in a real headless Chromium, as a buyer meets it: the checkout `url`
+// made with the official client opens a page; the buyer pays with a test card and watches the
+// order reach paid; a declined card and an amount out of bounds are explained next to their field.
+// Screenshots at desktop and phone width go to test-artifacts/screenshots/; axe-core finds no
+// serious or critical accessibility violation.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+
+const chromiumPath = '/usr/bin/chromium';
+const screenshots = 'test-artifacts/screenshots';
+const desktop = { width: 1280, height: 800 };
+const phone = { width: 390, height: 844 };
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+let server: TestServer;
+let browser: Browser;
+let org: Org;
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium is missing at ${chromiumPath}: install the Debian package "chromium", as .ci/run does.`);
+  mkdirSync(screenshots, { recursive: true });
+  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  server = await startTestServer({ TEST_CARD_DELAY_MS: '200', JOB_POLL_INTERVAL_MS: '50' });
+  org = await newOrganization(server, 'sandbox');
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function checkoutFor(prices: Record<string, unknown>[], recurringInterval: string | null = null, extra: Record<string, unknown> = {}) {
+  const product = await org.polar.products.create({ name: recurringInterval ? 'Pro plan' : 'Field guide', recurringInterval: recurringInterval as never, prices: prices as never });
+  const checkout = await org.polar.checkouts.create({ products: [product.id], ...extra });
+  return checkout;
+}
+
+/** A page with axe-core allowed in (the page's own CSP forbids every script, as it should). */
+async function openPage(viewport = desktop): Promise<Page> {
+  const context = await browser.newContext({ viewport, bypassCSP: true, ...(viewport === phone ? { isMobile: true, hasTouch: true } : {}) });
+  context.setDefaultTimeout(10_000);
+  return context.newPage();
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axePath });
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> } }).axe.run());
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}
+
+async function pay(page: Page, email: string, card: string) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Name').fill('Ada Buyer');
+  await page.getByLabel('Country (2-letter code, such as US)').fill('US');
+  await page.getByLabel('Card').fill(card);
+  await page.getByRole('button', { name: /^(Pay|Get it)/ }).click();
+}
+
+describe('the checkout page', () => {
+  test('a buyer pays a one-time product with the test card and sees it paid, at desktop and phone width', async () => {
+    for (const [size, viewport] of [['desktop', desktop], ['phone', phone]] as const) {
+      const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 1999, priceCurrency: 'usd' }]);
+      const page = await openPage(viewport);
+      await page.goto(checkout.url);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Field guide');
+      expect(await page.locator('.banner').textContent()).toContain('Sandbox');
+      expect(await page.getByRole('button', { name: 'Pay $19.99' }).isVisible()).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${screenshots}/checkout-${size}.png`, fullPage: true });
+      if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+      await pay(page, `buyer-${size}@example.com`, 'tok_visa');
+      // The status view refreshes itself until the order is paid: no reload by the buyer.
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${screenshots}/checkout-paid-${size}.png`, fullPage: true });
+      const orders = await org.polar.orders.list({ checkoutId: checkout.id } as never);
+      expect(orders.result.items.map((o) => o.status)).toEqual(['paid']);
+      await page.context().close();
+    }
+  });
+
+  test('a subscription is bought the same way, and the buyer lands on the success URL', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }], 'month', { successUrl: `${server.url}/healthz?checkout={CHECKOUT_ID}` });
+    const page = await openPage();
+    await page.goto(checkout.url);
+    expect(await page.locator('.price').textContent()).toBe('$9.00 every month');
+    await pay(page, 'subscriber@example.com', 'tok_visa');
+    await page.waitForURL(`${server.url}/healthz?checkout=${checkout.id}`, { timeout: 15_000 });
+    const subscriptions = await org.polar.subscriptions.list({ productId: checkout.productId } as never);
+    expect(subscriptions.result.items.map((s) => s.status)).toEqual(['active']);
+    await page.context().close();
+  });
+
+  test('a declined card is said in words, and nothing is charged', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }]);
+    const page = await openPage();
+    await page.goto(checkout.url);
+    await pay(page, 'declined@example.com', 'tok_chargeDeclined');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Payment failed');
+    expect(await page.getByRole('alert').textContent()).toContain('Your card was declined');
+    await page.screenshot({ path: `${screenshots}/checkout-declined-desktop.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  test('an amount out of bounds, a missing email and an unknown card are shown next to their fields', async () => {
+    const checkout = await checkoutFor([{ amountType: 'custom', minimumAmount: 500, maximumAmount: 5000, priceCurrency: 'usd' }]);
+    const page = await openPage();
+    await page.goto(checkout.url);
+    await page.getByLabel(/^Amount/).fill('99.00');
+    await page.getByLabel('Email').fill('tipper@example.com');
+    await page.getByLabel('Country (2-letter code, such as US)').fill('US');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('#amount-error').textContent()).toBe('Enter an amount the seller accepts: from $5.00 to $50.00.');
+    expect(await page.getByLabel(/^Amount/).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel(/^Amount/).inputValue()).toBe('99.00');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/checkout-errors-desktop.png`, fullPage: true });
+
+    await page.getByLabel(/^Amount/).fill('12.50');
+    await page.getByLabel('Email').fill('');
+    await page.getByLabel('Card').fill('tok_nonsense');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('#email-error').textContent()).toContain('Required');
+    await page.getByLabel('Email').fill('tipper@example.com');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('#card-error').textContent()).toBeTruthy();
+    await page.getByLabel('Card').fill('tok_visa');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    const paid = await org.polar.checkouts.get({ id: checkout.id });
+    expect(paid.totalAmount).toBe(1250);
+    await page.context().close();
+  });
+});
+
+describe('the checkout page without a browser', () => {
+  test('refuses a post from another site or without its form token, and an unknown checkout is a 404 page', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
+    const buyer = new FormBrowser(server.url);
+    const shown = await buyer.get(checkout.url);
+    expect(shown.status).toBe(200);
+    expect(shown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(shown.headers.get('x-frame-options')).toBe('DENY');
+    const fields = { email: 'x@example.com', country: 'US', card: 'tok_visa' };
+    const forged = await buyer.post(checkout.url, { ...formFields(shown.text), ...fields }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(forged.status).toBe(403);
+    const tokenless = await buyer.post(checkout.url, { ...fields, form_token: 'forged' });
+    expect(tokenless.status).toBe(403);
+    expect((await org.polar.checkouts.get({ id: checkout.id })).status).toBe('open');
+    const unknown = await buyer.get(`${server.url}/sandbox/checkout/service_c_${'x'.repeat(32)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain('Checkout not found');
+  });
+});
