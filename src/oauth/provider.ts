@@ -15,6 +15,7 @@ import './userinfo.ts';
 import './discovery.ts';
 import '../pages/sign-in.ts';
 import '../pages/checkout.ts';
+import '../pages/portal.ts';
 
 /** The largest body an OAuth endpoint or page reads. */
 export const maxOAuthBodyBytes = 64 * 1024;

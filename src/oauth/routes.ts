@@ -34,7 +34,7 @@ export function matchOAuthRoute(method: string, path: string): { route: OAuthRou
   return known ? 'method-not-allowed' : null;
 }
 
-/** Whether a path (under an environment's base) belongs to the provider or the hosted pages (`/checkout/…`). */
+/** Whether a path (under an environment's base) belongs to the provider or the hosted pages (`/checkout/…`, `/portal/…`). */
 export function isOAuthPath(path: string): boolean {
-  return path.startsWith('/v1/oauth2/') || path.startsWith('/oauth2/') || path.startsWith('/.well-known/') || path.startsWith('/checkout/');
+  return ['/v1/oauth2/', '/oauth2/', '/.well-known/', '/checkout/', '/portal/'].some((prefix) => path.startsWith(prefix));
 }

@@ -65,8 +65,10 @@ function buyerContext(environment: Environment, request: OAuthRequest, now: Date
   return { environment, prisma: environment.prisma, principal: { kind: 'anonymous' }, requestId: request.requestId, clientIp: request.clientIp, now: () => now };
 }
 
-async function loadCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<CheckoutView | null> {
+/** The checkout as the buyer may see it; the schema answers an expired one with EXPIRED_CHECKOUT. */
+async function loadCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<CheckoutView | 'expired' | null> {
   const result = await environment.graphql!(checkoutQuery, { clientSecret: request.params.client_secret }, buyerContext(environment, request, now));
+  if (result.errors?.[0]?.extensions?.code === 'EXPIRED_CHECKOUT') return 'expired';
   return (result.data?.checkoutClient as CheckoutView | undefined) ?? null;
 }
 
@@ -165,7 +167,10 @@ ${
   return page(body, { title: checkout.product.name, environment: environment.name, status });
 }
 
-function notFoundPage(environment: Environment): OAuthResponse {
+function notFoundPage(environment: Environment, checkout: 'expired' | null): OAuthResponse {
+  if (checkout === 'expired') {
+    return page(html`<h1>Checkout expired</h1><p class="error" role="alert">This checkout has expired, and nothing was charged. Ask the seller for a new link.</p>`, { title: 'Checkout expired', environment: environment.name, status: 410 });
+  }
   return page(html`<h1>Checkout not found</h1><p>This checkout link is not valid. Ask the seller for a new one.</p>`, { title: 'Checkout not found', environment: environment.name, status: 404 });
 }
 
@@ -203,7 +208,7 @@ function fieldErrors(error: GraphQLError): FieldErrors {
 
 async function showCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const checkout = await loadCheckout(environment, request, now);
-  if (!checkout) return notFoundPage(environment);
+  if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
   if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);
   return checkoutPage(environment, checkout, request.params.client_secret, null, {});
 }
@@ -211,7 +216,7 @@ async function showCheckout(environment: Environment, request: OAuthRequest, now
 async function confirm(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const clientSecret = request.params.client_secret;
   const checkout = await loadCheckout(environment, request, now);
-  if (!checkout) return notFoundPage(environment);
+  if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
   const form = formBody(request);
   if (!sameOriginPost(environment, request) || !(await checkFormToken(environment, clientSecret, form.get('form_token')))) {
     return checkoutPage(environment, checkout, clientSecret, form, { form: 'This form did not come from this page. Please try again.' }, 403);
@@ -233,7 +238,7 @@ async function confirm(environment: Environment, request: OAuthRequest, now: Dat
 /** The status view: refreshes itself until the order is paid or the payment failed. */
 async function confirmation(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const checkout = await loadCheckout(environment, request, now);
-  if (!checkout) return notFoundPage(environment);
+  if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
   const home = new URL(checkout.url).pathname;
   const ownConfirmation = checkout.successUrl === `${checkout.url}/confirmation`;
   if (checkout.status === 'succeeded' && !ownConfirmation) return redirect(checkout.successUrl);

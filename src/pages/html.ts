@@ -24,6 +24,12 @@ ul.scopes { padding-left: 1.25rem; margin: 0 0 1rem; }
 button { font: inherit; padding: .6rem 1.2rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+.items { list-style: none; padding: 0; margin: 0 0 1rem; }
+.item { border-top: 1px solid var(--line); padding: .75rem 0; }
+.item form { margin-top: .5rem; }
+h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+code { font-size: .9rem; word-break: break-all; }
+.notice { background: #ecfdf3; border: 1px solid #abefc6; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 .error { color: var(--danger); background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 @media (max-width: 30rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+import { eventually } from '../helpers/waiting.ts';
 
 const chromiumPath = '/usr/bin/chromium';
 const screenshots = 'test-artifacts/screenshots';
@@ -155,5 +156,24 @@ describe('the checkout page without a browser', () => {
     const unknown = await buyer.get(`${server.url}/sandbox/checkout/service_c_${'x'.repeat(32)}`);
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
+  });
+
+  test('an expired checkout says so instead of taking a payment', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
+    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+    try {
+      await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'expired', 'the checkout to expire');
+      const buyer = new FormBrowser(server.url);
+      for (const url of [checkout.url, `${checkout.url}/confirmation`]) {
+        const shown = await buyer.get(url);
+        expect(shown.status).toBe(410);
+        expect(shown.text).toContain('Checkout expired');
+      }
+      const posted = await buyer.post(checkout.url, { email: 'late@example.com', card: 'tok_visa' });
+      expect(posted.status).toBe(410);
+      expect((await org.polar.checkouts.get({ id: checkout.id })).status).toBe('expired');
+    } finally {
+      server.clock.now = null;
+    }
   });
 });

@@ -1,0 +1,267 @@
+// The customer portal page at a customer session's `customer_portal_url`: the customer's orders
+// (invoices generated on request, billing details editable until then), subscriptions (cancel at
+// period end, resume), benefits and license keys. A client of the schema's CustomerPortal root,
+// run in-process with the customer's own principal, so it reaches exactly what the API would.
+// Signing in: the link carries the session token once; the first load trades it for an HttpOnly,
+// Secure, SameSite cookie scoped to the portal's path, and sends the browser to the same page
+// without the token in the address. Forms carry a token bound to the session (an HMAC under the
+// environment's key) and must come from this origin.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Context, Environment, Principal } from '../context.ts';
+import { resolvePrincipal } from '../context.ts';
+import { linkKey } from '../auth/signed-links.ts';
+import { KassaError } from '../graphql/errors.ts';
+import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
+import { defineOAuthRoutes } from '../oauth/routes.ts';
+import { html, page, type Html } from './html.ts';
+import { sameOriginPost } from './session.ts';
+
+type CustomerPrincipal = Extract<Principal, { kind: 'customer' }>;
+
+const portalQuery = parse(`query {
+  customerPortal {
+    organization { name slug }
+    customer { email name }
+    orders(limit: 100) { items {
+      id createdAt status paid totalAmount currency isInvoiceGenerated billingName
+      billingAddress { country line1 line2 postalCode city state }
+      product { name }
+    } }
+    subscriptions(limit: 100) { items {
+      id status amount currency recurringInterval cancelAtPeriodEnd currentPeriodEnd endsAt
+      product { name }
+    } }
+    benefitGrants(limit: 100) { items { id isGranted benefit { description type } } }
+    licenseKeys(limit: 100) { items { id key status expiresAt usage limitActivations activations { id label createdAt } } }
+  }
+}`);
+
+const operations = {
+  orderUpdate: parse(`mutation ($id: UUID!, $input: CustomerOrderUpdateInput!) { customerPortal { orderUpdate(id: $id, input: $input) { id } } }`),
+  invoiceGenerate: parse(`mutation ($id: UUID!) { customerPortal { orderInvoiceGenerate(id: $id) { id } } }`),
+  invoice: parse(`query ($id: UUID!) { customerPortal { orderInvoice(id: $id) { url } } }`),
+  subscriptionUpdate: parse(`mutation ($id: UUID!, $input: CustomerSubscriptionUpdateInput!) { customerPortal { subscriptionUpdate(id: $id, input: $input) { id } } }`),
+  signOut: parse(`mutation { customerPortal { signOut } }`),
+};
+
+interface Portal {
+  organization: { name: string; slug: string };
+  customer: { email: string; name: string | null };
+  orders: { items: { id: string; createdAt: string; status: string; paid: boolean; totalAmount: number; currency: string; isInvoiceGenerated: boolean; billingName: string | null; billingAddress: Record<string, string | null> | null; product: { name: string } }[] };
+  subscriptions: { items: { id: string; status: string; amount: number; currency: string; recurringInterval: string; cancelAtPeriodEnd: boolean; currentPeriodEnd: string | null; endsAt: string | null; product: { name: string } }[] };
+  benefitGrants: { items: { id: string; isGranted: boolean; benefit: { description: string; type: string } }[] };
+  licenseKeys: { items: { id: string; key: string; status: string; expiresAt: string | null; usage: number; limitActivations: number | null; activations: { id: string; label: string; createdAt: string }[] }[] };
+}
+
+// ---- the session ---------------------------------------------------------------------------
+
+const portalPath = (environment: Environment) => `${environment.name === 'sandbox' ? '/sandbox' : ''}/portal`;
+const cookieName = (environment: Environment) => (environment.name === 'sandbox' ? 'kassa_sandbox_portal' : 'kassa_portal');
+
+function sessionCookie(environment: Environment, token: string, maxAgeSeconds: number): string {
+  return `${cookieName(environment)}=${token}; Path=${portalPath(environment)}; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Lax`;
+}
+
+/** The customer signed in with `token`, when it is a live customer session of the organization `slug`. */
+async function customerOf(environment: Environment, token: string | undefined, slug: string, now: Date): Promise<CustomerPrincipal | null> {
+  if (!token || !token.startsWith(`${environment.config.tokenPrefix}_cst_`)) return null;
+  let principal: Principal;
+  try {
+    principal = await resolvePrincipal(environment, `Bearer ${token}`, now);
+  } catch (error) {
+    if (error instanceof KassaError) return null;
+    throw error;
+  }
+  if (principal.kind !== 'customer') return null;
+  const organization = await environment.prisma.organization.findUnique({ where: { id: principal.organizationId }, select: { slug: true } });
+  return organization?.slug === slug ? principal : null;
+}
+
+function contextFor(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date): Context {
+  return { environment, prisma: environment.prisma, principal, requestId: request.requestId, clientIp: request.clientIp, now: () => now };
+}
+
+async function formToken(environment: Environment, principal: CustomerPrincipal): Promise<string> {
+  return createHmac('sha256', await linkKey(environment.prisma, 'csrf-key')).update(`portal:${principal.sessionId}`).digest('base64url');
+}
+
+async function checkFormToken(environment: Environment, principal: CustomerPrincipal, given: string | null): Promise<boolean> {
+  const expected = Buffer.from(await formToken(environment, principal));
+  const actual = Buffer.from(given ?? '');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+
+const money = (amount: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
+
+function signedOutPage(environment: Environment): OAuthResponse {
+  const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used. Ask the seller for a new link to your customer portal.</p>`;
+  return page(body, { title: 'Customer portal', environment: environment.name, status: 401 });
+}
+
+function action(environment: Environment, slug: string, path: string, token: string, label: string, fields: Html[] = [], secondary = false): Html {
+  return html`<form method="post" action="${portalPath(environment)}/${slug}/${path}">
+<input type="hidden" name="form_token" value="${token}">
+${fields}
+<button type="submit"${secondary ? html` class="secondary"` : ''}>${label}</button>
+</form>`;
+}
+
+function field(id: string, name: string, label: string, value: string | null | undefined, required = false): Html {
+  return html`<label for="${id}">${label}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
+<input type="text" id="${id}" name="${name}" value="${value ?? ''}"${required ? html` required` : ''}>`;
+}
+
+async function portalPage(environment: Environment, slug: string, principal: CustomerPrincipal, portal: Portal, notice?: { text: string; error?: boolean }, status = 200): Promise<OAuthResponse> {
+  const token = await formToken(environment, principal);
+  const { orders, subscriptions, benefitGrants, licenseKeys } = portal;
+  const orderRows = orders.items.map((order) => {
+    const invoice = order.isInvoiceGenerated
+      ? html` · <a href="${portalPath(environment)}/${slug}/orders/${order.id}/invoice">Download invoice</a>`
+      : order.paid
+        ? action(
+            environment,
+            slug,
+            `orders/${order.id}/invoice`,
+            token,
+            'Generate invoice',
+            [
+              html`<p class="muted">The invoice carries these billing details; they cannot change once it exists.</p>`,
+              field(`billing-name-${order.id}`, 'billing_name', 'Billing name', order.billingName ?? portal.customer.name, true),
+              field(`country-${order.id}`, 'country', 'Country (2-letter code)', order.billingAddress?.country, true),
+              field(`line1-${order.id}`, 'line1', 'Address', order.billingAddress?.line1),
+              field(`postal-${order.id}`, 'postal_code', 'Postal code', order.billingAddress?.postalCode),
+              field(`city-${order.id}`, 'city', 'City', order.billingAddress?.city),
+            ],
+            true,
+          )
+        : html`<span class="muted">No invoice until paid.</span>`;
+    return html`<li class="item"><strong>${order.product.name}</strong> · ${money(order.totalAmount, order.currency)} · ${day(order.createdAt)} · <span class="status">${order.status}</span>${invoice}</li>`;
+  });
+  const subscriptionRows = subscriptions.items.map((subscription) => {
+    const period = subscription.currentPeriodEnd ? day(subscription.currentPeriodEnd) : null;
+    const state = subscription.cancelAtPeriodEnd ? `Cancels on ${period ?? day(subscription.endsAt ?? '')}` : period ? `Renews on ${period}` : subscription.status;
+    const live = subscription.status === 'active' || subscription.status === 'trialing' || subscription.status === 'past_due';
+    const change = !live
+      ? ''
+      : subscription.cancelAtPeriodEnd
+        ? action(environment, slug, `subscriptions/${subscription.id}/resume`, token, 'Resume subscription')
+        : action(environment, slug, `subscriptions/${subscription.id}/cancel`, token, 'Cancel subscription', [], true);
+    return html`<li class="item"><strong>${subscription.product.name}</strong> · ${money(subscription.amount, subscription.currency)} every ${subscription.recurringInterval} · <span class="status">${subscription.status}</span><p>${state}</p>${change}</li>`;
+  });
+  const benefitRows = benefitGrants.items.filter((g) => g.isGranted).map((grant) => html`<li class="item">${grant.benefit.description} <span class="muted">(${grant.benefit.type.replace('_', ' ')})</span></li>`);
+  const keyRows = licenseKeys.items.map(
+    (key) => html`<li class="item"><code>${key.key}</code> · <span class="status">${key.status}</span>${key.expiresAt ? html` · expires ${day(key.expiresAt)}` : ''}
+<p class="muted">Activations: ${key.activations.length}${key.limitActivations !== null ? html` of ${key.limitActivations}` : ''}</p>
+${key.activations.length ? html`<ul>${key.activations.map((a) => html`<li>${a.label} <span class="muted">since ${day(a.createdAt)}</span></li>`)}</ul>` : ''}</li>`,
+  );
+  const section = (id: string, title: string, rows: Html[], empty: string) => html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p class="muted">${empty}</p>`}</section>`;
+  const body = html`<p class="muted">${portal.organization.name}</p>
+<h1>Your purchases</h1>
+<p>Signed in as <strong>${portal.customer.email}</strong>.</p>
+${notice ? html`<p class="${notice.error ? 'error' : 'notice'}" role="${notice.error ? 'alert' : 'status'}">${notice.text}</p>` : ''}
+${section('orders', 'Orders', orderRows, 'No orders yet.')}
+${section('subscriptions', 'Subscriptions', subscriptionRows, 'No subscriptions.')}
+${section('benefits', 'Benefits', benefitRows, 'No benefits.')}
+${section('license-keys', 'License keys', keyRows, 'No license keys.')}
+${action(environment, slug, 'sign-out', token, 'Sign out', [], true)}`;
+  return page(body, { title: `${portal.organization.name}: customer portal`, environment: environment.name, status });
+}
+
+// ---- handlers -------------------------------------------------------------------------------
+
+async function run(environment: Environment, ctx: Context, document: DocumentNode, variables: Record<string, unknown> = {}): Promise<ExecutionResult> {
+  return environment.graphql!(document, variables, ctx);
+}
+
+async function render(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date, notice?: { text: string; error?: boolean }, status?: number): Promise<OAuthResponse> {
+  const result = await run(environment, contextFor(environment, request, principal, now), portalQuery);
+  if (result.errors?.length) throw result.errors[0];
+  return portalPage(environment, request.params.slug, principal, (result.data as { customerPortal: Portal }).customerPortal, notice, status);
+}
+
+async function showPortal(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const linkToken = request.query.get('customer_session_token');
+  if (linkToken !== null) {
+    // The token leaves the address bar at once: it is traded for the cookie and the page reloads without it.
+    const principal = await customerOf(environment, linkToken, slug, now);
+    if (!principal) return signedOutPage(environment);
+    const session = await environment.prisma.customerSession.findUniqueOrThrow({ where: { id: principal.sessionId }, select: { expiresAt: true } });
+    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000));
+    return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, linkToken, maxAge), 'referrer-policy': 'no-referrer' });
+  }
+  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
+  if (!principal) return signedOutPage(environment);
+  return render(environment, request, principal, now);
+}
+
+/** A form post of the signed-in customer: the session, the origin and the form's token, then `act`. */
+async function posted(environment: Environment, request: OAuthRequest, now: Date, act: (ctx: Context, form: URLSearchParams) => Promise<ExecutionResult | OAuthResponse>, done: string): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
+  if (!principal) return signedOutPage(environment);
+  const form = formBody(request);
+  if (!sameOriginPost(environment, request) || !(await checkFormToken(environment, principal, form.get('form_token')))) {
+    return render(environment, request, principal, now, { text: 'This form did not come from this page. Please try again.', error: true }, 403);
+  }
+  const outcome = await act(contextFor(environment, request, principal, now), form);
+  if ('status' in outcome && typeof outcome.status === 'number') return outcome as OAuthResponse;
+  const errors = (outcome as ExecutionResult).errors;
+  if (errors?.length) return render(environment, request, principal, now, { text: errors[0].message, error: true }, 422);
+  return render(environment, request, principal, now, { text: done });
+}
+
+async function generateInvoice(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const id = request.params.order_id;
+  return posted(
+    environment,
+    request,
+    now,
+    async (ctx, form) => {
+      const text = (name: string) => form.get(name)?.trim() || null;
+      const address = { country: text('country')?.toUpperCase() ?? '', line1: text('line1'), postalCode: text('postal_code'), city: text('city') };
+      const updated = await run(environment, ctx, operations.orderUpdate, { id, input: { billingName: text('billing_name'), billingAddress: address } });
+      if (updated.errors?.length) return updated;
+      return run(environment, ctx, operations.invoiceGenerate, { id });
+    },
+    'The invoice is ready: download it from your orders.',
+  );
+}
+
+async function downloadInvoice(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), request.params.slug, now);
+  if (!principal) return signedOutPage(environment);
+  const result = await run(environment, contextFor(environment, request, principal, now), operations.invoice, { id: request.params.order_id });
+  const url = (result.data as { customerPortal: { orderInvoice: { url: string } } } | null)?.customerPortal.orderInvoice.url;
+  if (!url) return render(environment, request, principal, now, { text: result.errors?.[0]?.message ?? 'No invoice for this order.', error: true }, 404);
+  return redirect(url);
+}
+
+const subscriptionChange = (cancelAtPeriodEnd: boolean, done: string) => (environment: Environment, request: OAuthRequest, now: Date) =>
+  posted(environment, request, now, (ctx) => run(environment, ctx, operations.subscriptionUpdate, { id: request.params.subscription_id, input: { cancelAtPeriodEnd } }), done);
+
+async function signOut(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  return posted(
+    environment,
+    request,
+    now,
+    async (ctx) => {
+      await run(environment, ctx, operations.signOut);
+      return { ...signedOutPage(environment), status: 200, headers: { ...signedOutPage(environment).headers, 'set-cookie': sessionCookie(environment, '', 0) } };
+    },
+    '',
+  );
+}
+
+defineOAuthRoutes([
+  { method: 'GET', path: '/portal/{slug}', handler: showPortal },
+  { method: 'POST', path: '/portal/{slug}/orders/{order_id}/invoice', handler: generateInvoice },
+  { method: 'GET', path: '/portal/{slug}/orders/{order_id}/invoice', handler: downloadInvoice },
+  { method: 'POST', path: '/portal/{slug}/subscriptions/{subscription_id}/cancel', handler: subscriptionChange(true, 'Your subscription will end at the end of the paid period.') },
+  { method: 'POST', path: '/portal/{slug}/subscriptions/{subscription_id}/resume', handler: subscriptionChange(false, 'Your subscription goes on.') },
+  { method: 'POST', path: '/portal/{slug}/sign-out', handler: signOut },
+]);

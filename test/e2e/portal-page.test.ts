@@ -1,0 +1,175 @@
+// The customer portal page in a real headless Chromium: the customer follows the portal link from
+// a customer session, lands signed in with the token gone from the address bar, generates and
+// downloads an invoice, cancels and resumes a subscription, sees benefits and license keys, and
+// signs out. Another customer's link never shows this customer's data, and forms from elsewhere
+// change nothing. Screenshots at desktop and phone width; axe-core finds nothing serious.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { buy, fixedProduct } from '../helpers/purchases.ts';
+import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+import { eventually } from '../helpers/waiting.ts';
+
+const chromiumPath = '/usr/bin/chromium';
+const screenshots = 'test-artifacts/screenshots';
+const desktop = { width: 1280, height: 800 };
+const phone = { width: 390, height: 844 };
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+let server: TestServer;
+let browser: Browser;
+let org: Org;
+let customerId: string;
+let subscriptionId: string;
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium is missing at ${chromiumPath}: install the Debian package "chromium", as .ci/run does.`);
+  mkdirSync(screenshots, { recursive: true });
+  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  server = await startTestServer({ TEST_CARD_DELAY_MS: '100', JOB_POLL_INTERVAL_MS: '50' });
+  org = await newOrganization(server, 'sandbox');
+  const guide = await fixedProduct(org, 'Field guide', 1999);
+  const key = await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Field guide license', properties: {} });
+  expect(key.status).toBe(201);
+  expect((await org.api('POST', `/products/${guide.id}/benefits`, { benefits: [key.body.id] })).status).toBe(200);
+  const plan = await fixedProduct(org, 'Pro plan', 900, 'month');
+  const order = await buy(org, guide.id, 'portal-buyer@example.com', 'Ada Buyer');
+  customerId = order.customerId;
+  await buy(org, plan.id, 'portal-buyer@example.com', 'Ada Buyer');
+  const subscriptions = await eventually(() => org.polar.subscriptions.list({ customerId } as never), (r) => r.result.items.length === 1 && r.result.items[0].status === 'active', 'the subscription to be active');
+  subscriptionId = subscriptions.result.items[0].id;
+  await eventually(() => org.api('GET', `/license-keys/?organization_id=${org.organizationId}`), (r) => r.body.items?.length === 1, 'the license key to be granted');
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function portalLink(id = customerId): Promise<string> {
+  const session = await org.api('POST', '/customer-sessions/', { customer_id: id });
+  expect(session.status).toBe(201);
+  return session.body.customer_portal_url;
+}
+
+async function openPage(viewport = desktop): Promise<Page> {
+  const context = await browser.newContext({ viewport, bypassCSP: true, ...(viewport === phone ? { isMobile: true, hasTouch: true } : {}) });
+  context.setDefaultTimeout(10_000);
+  return context.newPage();
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axePath });
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> } }).axe.run());
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}
+
+describe('the customer portal page', () => {
+  test('signs the customer in from the link, drops the token from the address, and lists what they bought', async () => {
+    for (const [size, viewport] of [['desktop', desktop], ['phone', phone]] as const) {
+      const link = await portalLink();
+      const page = await openPage(viewport);
+      await page.goto(link);
+      expect(page.url()).not.toContain('customer_session_token');
+      expect(new URL(page.url()).pathname).toMatch(/^\/sandbox\/portal\/[\w-]+$/);
+      const cookie = (await page.context().cookies()).find((c) => c.name === 'kassa_sandbox_portal')!;
+      expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/sandbox/portal' });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Your purchases');
+      const text = await page.locator('main').textContent();
+      for (const expected of ['Field guide', 'Pro plan', '$19.99', '$9.00 every month', 'Field guide license', 'portal-buyer@example.com']) expect(text).toContain(expected);
+      expect(await page.locator('.banner').textContent()).toContain('Sandbox');
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${screenshots}/portal-${size}.png`, fullPage: true });
+      if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await page.context().close();
+    }
+  });
+
+  test('generates the invoice with the billing details given, then downloads it as a PDF; the details are frozen after', async () => {
+    const page = await openPage();
+    await page.goto(await portalLink());
+    const item = page.locator('li.item', { hasText: 'Field guide' }).first();
+    await item.getByLabel('Billing name').fill('Ada Buyer Ltd');
+    await item.getByLabel('Country (2-letter code)').fill('gb');
+    await item.getByLabel('City').fill('London');
+    await item.getByRole('button', { name: 'Generate invoice' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('The invoice is ready');
+    const href = await page.getByRole('link', { name: 'Download invoice' }).getAttribute('href');
+    const pdf = await page.context().request.get(new URL(href!, server.url).toString());
+    expect(pdf.status()).toBe(200);
+    expect(pdf.headers()['content-type']).toBe('application/pdf');
+    expect((await pdf.body()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(await page.locator('li.item', { hasText: 'Field guide' }).getByRole('button', { name: 'Generate invoice' }).count()).toBe(0);
+    const orders = await org.polar.orders.list({ customerId } as never);
+    const invoiced = orders.result.items.find((o) => o.product.name === 'Field guide')!;
+    expect(invoiced).toMatchObject({ billingName: 'Ada Buyer Ltd', isInvoiceGenerated: true });
+    await page.screenshot({ path: `${screenshots}/portal-invoice-desktop.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  test('cancels the subscription at period end, then resumes it', async () => {
+    const page = await openPage();
+    await page.goto(await portalLink());
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('will end at the end of the paid period');
+    expect(await page.locator('section[aria-labelledby="subscriptions"] li.item', { hasText: 'Pro plan' }).textContent()).toContain('Cancels on');
+    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(true);
+    await page.screenshot({ path: `${screenshots}/portal-canceled-desktop.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Resume subscription' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('goes on');
+    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
+    await page.context().close();
+  });
+
+  test('signing out ends the session: the page, and the API with the same token, refuse it', async () => {
+    const link = await portalLink();
+    const token = new URL(link).searchParams.get('customer_session_token')!;
+    const page = await openPage();
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
+    await page.reload();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
+    expect((await fetch(`${server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    await page.context().close();
+  });
+});
+
+describe('the portal page without a browser', () => {
+  test("another customer's link shows only their own purchases; a link for another organization's portal or a used link shows nothing", async () => {
+    const other = await org.api('POST', '/customers/', { email: 'someone-else@example.com' });
+    const visitor = new FormBrowser(server.url);
+    const signedIn = await visitor.get(await portalLink(other.body.id));
+    expect(signedIn.status).toBe(303);
+    const shown = await visitor.get(new URL(signedIn.location!, server.url).toString());
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('someone-else@example.com');
+    expect(shown.text).not.toContain('Field guide');
+    expect(shown.text).not.toContain('portal-buyer@example.com');
+
+    const link = new URL(await portalLink());
+    const elsewhere = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/another-org${link.search}`);
+    expect(elsewhere.status).toBe(401);
+    const garbage = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/x?customer_session_token=service_cst_nope`);
+    expect(garbage.status).toBe(401);
+    expect(garbage.headers.getSetCookie()).toEqual([]);
+  });
+
+  test('a form posted from another site, or without its token, changes nothing', async () => {
+    const visitor = new FormBrowser(server.url);
+    const signedIn = await visitor.get(await portalLink());
+    const portal = new URL(signedIn.location!, server.url).toString();
+    const shown = await visitor.get(portal);
+    const token = formFields(shown.text).form_token;
+    const cancel = `${portal}/subscriptions/${subscriptionId}/cancel`;
+    expect((await visitor.post(cancel, { form_token: token }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await visitor.post(cancel, { form_token: 'forged' })).status).toBe(403);
+    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
+    // An id that is not the customer's is refused by the schema, as over the API.
+    const foreign = await visitor.post(`${portal}/subscriptions/00000000-0000-4000-8000-000000000000/cancel`, { form_token: token });
+    expect(foreign.status).toBe(422);
+    expect(foreign.text).toContain('not found');
+  });
+});
