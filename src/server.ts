@@ -140,14 +140,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://kassa');
     const served = pickEnvironment(environments, url.pathname);
+    const environmentName = (served ?? providerTarget(environments, url.pathname)?.served)?.environment.name;
     res.on('finish', () => {
       logger.info(
-        { requestId, environment: served?.environment.name, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
+        { requestId, environment: environmentName, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
         'request',
       );
     });
     const clientIp = clientIpOf(req, config.trustedProxies);
-    requestScope.run({ requestId, environment: served?.environment.name ?? 'production' }, () => {
+    requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
       handle(req, res, url, served, requestId, clientIp).catch((error) => {
         logger.error({ err: error, requestId }, 'unexpected error');
         if (!res.headersSent) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));

@@ -83,7 +83,9 @@ function money(amount: number, currency: string): string {
 function minorUnits(typed: string): number | null {
   const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(typed);
   if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+  const amount = Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+  // GraphQL's Int is 32-bit: larger is no amount any price accepts.
+  return amount <= 2_147_483_647 ? amount : null;
 }
 
 // ---- the form's token ------------------------------------------------------------------------
@@ -164,7 +166,9 @@ ${
 }
 <div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${money(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
 </form>`;
-  return page(body, { title: checkout.product.name, environment: environment.name, status });
+  // A post may end, through the status page, at the seller's success URL: the policy must allow it.
+  const successOrigin = new URL(checkout.successUrl).origin;
+  return page(body, { title: checkout.product.name, environment: environment.name, status, formTargets: successOrigin === new URL(checkout.url).origin ? [] : [successOrigin] });
 }
 
 function notFoundPage(environment: Environment, checkout: 'expired' | null): OAuthResponse {
@@ -241,7 +245,8 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
   if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
   const home = new URL(checkout.url).pathname;
   const ownConfirmation = checkout.successUrl === `${checkout.url}/confirmation`;
-  if (checkout.status === 'succeeded' && !ownConfirmation) return redirect(checkout.successUrl);
+  // `href` percent-encodes what an HTTP header cannot carry as it was typed.
+  if (checkout.status === 'succeeded' && !ownConfirmation) return redirect(new URL(checkout.successUrl).href);
   const views: Record<CheckoutView['status'], { title: string; body: Html; refresh?: boolean }> = {
     open: { title: 'Not paid yet', body: html`<p>This checkout has not been paid yet.</p><p><a href="${home}">Go to the checkout</a></p>` },
     confirmed: { title: 'Processing your payment…', body: html`<p>This page updates by itself when your payment goes through.</p>`, refresh: true },

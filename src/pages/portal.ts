@@ -11,6 +11,9 @@ import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
 import { resolvePrincipal } from '../context.ts';
 import { linkKey } from '../auth/signed-links.ts';
+import { announcePrincipalChange } from '../auth/principal-cache.ts';
+import type { Db } from '../db/client.ts';
+import { issueCustomerSession } from '../modules/customer-sessions/service.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import { defineOAuthRoutes } from '../oauth/routes.ts';
@@ -73,9 +76,28 @@ async function customerOf(environment: Environment, token: string | undefined, s
     if (error instanceof KassaError) return null;
     throw error;
   }
-  if (principal.kind !== 'customer') return null;
+  // A checkout's session reaches only what the checkout bought: it is no portal sign-in.
+  if (principal.kind !== 'customer' || principal.checkoutId !== null) return null;
   const organization = await environment.prisma.organization.findUnique({ where: { id: principal.organizationId }, select: { slug: true } });
   return organization?.slug === slug ? principal : null;
+}
+
+/**
+ * Trades the link's session for a new one that lives only in the cookie: the link works once, so
+ * a copy left in a history or a forwarded mail signs nobody in. The new session ends when the
+ * link's would have.
+ */
+async function exchangeLink(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date): Promise<{ token: string; expiresAt: Date }> {
+  const ctx = contextFor(environment, request, principal, now);
+  const { token, expiresAt, linkHash } = await environment.prisma.$transaction(async (tx) => {
+    const link = await tx.customerSession.update({ where: { id: principal.sessionId }, data: { revokedAt: now } });
+    const { token, session } = await issueCustomerSession(ctx, tx as Db, { id: principal.customerId });
+    const shortened = await tx.customerSession.update({ where: { id: session.id }, data: { expiresAt: link.expiresAt } });
+    await announcePrincipalChange(tx as Db, [link.tokenHash]);
+    return { token, expiresAt: shortened.expiresAt, linkHash: link.tokenHash };
+  });
+  environment.principals.forget([linkHash]);
+  return { token, expiresAt };
 }
 
 function contextFor(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date): Context {
@@ -98,7 +120,7 @@ const money = (amount: number, currency: string) => new Intl.NumberFormat('en', 
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 function signedOutPage(environment: Environment): OAuthResponse {
-  const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used. Ask the seller for a new link to your customer portal.</p>`;
+  const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used (each link signs in once). Ask the seller for a new link to your customer portal.</p>`;
   return page(body, { title: 'Customer portal', environment: environment.name, status: 401 });
 }
 
@@ -133,8 +155,10 @@ async function portalPage(environment: Environment, slug: string, principal: Cus
               field(`billing-name-${order.id}`, 'billing_name', 'Billing name', order.billingName ?? portal.customer.name, true),
               field(`country-${order.id}`, 'country', 'Country (2-letter code)', order.billingAddress?.country, true),
               field(`line1-${order.id}`, 'line1', 'Address', order.billingAddress?.line1),
+              field(`line2-${order.id}`, 'line2', 'Address line 2', order.billingAddress?.line2),
               field(`postal-${order.id}`, 'postal_code', 'Postal code', order.billingAddress?.postalCode),
               field(`city-${order.id}`, 'city', 'City', order.billingAddress?.city),
+              field(`state-${order.id}`, 'state', 'State or region', order.billingAddress?.state),
             ],
             true,
           )
@@ -190,9 +214,9 @@ async function showPortal(environment: Environment, request: OAuthRequest, now: 
     // The token leaves the address bar at once: it is traded for the cookie and the page reloads without it.
     const principal = await customerOf(environment, linkToken, slug, now);
     if (!principal) return signedOutPage(environment);
-    const session = await environment.prisma.customerSession.findUniqueOrThrow({ where: { id: principal.sessionId }, select: { expiresAt: true } });
-    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000));
-    return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, linkToken, maxAge), 'referrer-policy': 'no-referrer' });
+    const { token, expiresAt } = await exchangeLink(environment, request, principal, now);
+    const maxAge = Math.max(1, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
+    return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, token, maxAge), 'referrer-policy': 'no-referrer' });
   }
   const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
   if (!principal) return signedOutPage(environment);
@@ -223,7 +247,7 @@ async function generateInvoice(environment: Environment, request: OAuthRequest, 
     now,
     async (ctx, form) => {
       const text = (name: string) => form.get(name)?.trim() || null;
-      const address = { country: text('country')?.toUpperCase() ?? '', line1: text('line1'), postalCode: text('postal_code'), city: text('city') };
+      const address = { country: text('country')?.toUpperCase() ?? '', line1: text('line1'), line2: text('line2'), postalCode: text('postal_code'), city: text('city'), state: text('state') };
       const updated = await run(environment, ctx, operations.orderUpdate, { id, input: { billingName: text('billing_name'), billingAddress: address } });
       if (updated.errors?.length) return updated;
       return run(environment, ctx, operations.invoiceGenerate, { id });

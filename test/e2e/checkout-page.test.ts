@@ -86,12 +86,14 @@ describe('the checkout page', () => {
   });
 
   test('a subscription is bought the same way, and the buyer lands on the success URL', async () => {
-    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }], 'month', { successUrl: `${server.url}/healthz?checkout={CHECKOUT_ID}` });
+    const successOrigin = `http://localhost:${new URL(server.url).port}`;
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }], 'month', { successUrl: `${successOrigin}/healthz?merci=日本&checkout={CHECKOUT_ID}` });
     const page = await openPage();
     await page.goto(checkout.url);
     expect(await page.locator('.price').textContent()).toBe('$9.00 every month');
     await pay(page, 'subscriber@example.com', 'tok_visa');
-    await page.waitForURL(`${server.url}/healthz?checkout=${checkout.id}`, { timeout: 15_000 });
+    // Another origin than the page's, reached through the form's post: the page's policy allows it.
+    await page.waitForURL(`${successOrigin}/healthz?merci=%E6%97%A5%E6%9C%AC&checkout=${checkout.id}`, { timeout: 15_000 });
     const subscriptions = await org.polar.subscriptions.list({ productId: checkout.productId } as never);
     expect(subscriptions.result.items.map((s) => s.status)).toEqual(['active']);
     await page.context().close();
@@ -108,6 +110,15 @@ describe('the checkout page', () => {
     await page.context().close();
   });
 
+  test('a success URL that is not http(s) is refused when the checkout is made or changed', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }]);
+    const changed = await org.api('PATCH', `/checkouts/${checkout.id}`, { success_url: 'javascript:alert(1)' });
+    expect(changed.status).toBe(422);
+    expect(changed.body.detail[0].loc).toEqual(['body', 'success_url']);
+    const made = await org.api('POST', '/checkouts/', { products: [checkout.productId], success_url: 'https://' });
+    expect(made.status).toBe(422);
+  });
+
   test('an amount out of bounds, a missing email and an unknown card are shown next to their fields', async () => {
     const checkout = await checkoutFor([{ amountType: 'custom', minimumAmount: 500, maximumAmount: 5000, priceCurrency: 'usd' }]);
     const page = await openPage();
@@ -121,6 +132,10 @@ describe('the checkout page', () => {
     expect(await page.getByLabel(/^Amount/).inputValue()).toBe('99.00');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: `${screenshots}/checkout-errors-desktop.png`, fullPage: true });
+
+    await page.getByLabel(/^Amount/).fill('999999999.99');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('#amount-error').textContent()).toBe('Enter an amount, such as 12.50.');
 
     await page.getByLabel(/^Amount/).fill('12.50');
     await page.getByLabel('Email').fill('');

@@ -94,6 +94,8 @@ describe('the customer portal page', () => {
     await item.getByLabel('Billing name').fill('Ada Buyer Ltd');
     await item.getByLabel('Country (2-letter code)').fill('gb');
     await item.getByLabel('City').fill('London');
+    await item.getByLabel('Address line 2').fill('Flat 9');
+    await item.getByLabel('State or region').fill('Greater London');
     await item.getByRole('button', { name: 'Generate invoice' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('The invoice is ready');
     const href = await page.getByRole('link', { name: 'Download invoice' }).getAttribute('href');
@@ -104,7 +106,7 @@ describe('the customer portal page', () => {
     expect(await page.locator('li.item', { hasText: 'Field guide' }).getByRole('button', { name: 'Generate invoice' }).count()).toBe(0);
     const orders = await org.polar.orders.list({ customerId } as never);
     const invoiced = orders.result.items.find((o) => o.product.name === 'Field guide')!;
-    expect(invoiced).toMatchObject({ billingName: 'Ada Buyer Ltd', isInvoiceGenerated: true });
+    expect(invoiced).toMatchObject({ billingName: 'Ada Buyer Ltd', isInvoiceGenerated: true, billingAddress: { country: 'GB', city: 'London', line2: 'Flat 9', state: 'Greater London' } });
     await page.screenshot({ path: `${screenshots}/portal-invoice-desktop.png`, fullPage: true });
     await page.context().close();
   });
@@ -123,16 +125,25 @@ describe('the customer portal page', () => {
     await page.context().close();
   });
 
-  test('signing out ends the session: the page, and the API with the same token, refuse it', async () => {
+  test('the link signs in once; signing out ends the session for the page and for the API', async () => {
     const link = await portalLink();
-    const token = new URL(link).searchParams.get('customer_session_token')!;
+    const linkToken = new URL(link).searchParams.get('customer_session_token')!;
+    const me = (token: string) => fetch(`${server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
     const page = await openPage();
     await page.goto(link);
+    const cookieToken = (await page.context().cookies()).find((c) => c.name === 'kassa_sandbox_portal')!.value;
+    // The cookie holds a session of its own; the link's token was spent on the way in.
+    expect(cookieToken).not.toBe(linkToken);
+    expect((await me(linkToken)).status).toBe(401);
+    expect((await me(cookieToken)).status).toBe(200);
+    const again = await new FormBrowser(server.url).get(link);
+    expect(again.status).toBe(401);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
     await page.reload();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
-    expect((await fetch(`${server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await me(cookieToken)).status).toBe(401);
     await page.context().close();
   });
 });
@@ -152,6 +163,12 @@ describe('the portal page without a browser', () => {
     const link = new URL(await portalLink());
     const elsewhere = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/another-org${link.search}`);
     expect(elsewhere.status).toBe(401);
+    // A checkout's session (handed to whoever confirmed it) is no portal sign-in.
+    const checkout = await org.polar.checkouts.create({ products: [(await fixedProduct(org, 'Sticker', 300)).id] });
+    const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'sticker@example.com', confirmationTokenId: 'tok_visa' } });
+    const slug = new URL(link).pathname.split('/').at(-1);
+    const checkoutSession = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/${slug}?customer_session_token=${confirmed.customerSessionToken}`);
+    expect(checkoutSession.status).toBe(401);
     const garbage = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/x?customer_session_token=service_cst_nope`);
     expect(garbage.status).toBe(401);
     expect(garbage.headers.getSetCookie()).toEqual([]);

@@ -136,7 +136,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
     customerId = customer?.id ?? null;
   }
   checkAddress(issues, ['input', 'customerBillingAddress'], input.customerBillingAddress);
-  if (input.successUrl && !/^https?:\/\//.test(input.successUrl)) issues.add(['input', 'successUrl'], 'Input should be a valid URL, starting with http:// or https://');
+  checkSuccessUrl(issues, input.successUrl);
   issues.throwIfAny();
 
   return ctx.prisma.$transaction(async (tx) => {
@@ -248,6 +248,7 @@ export async function updateCheckout(ctx: Context, id: string, input: CheckoutUp
     assertOpen(ctx, checkout, false);
     const issues = new ValidationIssues();
     const data = await buyerChanges(tx as Db, checkout, input, issues);
+    checkSuccessUrl(issues, input.successUrl);
     if (input.successUrl !== undefined) data.successUrl = input.successUrl;
     if (input.metadata != null) data.metadata = input.metadata;
     if (input.customerMetadata !== undefined) data.customerMetadata = input.customerMetadata ?? {};
@@ -258,6 +259,13 @@ export async function updateCheckout(ctx: Context, id: string, input: CheckoutUp
     await record(ctx, tx as Db, ['checkout.updated'], checkout);
     return tx.checkout.findUniqueOrThrow({ ...query, where: { id } });
   });
+}
+
+/** Where the buyer is sent after paying: an absolute http(s) URL, on create and on update alike. */
+function checkSuccessUrl(issues: ValidationIssues, url: string | null | undefined): void {
+  if (!url) return;
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) issues.add(['input', 'successUrl'], 'Input should be a valid URL, starting with http:// or https://');
 }
 
 export async function getClientCheckout(ctx: Context, clientSecret: string, query: object) {
