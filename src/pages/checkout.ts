@@ -5,14 +5,12 @@
 // The checkout's client secret in the URL is the buyer's only credential, and the page sets no
 // cookie; its form still carries a token (an HMAC of the client secret under the environment's
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
-import { linkKey } from '../auth/signed-links.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import { defineOAuthRoutes } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
-import { sameOriginPost } from './session.ts';
+import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
 
 const checkoutQuery = parse(`query ($clientSecret: String!) {
   checkoutClient(clientSecret: $clientSecret) {
@@ -88,18 +86,6 @@ function minorUnits(typed: string): number | null {
   return amount <= 2_147_483_647 ? amount : null;
 }
 
-// ---- the form's token ------------------------------------------------------------------------
-
-async function formToken(environment: Environment, clientSecret: string): Promise<string> {
-  return createHmac('sha256', await linkKey(environment.prisma, 'csrf-key')).update(`checkout:${clientSecret}`).digest('base64url');
-}
-
-async function checkFormToken(environment: Environment, clientSecret: string, given: string | null): Promise<boolean> {
-  const expected = Buffer.from(await formToken(environment, clientSecret));
-  const actual = Buffer.from(given ?? '');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
 // ---- rendering -----------------------------------------------------------------------------
 
 type FieldErrors = Partial<Record<string, string>>;
@@ -138,7 +124,7 @@ ${checkout.product.description ? html`<p>${checkout.product.description}</p>` : 
 <p class="price"><strong>${priceLine(checkout)}</strong></p>
 ${general || summary}
 <form method="post" action="${new URL(checkout.url).pathname}" novalidate>
-<input type="hidden" name="form_token" value="${await formToken(environment, clientSecret)}">
+<input type="hidden" name="form_token" value="${await boundFormToken(environment, `checkout:${clientSecret}`)}">
 ${
   price.amountType === 'custom'
     ? input('amount', `Amount (${checkout.currency.toUpperCase()})`, { value: value('amount', ((price.presetAmount ?? checkout.amount) / 100).toFixed(2)), required: true, inputmode: 'decimal', hint: priceLine(checkout) }, errors)
@@ -222,7 +208,7 @@ async function confirm(environment: Environment, request: OAuthRequest, now: Dat
   const checkout = await loadCheckout(environment, request, now);
   if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
   const form = formBody(request);
-  if (!sameOriginPost(environment, request) || !(await checkFormToken(environment, clientSecret, form.get('form_token')))) {
+  if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, `checkout:${clientSecret}`, form.get('form_token')))) {
     return checkoutPage(environment, checkout, clientSecret, form, { form: 'This form did not come from this page. Please try again.' }, 403);
   }
   if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);

@@ -6,11 +6,9 @@
 // Secure, SameSite cookie scoped to the portal's path, and sends the browser to the same page
 // without the token in the address. Forms carry a token bound to the session (an HMAC under the
 // environment's key) and must come from this origin.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
 import { resolvePrincipal } from '../context.ts';
-import { linkKey } from '../auth/signed-links.ts';
 import { announcePrincipalChange } from '../auth/principal-cache.ts';
 import type { Db } from '../db/client.ts';
 import { issueCustomerSession } from '../modules/customer-sessions/service.ts';
@@ -18,7 +16,7 @@ import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import { defineOAuthRoutes } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
-import { sameOriginPost } from './session.ts';
+import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
 
 type CustomerPrincipal = Extract<Principal, { kind: 'customer' }>;
 
@@ -104,16 +102,6 @@ function contextFor(environment: Environment, request: OAuthRequest, principal: 
   return { environment, prisma: environment.prisma, principal, requestId: request.requestId, clientIp: request.clientIp, now: () => now };
 }
 
-async function formToken(environment: Environment, principal: CustomerPrincipal): Promise<string> {
-  return createHmac('sha256', await linkKey(environment.prisma, 'csrf-key')).update(`portal:${principal.sessionId}`).digest('base64url');
-}
-
-async function checkFormToken(environment: Environment, principal: CustomerPrincipal, given: string | null): Promise<boolean> {
-  const expected = Buffer.from(await formToken(environment, principal));
-  const actual = Buffer.from(given ?? '');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
 // ---- rendering -----------------------------------------------------------------------------
 
 const money = (amount: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
@@ -138,7 +126,7 @@ function field(id: string, name: string, label: string, value: string | null | u
 }
 
 async function portalPage(environment: Environment, slug: string, principal: CustomerPrincipal, portal: Portal, notice?: { text: string; error?: boolean }, status = 200): Promise<OAuthResponse> {
-  const token = await formToken(environment, principal);
+  const token = await boundFormToken(environment, `portal:${principal.sessionId}`);
   const { orders, subscriptions, benefitGrants, licenseKeys } = portal;
   const orderRows = orders.items.map((order) => {
     const invoice = order.isInvoiceGenerated
@@ -229,7 +217,7 @@ async function posted(environment: Environment, request: OAuthRequest, now: Date
   const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
   if (!principal) return signedOutPage(environment);
   const form = formBody(request);
-  if (!sameOriginPost(environment, request) || !(await checkFormToken(environment, principal, form.get('form_token')))) {
+  if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, `portal:${principal.sessionId}`, form.get('form_token')))) {
     return render(environment, request, principal, now, { text: 'This form did not come from this page. Please try again.', error: true }, 403);
   }
   const outcome = await act(contextFor(environment, request, principal, now), form);

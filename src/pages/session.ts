@@ -105,3 +105,16 @@ export function sameOriginPost(environment: Environment, request: OAuthRequest):
   if (origin === undefined) return true;
   return origin === new URL(environment.publicUrl).origin;
 }
+
+/**
+ * The token of a form whose authority is a secret the page already holds (a checkout's client
+ * secret, a customer's portal session), with no sign-in session to bind it to: an HMAC of the
+ * subject under the environment's key.
+ */
+export async function boundFormToken(environment: Environment, subject: string): Promise<string> {
+  return mac(await csrfKey(environment), 'form', subject);
+}
+
+export async function checkBoundFormToken(environment: Environment, subject: string, given: string | null): Promise<boolean> {
+  return given !== null && same(given, await boundFormToken(environment, subject));
+}

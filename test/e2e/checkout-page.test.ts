@@ -3,29 +3,20 @@
 // order reach paid; a declined card and an amount out of bounds are explained next to their field.
 // Screenshots at desktop and phone width go to test-artifacts/screenshots/; axe-core finds no
 // serious or critical accessibility violation.
-import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { desktop, launchChromium, openPage as openIn, phone, screenshots, seriousViolations } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
 import { eventually } from '../helpers/waiting.ts';
-
-const chromiumPath = '/usr/bin/chromium';
-const screenshots = 'test-artifacts/screenshots';
-const desktop = { width: 1280, height: 800 };
-const phone = { width: 390, height: 844 };
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let server: TestServer;
 let browser: Browser;
 let org: Org;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is missing at ${chromiumPath}: install the Debian package "chromium", as .ci/run does.`);
-  mkdirSync(screenshots, { recursive: true });
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
   server = await startTestServer({ TEST_CARD_DELAY_MS: '200', JOB_POLL_INTERVAL_MS: '50' });
   org = await newOrganization(server, 'sandbox');
 });
@@ -38,19 +29,6 @@ async function checkoutFor(prices: Record<string, unknown>[], recurringInterval:
   const product = await org.polar.products.create({ name: recurringInterval ? 'Pro plan' : 'Field guide', recurringInterval: recurringInterval as never, prices: prices as never });
   const checkout = await org.polar.checkouts.create({ products: [product.id], ...extra });
   return checkout;
-}
-
-/** A page with axe-core allowed in (the page's own CSP forbids every script, as it should). */
-async function openPage(viewport = desktop): Promise<Page> {
-  const context = await browser.newContext({ viewport, bypassCSP: true, ...(viewport === phone ? { isMobile: true, hasTouch: true } : {}) });
-  context.setDefaultTimeout(10_000);
-  return context.newPage();
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: axePath });
-  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> } }).axe.run());
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
 }
 
 async function pay(page: Page, email: string, card: string) {
@@ -192,3 +170,8 @@ describe('the checkout page without a browser', () => {
     }
   });
 });
+
+/** A fresh page of this file's browser. */
+function openPage(viewport = desktop): Promise<Page> {
+  return openIn(browser, viewport);
+}

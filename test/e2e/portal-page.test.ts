@@ -3,21 +3,14 @@
 // downloads an invoice, cancels and resumes a subscription, sees benefits and license keys, and
 // signs out. Another customer's link never shows this customer's data, and forms from elsewhere
 // change nothing. Screenshots at desktop and phone width; axe-core finds nothing serious.
-import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { desktop, launchChromium, openPage as openIn, phone, screenshots, seriousViolations } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
 import { eventually } from '../helpers/waiting.ts';
-
-const chromiumPath = '/usr/bin/chromium';
-const screenshots = 'test-artifacts/screenshots';
-const desktop = { width: 1280, height: 800 };
-const phone = { width: 390, height: 844 };
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let server: TestServer;
 let browser: Browser;
@@ -26,9 +19,7 @@ let customerId: string;
 let subscriptionId: string;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is missing at ${chromiumPath}: install the Debian package "chromium", as .ci/run does.`);
-  mkdirSync(screenshots, { recursive: true });
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
   server = await startTestServer({ TEST_CARD_DELAY_MS: '100', JOB_POLL_INTERVAL_MS: '50' });
   org = await newOrganization(server, 'sandbox');
   const guide = await fixedProduct(org, 'Field guide', 1999);
@@ -52,18 +43,6 @@ async function portalLink(id = customerId): Promise<string> {
   const session = await org.api('POST', '/customer-sessions/', { customer_id: id });
   expect(session.status).toBe(201);
   return session.body.customer_portal_url;
-}
-
-async function openPage(viewport = desktop): Promise<Page> {
-  const context = await browser.newContext({ viewport, bypassCSP: true, ...(viewport === phone ? { isMobile: true, hasTouch: true } : {}) });
-  context.setDefaultTimeout(10_000);
-  return context.newPage();
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: axePath });
-  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> } }).axe.run());
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
 }
 
 describe('the customer portal page', () => {
@@ -190,3 +169,8 @@ describe('the portal page without a browser', () => {
     expect(foreign.text).toContain('not found');
   });
 });
+
+/** A fresh page of this file's browser. */
+function openPage(viewport = desktop): Promise<Page> {
+  return openIn(browser, viewport);
+}
