@@ -307,6 +307,17 @@ describe('the organization by slug', () => {
     expect(response.body.products.map((p: { id: string }) => p.id)).toEqual(live);
   });
 
+  it('lists at most 100 products, oldest first: a public answer has a bounded size', async () => {
+    const big = await newOrganization(server);
+    // 101 products: the 101st, the newest, is left out.
+    for (let i = 0; i < 101; i++) expect((await big.api('POST', '/products/', { name: `Item ${String(i).padStart(3, '0')}`, recurring_interval: null, prices: [{ amount_type: 'free' }] })).status).toBe(201);
+    const response = await org.publicApi('GET', `/customer-portal/organizations/${await slugOf(big)}`);
+    expect(response.status).toBe(200);
+    expect(response.body.products).toHaveLength(100);
+    expect(response.body.products[0].name).toBe('Item 000');
+    expect(response.body.products.map((p: { name: string }) => p.name)).not.toContain('Item 100');
+  });
+
   it('answers an unknown slug with 404', async () => {
     expectErrorBody(await org.publicApi('GET', `/customer-portal/organizations/no-such-shop-${randomUUID()}`), 404, 'ResourceNotFound');
     expect(await rejectionOf(org.buyer.customerPortal.organizations.get({ slug: 'no-such-shop' }))).toBeInstanceOf(ResourceNotFound);

@@ -15,8 +15,8 @@ export const CustomerOrganization = builder.prismaObject('Organization', {
     organization: t.variant('Organization'),
     products: t.relation('products', {
       type: CustomerProduct,
-      description: 'The products on sale: every product not archived.',
-      query: { where: { isArchived: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+      description: 'The products on sale: the first 100 not archived, oldest first. A public field, so its size is bounded.',
+      query: { where: { isArchived: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: 100 },
     }),
   }),
 });
