@@ -77,6 +77,30 @@ describe('the checkout page', () => {
     await page.context().close();
   });
 
+  test('works by keyboard alone: Tab through every field in order, type, Enter to pay, with a visible focus', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 300, priceCurrency: 'usd' }]);
+    const page = await openPage();
+    await page.goto(checkout.url);
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.id || document.activeElement?.tagName.toLowerCase());
+    const order: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      order.push((await focused())!);
+      if (order.at(-1) === 'button') break;
+    }
+    expect(order).toEqual(['email', 'name', 'country', 'line1', 'line2', 'postalCode', 'city', 'state', 'card', 'button']);
+    // The focus ring is drawn (the stylesheet's :focus-visible outline), not left to chance.
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+    await page.focus('#email');
+    await page.keyboard.type('keys@example.com');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('US');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    await page.context().close();
+  });
+
   test('a declined card is said in words, and nothing is charged', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }]);
     const page = await openPage();

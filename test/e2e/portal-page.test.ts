@@ -104,6 +104,30 @@ describe('the customer portal page', () => {
     await page.context().close();
   });
 
+  test('works by keyboard alone: Tab reaches every form and button, Enter acts', async () => {
+    const page = await openPage();
+    await page.goto(await portalLink());
+    const reached: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        return element?.tagName === 'BUTTON' || element?.tagName === 'A' ? element.textContent!.trim() : (element?.id ?? '');
+      });
+      reached.push(label);
+      if (label === 'Sign out') break;
+    }
+    for (const control of ['Download invoice', 'Generate invoice', 'Cancel subscription', 'Sign out']) expect(reached).toContain(control);
+    // Back to the cancel button, by keyboard, and Enter cancels.
+    for (let i = 0; i < 40 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== 'Cancel subscription'; i++) await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('will end at the end of the paid period');
+    await page.getByRole('button', { name: 'Resume subscription' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('goes on');
+    await page.context().close();
+  });
+
   test('the link signs in once; signing out ends the session for the page and for the API', async () => {
     const link = await portalLink();
     const linkToken = new URL(link).searchParams.get('customer_session_token')!;
