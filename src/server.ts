@@ -17,7 +17,7 @@ import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { serveProvider } from './oauth/provider.ts';
-import { isOAuthPath } from './oauth/routes.ts';
+import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { reportLeakedTokens } from './integrations/secret-scanning.ts';
 import { clientIpOf } from './rate-limits/client-ip.ts';
@@ -125,9 +125,10 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
     const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
+    // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
-    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, yoga.getEnveloped)), base, limiter };
+    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
   }
 
   let accepting = true;
@@ -329,11 +330,11 @@ function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment
   return undefined;
 }
 
-/** The environment and path of a request to the OAuth provider (its endpoints and pages), if it is one. */
+/** The environment and path of a request to the OAuth provider or the hosted pages, if it is one. */
 function providerTarget(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string) {
   const sandbox = pathname.startsWith('/sandbox/');
   const path = sandbox ? pathname.slice('/sandbox'.length) : pathname;
-  return isOAuthPath(path) ? { served: sandbox ? environments.sandbox : environments.production, path } : null;
+  return isProviderPath(path) ? { served: sandbox ? environments.sandbox : environments.production, path } : null;
 }
 
 function requestIdOf(req: IncomingMessage): string {

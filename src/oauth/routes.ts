@@ -1,6 +1,7 @@
-// The OAuth 2.0 / OpenID Connect provider's endpoints and pages, by method and path. They are not
-// GraphQL operations: their wire formats are fixed by the RFCs (form-encoded requests, RFC 6749
-// error bodies, redirects), so each is a plain handler. Paths are under the environment's base
+// The OAuth 2.0 / OpenID Connect provider's endpoints and the server-rendered pages (sign-in and
+// consent, checkout, customer portal), by method and path. They are not REST routes: their wire
+// formats are fixed by the RFCs (form-encoded requests, RFC 6749 error bodies, redirects) or are
+// HTML forms, so each is a plain handler (the pages then run GraphQL operations in-process). Paths are under the environment's base
 // (`/sandbox` for sandbox), as the rest of the API is.
 import type { OAuthHandler } from './http.ts';
 
@@ -35,6 +36,6 @@ export function matchOAuthRoute(method: string, path: string): { route: OAuthRou
 }
 
 /** Whether a path (under an environment's base) belongs to the provider or the hosted pages (`/checkout/…`, `/portal/…`). */
-export function isOAuthPath(path: string): boolean {
+export function isProviderPath(path: string): boolean {
   return ['/v1/oauth2/', '/oauth2/', '/.well-known/', '/checkout/', '/portal/'].some((prefix) => path.startsWith(prefix));
 }

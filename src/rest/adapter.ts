@@ -1,9 +1,8 @@
 // The REST adapter: matches a documented path, turns path, query and body into the operation's
 // variables, runs the operation through the same envelop pipeline as /graphql, and maps the result
 // (or its error) to the REST body. It holds no business rules.
-import { inProcess } from '../graphql/in-process.ts';
+import type { RunOperation } from '../graphql/in-process.ts';
 import {
-  type ExecutionResult,
   type GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -16,7 +15,6 @@ import {
   GraphQLInt,
   getNamedType,
 } from 'graphql';
-import type { GetEnvelopedFn } from '@envelop/core';
 import type { Context } from '../context.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
@@ -59,8 +57,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   });
 }
 
-export function createRestHandler(routes: CompiledRoute[], getEnveloped: GetEnvelopedFn<any>): RestHandler {
-  const run = inProcess(getEnveloped);
+/** `run` executes a route's operation in-process, through the same pipeline as /graphql. */
+export function createRestHandler(routes: CompiledRoute[], run: RunOperation): RestHandler {
   return async (request, context) => {
     const match = matchRoute(routes, request.method, request.path);
     if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
