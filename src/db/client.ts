@@ -2,13 +2,14 @@
 // or a PostgreSQL server through a connection pool.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { MigrationTarget } from './migrate.ts';
+import { EmbeddedDatabase } from './embedded.ts';
 
 export type Db = PrismaClient;
 
@@ -55,12 +56,12 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   throw new DatabaseLockedError(`Could not lock the embedded database in ${dataDir}.`);
 }
 
-async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; unlock: () => Promise<void> }> {
-  if (dataDir.startsWith('memory://')) return { pglite: await PGlite.create(dataDir), unlock: async () => {} };
+async function openPGlite(dataDir: string): Promise<{ embedded: EmbeddedDatabase; unlock: () => Promise<void> }> {
+  if (dataDir.startsWith('memory://')) return { embedded: await EmbeddedDatabase.open(dataDir), unlock: async () => {} };
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
-    return { pglite: await PGlite.create(dataDir), unlock };
+    return { embedded: await EmbeddedDatabase.open(dataDir), unlock };
   } catch (error) {
     await unlock();
     throw error;
@@ -69,7 +70,8 @@ async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; unlock: ()
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   if (config.kind === 'embedded') {
-    const { pglite, unlock } = await openPGlite(config.dataDir);
+    const { embedded, unlock } = await openPGlite(config.dataDir);
+    const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 } });
@@ -77,9 +79,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       prisma,
       migrationTarget: pgliteTarget(pglite),
       async close() {
-        if (pglite.closed) return;
+        if (embedded.closed) return;
         await prisma.$disconnect();
-        await pglite.close();
+        await embedded.close();
         await unlock();
       },
     };

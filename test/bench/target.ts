@@ -53,7 +53,13 @@ await Promise.all(
 );
 
 // The baseline: the query the products list makes, with no GraphQL, routing, auth or mapping.
-const baseline = createServer(async (_req, res) => {
+const baseline = createServer((_req, res) => {
+  baselineList().then(
+    (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+    () => res.writeHead(500).end(),
+  );
+});
+async function baselineList() {
   const where = { organizationId: { in: [organizationId] } };
   const [items, total] = await Promise.all([
     prisma.product.findMany({
@@ -67,14 +73,13 @@ const baseline = createServer(async (_req, res) => {
     }),
     prisma.product.count({ where }),
   ]);
-  const body = JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
-  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-});
+  return JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
+}
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
 
 process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`, token, sandboxToken })}\n`);
 process.once('SIGTERM', async () => {
-  baseline.close();
+  await new Promise((resolve) => baseline.close(resolve));
   await kassa.close();
   process.exit(0);
 });

@@ -1,0 +1,214 @@
+// The embedded database, run on a worker thread (./embedded-worker.js) and used from the server's
+// thread as if it were PGlite itself: the calls the Prisma adapter and the migration runner make
+// (query, exec, transaction) go to the worker as messages, and their results and errors come back
+// as PGlite would have given them. The SQL then runs beside the server's JavaScript, on another
+// core, instead of stalling the event loop while it executes.
+import { Worker } from 'node:worker_threads';
+import { messages, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+
+type Parsers = NonNullable<QueryOptions['parsers']>;
+
+/** What the worker reports of a failed call. */
+interface FailureReport {
+  message: string;
+  database?: boolean;
+  fields?: Record<string, string | number>;
+}
+
+interface Reply {
+  id?: number;
+  ready?: boolean;
+  value?: unknown;
+  error?: FailureReport;
+}
+
+/** The error the caller would have had from PGlite: a DatabaseError keeps its code and detail. */
+function errorOf(report: FailureReport): Error {
+  if (!report.database) return new Error(report.message);
+  const error = new messages.DatabaseError(report.message, Number(report.fields?.length ?? 0), 'error');
+  const { name: _name, length: _length, ...fields } = report.fields ?? {};
+  return Object.assign(error, fields);
+}
+
+/**
+ * Applies the caller's own parsers to the columns the worker left as text. The worker parses every
+ * other type itself, with PGlite's defaults, exactly as an in-thread query would have.
+ */
+function parsed<T>(results: Results<T>, options: QueryOptions | undefined): Results<T> {
+  const parsers = options?.parsers;
+  if (!parsers) return results;
+  const arrays = options.rowMode === 'array';
+  results.fields.forEach((field, column) => {
+    const parse = parsers[field.dataTypeID];
+    if (!parse) return;
+    for (const row of results.rows as Record<string | number, unknown>[]) {
+      const key = arrays ? column : field.name;
+      const text = row[key];
+      if (text !== null && text !== undefined) row[key] = (parse as (text: string, type: number) => unknown)(text as string, field.dataTypeID);
+    }
+  });
+  return results;
+}
+
+/** Only what can cross to the worker: the parsers' type ids, not the parsers. */
+function posted(options: QueryOptions | undefined) {
+  const parsers: Parsers | undefined = options?.parsers;
+  return { rowMode: options?.rowMode, rawTypes: parsers ? Object.keys(parsers).map(Number) : undefined };
+}
+
+interface Waiting {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  /** Settles with the answer, whichever way it goes. */
+  settled: Promise<void>;
+}
+
+export class EmbeddedDatabase {
+  private readonly pending = new Map<number, Waiting>();
+  private nextId = 1;
+  private stopped: Error | null = null;
+  private closing: Promise<void> | null = null;
+  /** Set once closing starts: calls made from then on are refused. */
+  private refusing: Error | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: Reply) => this.settle(reply));
+    worker.on('error', (error) => this.stop(error));
+    worker.on('exit', (code) => this.stop(new Error(`The embedded database thread stopped (exit code ${code}).`)));
+    worker.unref();
+  }
+
+  /** Starts the worker and opens the database in `dataDir` (a directory, or `memory://`). */
+  static async open(dataDir: string): Promise<EmbeddedDatabase> {
+    const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir } });
+    await new Promise<void>((resolve, reject) => {
+      const ready = (reply: Reply) => {
+        if (!reply.ready) return;
+        worker.off('message', ready).off('error', reject);
+        resolve();
+      };
+      worker.on('message', ready).once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`The embedded database thread stopped while opening (exit code ${code}).`)));
+    });
+    return new EmbeddedDatabase(worker);
+  }
+
+  get closed(): boolean {
+    return this.stopped !== null;
+  }
+
+  query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.call<Results<T>>({ op: 'query', sql, params, ...posted(options) }).then((results) => parsed(results, options));
+  }
+
+  exec(sql: string): Promise<Results[]> {
+    return this.call<Results[]>({ op: 'exec', sql });
+  }
+
+  /**
+   * Runs `work` in one transaction, as PGlite's own `transaction` does: committed when `work`
+   * resolves, rolled back when it throws or rolls back itself. The worker's PGlite runs no other
+   * statement while it is open.
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const transaction = this.nextId++;
+    await this.call({ op: 'begin', transaction });
+    let closed = false;
+    let rollingBack = null as Promise<unknown> | null;
+    const open = () => {
+      if (closed) throw new Error('Transaction is closed');
+    };
+    const tx = {
+      query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => {
+        open();
+        return parsed(await this.call<Results<R>>({ op: 'txQuery', transaction, sql, params, ...posted(options) }), options);
+      },
+      exec: async (sql: string) => {
+        open();
+        return this.call<Results[]>({ op: 'txExec', transaction, sql });
+      },
+      rollback: async () => {
+        open();
+        rollingBack = this.send({ op: 'txRollback', transaction });
+        await rollingBack;
+        closed = true;
+      },
+      get closed() {
+        return closed;
+      },
+    } as unknown as Transaction;
+    let result: T;
+    try {
+      result = await work(tx);
+    } catch (error) {
+      await rollingBack?.catch(() => undefined);
+      closed = true;
+      await this.send({ op: 'end', transaction, fail: true }).catch(() => undefined);
+      throw error;
+    }
+    // A rollback asked for without waiting for it (as the Prisma adapter does) ends first.
+    await rollingBack;
+    closed = true;
+    await this.send({ op: 'end', transaction });
+    return result;
+  }
+
+  /**
+   * Takes no more calls, lets the ones already made finish, closes the database (PGlite writes
+   * what it holds to its directory), then ends the thread.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const inFlight = [...this.pending.values()].map((waiting) => waiting.settled);
+      this.refusing = new Error('The embedded database is closing.');
+      await Promise.all(inFlight);
+      if (!this.stopped) await this.send({ op: 'close' }).catch(() => undefined);
+      this.stop(new Error('The embedded database is closed.'));
+      await this.worker.terminate();
+    })();
+    return this.closing;
+  }
+
+  /** As the Prisma adapter and the migration runner take PGlite. */
+  asPGlite(): PGlite {
+    return this as unknown as PGlite;
+  }
+
+  private call<T = unknown>(message: Record<string, unknown>): Promise<T> {
+    if (this.refusing) return Promise.reject(this.refusing);
+    return this.send<T>(message);
+  }
+
+  private send<T = unknown>(message: Record<string, unknown>): Promise<T> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    // The thread keeps the process alive only while an answer is awaited.
+    if (this.pending.size === 0) this.worker.ref();
+    let waiting!: Waiting;
+    const answer = new Promise<T>((resolve, reject) => {
+      waiting = { resolve: resolve as (value: unknown) => void, reject, settled: Promise.resolve() };
+    });
+    waiting.settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.set(id, waiting);
+    this.worker.postMessage({ ...message, id });
+    return answer;
+  }
+
+  private settle(reply: Reply): void {
+    const waiting = reply.id === undefined ? undefined : this.pending.get(reply.id);
+    if (!waiting) return;
+    this.pending.delete(reply.id!);
+    if (this.pending.size === 0) this.worker.unref();
+    if (reply.error) waiting.reject(errorOf(reply.error));
+    else waiting.resolve(reply.value);
+  }
+
+  private stop(reason: Error): void {
+    this.stopped ??= reason;
+    for (const waiting of this.pending.values()) waiting.reject(reason);
+    this.pending.clear();
+  }
+}
