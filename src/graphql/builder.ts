@@ -1,5 +1,6 @@
-// The one Pothos builder. Plugins: scope-auth (who may resolve each field, declared on the field)
-// and prisma (GraphQL selections become Prisma selections, so nested queries need no batching code).
+// The one Pothos builder. Plugins: scope-auth (who may resolve each field, declared on the field),
+// stable paths (./stable-paths.ts) and prisma (GraphQL selections become Prisma selections, so
+// nested queries need no batching code).
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin, { type prismaModelName } from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -10,6 +11,7 @@ import type { Scope } from '../auth/scopes.ts';
 import { getDatamodel } from '../generated/prisma/pothos-types.ts';
 import type PrismaTypes from '../generated/prisma/pothos-types.ts';
 import { NotPermittedError, UnauthenticatedError } from './errors.ts';
+import StablePathsPlugin from './stable-paths.ts';
 
 export type PrincipalKind = Exclude<Principal['kind'], 'anonymous'>;
 
@@ -46,7 +48,7 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin],
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
@@ -112,9 +114,11 @@ const strictUuid = (value: unknown) => {
   if (typeof value !== 'string' || !canonicalUuid.test(value)) throw new GraphQLError(`Value is not a valid UUID: ${String(value).slice(0, 64)}`);
   return value.toLowerCase();
 };
+// What the database gives back is already canonical: checked, but not copied.
+const databaseUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 builder.scalarType('UUID', {
   description: UUIDResolver.description ?? undefined,
-  serialize: (value) => strictUuid(value),
+  serialize: (value) => (typeof value === 'string' && databaseUuid.test(value) ? value : strictUuid(value)),
   parseValue: strictUuid,
   parseLiteral: (node) => strictUuid(node.kind === Kind.STRING ? node.value : undefined),
 });
