@@ -99,9 +99,13 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
 
 /** The objects an answer holds: what resolving it actually cost. */
 function objectsIn(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + objectsIn(item), 0);
   if (value === null || typeof value !== 'object') return 0;
-  let count = 1;
-  for (const field of Object.values(value)) count += objectsIn(field);
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += objectsIn(item);
+    return count;
+  }
+  count = 1;
+  for (const key in value) count += objectsIn((value as Record<string, unknown>)[key]);
   return count;
 }

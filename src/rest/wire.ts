@@ -73,16 +73,38 @@ export function wireShape(
   return shape;
 }
 
+/** A shape as `toWire` walks it: arrays, built once per shape, instead of the maps it is merged in. */
+interface WalkPlan {
+  keys: string[];
+  wires: string[];
+  shapes: (WireShape | null)[];
+  constants: [string, unknown][];
+}
+const plans = new WeakMap<WireShape, WalkPlan>();
+
+function planOf(shape: WireShape): WalkPlan {
+  let plan = plans.get(shape);
+  if (!plan) {
+    const fields = [...shape.fields];
+    plan = { keys: fields.map(([key]) => key), wires: fields.map(([, f]) => f.wire), shapes: fields.map(([, f]) => f.shape), constants: Object.entries(shape.constants) };
+    plans.set(shape, plan);
+  }
+  return plan;
+}
+
 export function toWire(value: unknown, shape: WireShape | null): unknown {
   if (value === null || value === undefined || shape === null) return value ?? null;
   if (Array.isArray(value)) return value.map((item) => toWire(item, shape));
+  const { keys, wires, shapes, constants } = planOf(shape);
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
-  for (const [key, field] of shape.fields) {
-    if (key in source) out[field.wire] = toWire(source[key], field.shape);
+  for (let i = 0; i < keys.length; i++) {
+    const item = source[keys[i]];
+    // A field of another type condition is absent from the result, and stays absent.
+    if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : toWire(item, shapes[i]);
   }
-  for (const [key, constant] of Object.entries(shape.constants)) {
-    if (!(key in out)) out[key] = constant;
+  for (let i = 0; i < constants.length; i++) {
+    if (!(constants[i][0] in out)) out[constants[i][0]] = constants[i][1];
   }
   return out;
 }
