@@ -67,12 +67,46 @@ export function operationCost(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
 ): OperationCost {
+  const given = variables ?? {};
+  const known = measuredCosts(document, operationName);
+  const hit = known.find((measured) => measured.reads.every((name, i) => Object.is(given[name], measured.values[i])));
+  if (hit) return hit.cost;
   const tokens = documentTokens(document);
   const operation = pickOperation(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return { cost: 0, depth: 0, aliases: 0, tokens };
-  const walker = new Walker(schema, document, operation, variables ?? {});
-  return { ...walker.selectionSet(operation.selectionSet, root, undefined), tokens };
+  const walker = new Walker(schema, document, operation, given);
+  const cost = { ...walker.selectionSet(operation.selectionSet, root, undefined), tokens };
+  remember(known, { reads: walker.reads, values: walker.reads.map((name) => given[name]), cost });
+  return cost;
+}
+
+/**
+ * Costs already measured for a document and operation, with the variables each measure read (the
+ * only ones it depends on): a parsed document is cached and reused, so a repeated request is not
+ * walked again. A few variants per document are kept; a list's size given in a variable that
+ * changes with every request is measured every time.
+ */
+interface MeasuredCost {
+  reads: string[];
+  values: unknown[];
+  cost: OperationCost;
+}
+const measured = new WeakMap<DocumentNode, Map<string, MeasuredCost[]>>();
+const variantsPerOperation = 8;
+
+function measuredCosts(document: DocumentNode, operationName: string | null | undefined): MeasuredCost[] {
+  let byOperation = measured.get(document);
+  if (!byOperation) measured.set(document, (byOperation = new Map()));
+  const name = operationName ?? '';
+  let list = byOperation.get(name);
+  if (!list) byOperation.set(name, (list = []));
+  return list;
+}
+
+function remember(list: MeasuredCost[], cost: MeasuredCost): void {
+  if (list.length >= variantsPerOperation) list.shift();
+  list.push(cost);
 }
 
 /** Tokens by document: a parsed document is cached and reused, its source is not lexed again. */
@@ -131,6 +165,8 @@ interface Tally extends Measure {
 }
 
 class Walker {
+  /** The request variables the measure read, in the order first read. */
+  readonly reads: string[] = [];
   private readonly fragments = new Map<string, FragmentDefinitionNode>();
   private readonly variables: Record<string, unknown>;
   // Named fragments are measured once per page limit, so a chain of fragments that each spread the
@@ -239,6 +275,7 @@ class Walker {
     const arg = def.args.find((a) => a.name === 'limit');
     if (!arg) return undefined;
     const value = node.arguments?.find((a) => a.name.value === 'limit')?.value;
+    if (value?.kind === Kind.VARIABLE && !this.reads.includes(value.name.value)) this.reads.push(value.name.value);
     const given = value ? valueFromASTUntyped(value, this.variables) : undefined;
     const limit = given ?? arg.defaultValue;
     return typeof limit === 'number' && Number.isInteger(limit) ? Math.max(0, limit) : undefined;

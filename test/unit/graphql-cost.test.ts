@@ -46,6 +46,20 @@ describe('operationCost', () => {
     expect(cost(withDefault, { n: 5 })).toBe(8);
   });
 
+  it('measures a reused document again when a variable it reads changes, and not for one it ignores', () => {
+    // A parsed document is cached and reused across requests: its measures are kept by the variables they read.
+    const document = parse(`query ($n: Int!, $q: String) { core { products(limit: $n, query: $q) { items { organization { id } } } } }`);
+    const again = (variables: Record<string, unknown>) => operationCost(schema, document, null, variables);
+    const first = again({ n: 70, q: 'a' });
+    expect(first.cost).toBe(73);
+    expect(again({ n: 70, q: 'b' })).toBe(first);
+    expect(again({ n: 5, q: 'a' }).cost).toBe(8);
+    expect(again({}).cost).toBe(13);
+    // More variants than are kept still measure right.
+    for (let n = 1; n <= 20; n++) expect(again({ n }).cost).toBe(3 + n);
+    expect(again({ n: 70 }).cost).toBe(73);
+  });
+
   it('counts a plain list as 10 items', () => {
     // core 1 + product 1 + benefits (1 + 10 × 0)
     expect(cost(`{ core { product(id: ${id}) { benefits { id } } } }`)).toBe(3);
