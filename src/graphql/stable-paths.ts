@@ -55,7 +55,10 @@ export class StablePathsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
         top = new Map();
         requests.set(context as object, top);
       }
-      return resolver(parent, args, context, { ...info, path: intern(info.path, top) as ResponsePath });
+      // Every call gets an info object of its own (graphql-jit and graphql-js both build one per
+      // field execution), so it is given its interned path in place rather than copied.
+      (info as { path: ResponsePath }).path = intern(info.path, top) as ResponsePath;
+      return resolver(parent, args, context, info);
     };
   }
 }
