@@ -56,17 +56,27 @@ describe('the embedded database on its own thread', () => {
     expect((await threaded.query('select count(*)::int as n from items')).rows).toEqual([{ n: 2 }]);
   });
 
-  it('commits a transaction whose work resolves, and keeps other statements out until it ends', async () => {
-    let outsideSaw: unknown;
+  it('commits a transaction whose work resolves', async () => {
     const result = await threaded.transaction(async (tx) => {
       await tx.query("insert into items (id, name) values (10, 'ten')");
-      // Sent while the transaction is open: PGlite runs it after the commit, never inside it.
-      const outside = threaded.query('select count(*)::int as n from items where id = 10').then((r) => (outsideSaw = r.rows));
-      expect((await tx.query('select count(*)::int as n from items where id = 10')).rows).toEqual([{ n: 1 }]);
-      return outside === undefined ? 'unreachable' : 'done';
+      return (await tx.query<{ n: number }>('select count(*)::int as n from items where id = 10')).rows[0].n;
     });
-    expect(result).toBe('done');
-    await expect.poll(() => outsideSaw).toEqual([{ n: 1 }]);
+    expect(result).toBe(1);
+    expect((await threaded.query('select count(*)::int as n from items where id = 10')).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps a statement sent meanwhile out of an open transaction: it runs after, and sees its rollback', async () => {
+    let outside: Promise<unknown> | undefined;
+    await expect(
+      threaded.transaction(async (tx) => {
+        await tx.query("insert into items (id, name) values (13, 'thirteen')");
+        // Run inside the transaction, it would see the row; run after the rollback, it cannot.
+        outside = threaded.query('select count(*)::int as n from items where id = 13').then((r) => r.rows);
+        await tx.query('select 1');
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    await expect(outside).resolves.toEqual([{ n: 0 }]);
   });
 
   it('rolls back a transaction whose work throws, and gives the caller that error', async () => {
