@@ -69,7 +69,7 @@ export interface Kassa {
 }
 
 export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger): Promise<{ environment: Environment; database: Database }> {
-  const database = await openDatabase(config.databases[name]);
+  const database = await openDatabase(config.databases[name], logger.child({ environment: name }));
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
   const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;

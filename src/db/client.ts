@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
@@ -56,21 +57,24 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   throw new DatabaseLockedError(`Could not lock the embedded database in ${dataDir}.`);
 }
 
-async function openPGlite(dataDir: string): Promise<{ embedded: EmbeddedDatabase; unlock: () => Promise<void> }> {
-  if (dataDir.startsWith('memory://')) return { embedded: await EmbeddedDatabase.open(dataDir), unlock: async () => {} };
+async function openPGlite(dataDir: string, onFailure?: (error: Error) => void): Promise<{ embedded: EmbeddedDatabase; unlock: () => Promise<void> }> {
+  if (dataDir.startsWith('memory://')) return { embedded: await EmbeddedDatabase.open(dataDir, onFailure), unlock: async () => {} };
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
-    return { embedded: await EmbeddedDatabase.open(dataDir), unlock };
+    return { embedded: await EmbeddedDatabase.open(dataDir, onFailure), unlock };
   } catch (error) {
     await unlock();
     throw error;
   }
 }
 
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+/** `logger`, when given, hears of an embedded database whose thread stopped without being closed. */
+export async function openDatabase(config: DatabaseConfig, logger?: Logger): Promise<Database> {
   if (config.kind === 'embedded') {
-    const { embedded, unlock } = await openPGlite(config.dataDir);
+    const { embedded, unlock } = await openPGlite(config.dataDir, (error) =>
+      logger?.error({ err: error }, 'the embedded database stopped: every query fails until the server restarts'),
+    );
     const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.

@@ -71,15 +71,21 @@ export class EmbeddedDatabase {
   /** Set once closing starts: calls made from then on are refused. */
   private refusing: Error | null = null;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly onFailure: (error: Error) => void,
+  ) {
     worker.on('message', (reply: Reply) => this.settle(reply));
-    worker.on('error', (error) => this.stop(error));
-    worker.on('exit', (code) => this.stop(new Error(`The embedded database thread stopped (exit code ${code}).`)));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`The embedded database thread stopped (exit code ${code}).`)));
     worker.unref();
   }
 
-  /** Starts the worker and opens the database in `dataDir` (a directory, or `memory://`). */
-  static async open(dataDir: string): Promise<EmbeddedDatabase> {
+  /**
+   * Starts the worker and opens the database in `dataDir` (a directory, or `memory://`).
+   * `onFailure` hears, once, of a thread that stops without being closed: every call fails from then on.
+   */
+  static async open(dataDir: string, onFailure: (error: Error) => void = () => {}): Promise<EmbeddedDatabase> {
     const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir } });
     await new Promise<void>((resolve, reject) => {
       const ready = (reply: Reply) => {
@@ -90,7 +96,7 @@ export class EmbeddedDatabase {
       worker.on('message', ready).once('error', reject);
       worker.once('exit', (code) => reject(new Error(`The embedded database thread stopped while opening (exit code ${code}).`)));
     });
-    return new EmbeddedDatabase(worker);
+    return new EmbeddedDatabase(worker, onFailure);
   }
 
   get closed(): boolean {
@@ -204,6 +210,12 @@ export class EmbeddedDatabase {
     if (this.pending.size === 0) this.worker.unref();
     if (reply.error) waiting.reject(errorOf(reply.error));
     else waiting.resolve(reply.value);
+  }
+
+  private fail(error: Error): void {
+    if (this.stopped) return;
+    this.stop(error);
+    this.onFailure(error);
   }
 
   private stop(reason: Error): void {

@@ -121,6 +121,20 @@ describe('closing the embedded database', () => {
     await expect(database.query('select 1')).rejects.toThrow(/closed|closing/);
   });
 
+  it('reports a thread that stops without being closed, once, and fails every call after it', async () => {
+    const failures: Error[] = [];
+    const database = await EmbeddedDatabase.open('memory://', (error) => failures.push(error));
+    await expect(database.query('select 1 as one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    // As if the thread died: what a crash of PGlite inside it would look like from here.
+    await (database as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect.poll(() => failures.length).toBe(1);
+    expect(failures[0].message).toMatch(/embedded database thread stopped/);
+    expect(database.closed).toBe(true);
+    await expect(database.query('select 1')).rejects.toThrow(/embedded database thread stopped/);
+    await database.close();
+    expect(failures).toHaveLength(1);
+  });
+
   it('keeps the data of a directory for the next open', async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
