@@ -88,13 +88,15 @@ export class EmbeddedDatabase {
   static async open(dataDir: string, onFailure: (error: Error) => void = () => {}): Promise<EmbeddedDatabase> {
     const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir } });
     await new Promise<void>((resolve, reject) => {
-      const ready = (reply: Reply) => {
-        if (!reply.ready) return;
-        worker.off('message', ready).off('error', reject);
-        resolve();
+      // Whichever comes first settles the opening; the others stop listening with it.
+      const settle = (error?: Error) => {
+        worker.off('message', ready).off('error', settle).off('exit', exited);
+        if (error) reject(error);
+        else resolve();
       };
-      worker.on('message', ready).once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`The embedded database thread stopped while opening (exit code ${code}).`)));
+      const ready = (reply: Reply) => reply.ready && settle();
+      const exited = (code: number) => settle(new Error(`The embedded database thread stopped while opening (exit code ${code}).`));
+      worker.on('message', ready).on('error', settle).on('exit', exited);
     });
     return new EmbeddedDatabase(worker, onFailure);
   }

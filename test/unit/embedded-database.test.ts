@@ -135,6 +135,19 @@ describe('closing the embedded database', () => {
     expect(failures).toHaveLength(1);
   });
 
+  it('refuses to open where no database can be: a file stands where the directory should', async () => {
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(`${tmpdir()}/kassa-embedded-`);
+    try {
+      // A file where the data directory should be.
+      await writeFile(`${dir}/not-a-directory`, 'x');
+      await expect(EmbeddedDatabase.open(`${dir}/not-a-directory`)).rejects.toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps the data of a directory for the next open', async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
