@@ -35,7 +35,7 @@ export interface Config {
   /** The public keys that sign leaked-token reports (GitHub's secret scanning); none: the endpoint is off. */
   secretScanningKeys: { keyIdentifier: string; pem: string }[];
   /** What one GraphQL operation may ask for; refused before execution above these. */
-  graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number };
+  graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number; maxFields: number };
   /** Addresses whose X-Forwarded-For is believed (a load balancer in front of Kassa); no one's by default. */
   trustedProxies: BlockList;
   webhooks: {
@@ -174,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 100),
       maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 10_000),
       maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
+      maxFields: integer(env, 'GRAPHQL_MAX_FIELDS', 1000, 10, 100_000),
     },
     idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),

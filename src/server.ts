@@ -15,7 +15,9 @@ import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
-import { useGraphQlJit } from '@envelop/graphql-jit';
+import { useCompiledQueries } from './graphql/compiled-queries.ts';
+import { useVariableLimits } from './graphql/variable-limits.ts';
+import { DocumentCache } from './graphql/document-cache.ts';
 import { serveProvider } from './oauth/provider.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
@@ -119,8 +121,10 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       landingPage: false,
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
+      // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
+      parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });

@@ -47,6 +47,8 @@ export interface CostLimits {
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
+  /** Fields a document may select once its fragments are expanded. */
+  maxFields: number;
 }
 
 
@@ -136,6 +138,13 @@ export function costViolation(cost: OperationCost, limits: CostLimits): string |
     return `The query has ${cost.tokens} tokens, above the limit of ${limits.maxTokens}: shorten it or split it into several requests.`;
   }
   return null;
+}
+
+/** The sentence that refuses a document too large to validate and compile, or null. */
+export function sizeViolation(size: DocumentSize, limits: CostLimits): string | null {
+  if (size.fields <= limits.maxFields) return null;
+  const fields = Number.isSafeInteger(size.fields) ? String(size.fields) : 'more than 2^53';
+  return `The document selects ${fields} fields once its fragments are expanded, above the limit of ${limits.maxFields}: select fewer fields, or spread each fragment in fewer places.`;
 }
 
 /** Number of lexical tokens in the query source (graphql's Lexer), for the token limit, stopping early once above `max`. */
@@ -280,4 +289,66 @@ class Walker {
     const limit = given ?? arg.defaultValue;
     return typeof limit === 'number' && Number.isInteger(limit) ? Math.max(0, limit) : undefined;
   }
+}
+
+/** The size of a document as it would run: fields selected once fragments are expanded, and their deepest nesting. */
+export interface DocumentSize {
+  /** Every selected field, scalars and `__typename` included, counted once per place a fragment is spread. */
+  fields: number;
+  depth: number;
+}
+
+/**
+ * Measures a document without expanding it: each named fragment is measured once and its size
+ * reused wherever it is spread, so the walk takes time in the document's length even when its
+ * expansion is exponential (a chain of fragments that each spread the previous one twice). Every
+ * operation counts, since validation reads them all. Needs no schema, so it runs before validation;
+ * unknown and cyclic spreads count as empty (validation refuses them).
+ */
+export function documentSize(document: DocumentNode): DocumentSize {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(d.name.value)) fragments.set(d.name.value, d);
+  const sizes = new Map<string, DocumentSize>();
+  const measuring = new Set<string>();
+  const empty: DocumentSize = { fields: 0, depth: 0 };
+
+  const fragmentSize = (name: string): DocumentSize => {
+    const known = sizes.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || measuring.has(name)) return empty;
+    measuring.add(name);
+    const size = setSize(fragment.selectionSet);
+    measuring.delete(name);
+    sizes.set(name, size);
+    return size;
+  };
+  // Recursion follows the document's own nesting, which the token limit bounds.
+  const setSize = (set: SelectionSetNode): DocumentSize => {
+    let fields = 0;
+    let depth = 0;
+    for (const selection of set.selections) {
+      const part =
+        selection.kind === Kind.FIELD
+          ? selection.selectionSet
+            ? ((inner) => ({ fields: 1 + inner.fields, depth: 1 + inner.depth }))(setSize(selection.selectionSet))
+            : { fields: 1, depth: 1 }
+          : selection.kind === Kind.INLINE_FRAGMENT
+            ? setSize(selection.selectionSet)
+            : fragmentSize(selection.name.value);
+      fields += part.fields;
+      depth = Math.max(depth, part.depth);
+    }
+    return { fields, depth };
+  };
+
+  let fields = 0;
+  let depth = 0;
+  for (const d of document.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    const size = setSize(d.selectionSet);
+    fields += size.fields;
+    depth = Math.max(depth, size.depth);
+  }
+  return { fields, depth };
 }

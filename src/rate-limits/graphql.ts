@@ -8,7 +8,7 @@ import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, typ
 import type { Plugin } from '@envelop/core';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
-import { costViolation, operationCost, type CostLimits } from '../graphql/cost.ts';
+import { costViolation, documentSize, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
 import { rateLimitHeaders, type LimitState, type RateLimiter } from './limiter.ts';
 
 /** What the HTTP layer hands a GraphQL request: the environment's limiter, the client, and the latest limit state. */
@@ -39,6 +39,11 @@ function licenseCalls(document: DocumentNode, operationName: string | null | und
   return count(operation.selectionSet.selections, new Set());
 }
 
+/** A document refused before validation: 400 whatever the response's media type (`spec: false`). */
+function tooComplex(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400, spec: false } } });
+}
+
 function refusal(message: string, code: string, status: number, headers: Record<string, string> = {}) {
   return { errors: [new GraphQLError(message, { extensions: { code, http: { status, headers } } })] };
 }
@@ -48,6 +53,20 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
     // A document of more tokens than allowed is refused while parsing, before it is built.
     onParse({ setParseFn, parseFn }) {
       setParseFn((source, options) => (parseFn ?? parse)(source, { ...options, maxTokens: limits.maxTokens }));
+    },
+    onValidate({ params, setResult }) {
+      // A document that selects too many fields once its fragments are expanded is refused before
+      // validation and compiling, whose work grows with that expansion. The validation cache keeps
+      // the refusal for the document.
+      const violation = sizeViolation(documentSize(params.documentAST), limits);
+      if (violation) return setResult([tooComplex(violation)]);
+      // graphql-js stops validating a document once it has spent its work budget on it (comparing
+      // fields that share a response name, following fragments): say so in the same terms.
+      return ({ result, setResult: replace }: { result: readonly Error[]; setResult(errors: GraphQLError[]): void }) => {
+        if (result.some((error: Error) => error.message === 'Validation aborted.')) {
+          replace([tooComplex('Validating the document took more work than allowed: select each field once per place, and spread fewer fragments into the same selection.')]);
+        }
+      };
     },
     async onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as Context;

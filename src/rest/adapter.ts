@@ -20,6 +20,7 @@ import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedE
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
 import { fromWire, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
+import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
 
 export interface RestRequest {
   method: string;
@@ -57,6 +58,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   });
 }
 
+const tooManyIssues = Symbol('too many validation issues');
+
 /** `run` executes a route's operation in-process, through the same pipeline as /graphql. */
 export function createRestHandler(routes: CompiledRoute[], run: RunOperation): RestHandler {
   return async (request, context) => {
@@ -89,13 +92,25 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
         if (isNonNullType(binding.type)) issues.add(wireLoc(binding), 'Field required', 'missing');
         continue;
       }
-      coerceInputValue(raw, binding.type, (path, _invalid, error) => {
-        const loc = [...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))];
-        // graphql-js reports a missing field at its parent; the client wants the field itself.
-        const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
-        if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
-        else issues.add(loc, error.message, 'value_error');
-      });
+      const overlong = overlongList(raw, wireLoc(binding));
+      if (overlong) {
+        issues.add(overlong.loc, overlongListError(overlong).issues[0].msg, 'too_long');
+        continue;
+      }
+      try {
+        coerceInputValue(raw, binding.type, (path, _invalid, error) => {
+          // Past the first errors the answer says no more, so coercion stops (see graphql/variable-limits.ts).
+          if (issues.list.length >= maxVariableErrors) throw tooManyIssues;
+          const loc = [...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))];
+          // graphql-js reports a missing field at its parent; the client wants the field itself.
+          const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
+          if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
+          else issues.add(loc, error.message, 'value_error');
+        });
+      } catch (error) {
+        if (error !== tooManyIssues) throw error;
+        break;
+      }
       nulCharacterIssues(binding.source === 'body' ? body : raw, wireLoc(binding), issues.list);
       variables[binding.name] = raw;
     }

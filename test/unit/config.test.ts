@@ -25,7 +25,7 @@ describe('configuration', () => {
     const defaults = loadConfig({});
     expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, onStoreFailure: 'open' });
     expect(defaults.trustedProxies.check('127.0.0.1', 'ipv4')).toBe(false);
-    expect(defaults.graphqlLimits).toEqual({ maxCost: 1000, maxDepth: 12, maxAliases: 30, maxTokens: 2000 });
+    expect(defaults.graphqlLimits).toEqual({ maxCost: 1000, maxDepth: 12, maxAliases: 30, maxTokens: 2000, maxFields: 1000 });
     const id = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
     const config = loadConfig({ RATE_LIMIT_ORGANIZATION_OVERRIDES: `${id.toUpperCase()}=1200`, TRUSTED_PROXIES: '10.0.0.0/8, ::1' });
     expect(config.rateLimits.organizationOverrides.get(id)).toBe(1200);
@@ -42,6 +42,7 @@ describe('configuration', () => {
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges (got "10.0.0.0/33")'],
     [{ TRUSTED_PROXIES: 'proxy.internal' }, 'TRUSTED_PROXIES must be a comma-separated list'],
     [{ GRAPHQL_MAX_DEPTH: '1' }, 'GRAPHQL_MAX_DEPTH must be a whole number from 2'],
+    [{ GRAPHQL_MAX_FIELDS: 'many' }, 'GRAPHQL_MAX_FIELDS must be a whole number from 10 to 100000 (got "many")'],
     [{ REQUEST_TIMEOUT_MS: '10' }, 'REQUEST_TIMEOUT_MS must be a whole number from 1000'],
     [{ OIDC_SIGNING_ALGORITHM: 'HS256' }, 'OIDC_SIGNING_ALGORITHM must be one of RS256, ES256'],
     [{ SECRET_SCANNING_PUBLIC_KEYS: 'not json' }, 'SECRET_SCANNING_PUBLIC_KEYS must be JSON'],

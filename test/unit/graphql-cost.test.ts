@@ -1,6 +1,6 @@
 import { getIntrospectionQuery, parse } from 'graphql';
-import { describe, expect, it } from 'vitest';
-import { costViolation, countTokens, operationCost } from '../../src/graphql/cost.ts';
+import { describe, expect, it, test } from 'vitest';
+import { costViolation, countTokens, documentSize, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
 import { loadConfig } from '../../src/config.ts';
 
 /** The documented defaults: GRAPHQL_MAX_COST 1000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
@@ -174,5 +174,41 @@ describe('countTokens', () => {
 
   it('counts the tokens before a syntax error', () => {
     expect(countTokens('{ a "unterminated', 100)).toBe(2);
+  });
+});
+
+describe('the size of a document with its fragments expanded', () => {
+  const chain = (levels: number) => {
+    let document = `{ core { products { items { ...F${levels} } } } }\nfragment F0 on Product { id name }\n`;
+    for (let i = 1; i <= levels; i++) document += `fragment F${i} on Product { ...F${i - 1} ...F${i - 1} }\n`;
+    return parse(document);
+  };
+
+  test('counts every selected field, scalars included, once per place it is spread', () => {
+    expect(documentSize(parse('{ core { products { items { id name } } } }'))).toEqual({ fields: 5, depth: 4 });
+    expect(documentSize(chain(3)).fields).toBe(3 + 2 ** 3 * 2);
+  });
+
+  test('measures an exponential chain of fragments without expanding it', () => {
+    expect(documentSize(chain(30)).fields).toBe(3 + 2 ** 31);
+    // 2^1001 fields: measured in the document's length, refused whatever its depth.
+    const huge = documentSize(chain(1000));
+    expect(huge.fields).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
+    expect(sizeViolation(huge, defaultCostLimits)).toBe(
+      'The document selects more than 2^53 fields once its fragments are expanded, above the limit of 1000: select fewer fields, or spread each fragment in fewer places.',
+    );
+  });
+
+  test('counts every operation, inline fragments, and cyclic or unknown spreads as empty', () => {
+    const document = parse(`
+      query A { core { products { items { id ... on Product { name } } } } }
+      query B { core { products { items { ...Loop ...Missing } } } }
+      fragment Loop on Product { id ...Loop }`);
+    expect(documentSize(document)).toEqual({ fields: 5 + 4, depth: 4 });
+  });
+
+  test('admits documents up to the limit', () => {
+    expect(sizeViolation({ fields: defaultCostLimits.maxFields, depth: 1 }, defaultCostLimits)).toBeNull();
+    expect(sizeViolation({ fields: defaultCostLimits.maxFields + 1, depth: 1 }, defaultCostLimits)).toMatch(/selects 1001 fields/);
   });
 });
