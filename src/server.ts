@@ -13,6 +13,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
+import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
@@ -120,7 +121,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
-      plugins: [useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useInputNestingLimit(), useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
