@@ -141,6 +141,19 @@ describe('GraphQL variables nested deeper than any field takes', () => {
     expectNestingRefused(response, ['query']);
   });
 
+  it('a subscription whose variables nest too deep is refused instead of opening a stream', async () => {
+    const subscription = 'subscription ($types: [String!]) { coreEvents(types: $types) { id type } }';
+    const response = await fetch(`${server.base()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${org.token}` },
+      body: `{"query":${JSON.stringify(subscription)},"variables":{"types":${nestedArrays(5000)}}}`,
+    });
+    const text = await response.text();
+    expect(response.status).toBe(422);
+    expect(text).toContain('json_too_deep');
+    expect(text).toContain('BAD_USER_INPUT');
+  });
+
   it('a request that is not JSON gets a 4xx', async () => {
     const response = await fetch(`${server.base()}/graphql`, {
       method: 'POST',
