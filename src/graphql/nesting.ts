@@ -1,6 +1,6 @@
-// Input nesting. No input of Kassa nests deeper than a few levels (metadata is flat; a checkout's
-// custom field data or a product's prices are the deepest, about six), so a JSON value nested
-// deeper than `maxInputNesting` is refused where it enters: REST bodies, GraphQL variables, OAuth
+// Input nesting. No input of Kassa nests deeper than a few levels (metadata is flat; the deepest,
+// such as a product's prices, reach about five or six), so a JSON value nested deeper than
+// `maxInputNesting` is refused where it enters: REST bodies, GraphQL variables, OAuth
 // bodies. The check walks with its own stack, so no depth can overflow it; everything behind it
 // (variable coercion, the wire mapping, the NUL guard, JSON columns) then meets bounded input.
 import { type DocumentNode, Kind, visit } from 'graphql';
@@ -22,8 +22,8 @@ interface Frame {
 }
 
 /**
- * Where `value` (at `loc`) first holds an array or object nested more than `max` deep, as the loc
- * of that array or object; null when it stays within `max`.
+ * Where `value` (at `loc`) holds an array or object nested more than `max` deep, as the loc of
+ * the first such one the walk meets; null when it stays within `max`.
  */
 export function tooDeepAt(value: unknown, loc: Loc, max = maxInputNesting): Loc | null {
   const pending: Frame[] = [{ value, depth: isContainer(value) ? 1 : 0, parent: null, key: null }];
