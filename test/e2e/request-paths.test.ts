@@ -74,6 +74,11 @@ describe('a request target that is not a route', () => {
     expect(await productTotal()).toBe(before);
   });
 
+  it('is 404 even when no URL parser would accept it, and the server keeps serving', async () => {
+    for (const target of ['//[', '//a:b@c:99999/v1/products/', '//%zz/v1/products/']) expectNotFound(await raw('GET', target), target);
+    expect((await raw('GET', '/v1/products/?limit=1')).status).toBe(200);
+  });
+
   it('//evil.example/v1/graphql does not reach GraphQL', async () => {
     expectNotFound(await raw('POST', '//evil.example/v1/graphql', { query: '{ __typename }' }));
   });
