@@ -13,6 +13,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
+import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
@@ -124,7 +125,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
@@ -143,7 +144,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     res.setHeader('x-request-id', requestId);
     if (!accepting) res.setHeader('connection', 'close');
     const started = performance.now();
-    const url = new URL(req.url ?? '/', 'http://kassa');
+    const url = requestTarget(req.url ?? '/');
     const served = pickEnvironment(environments, url.pathname);
     const environmentName = (served ?? providerTarget(environments, url.pathname)?.served)?.environment.name;
     res.on('finish', () => {
@@ -172,7 +173,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     return false;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
+  async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname === '/readyz') return send(res, await readiness());
     const provider = providerTarget(environments, url.pathname);
@@ -339,6 +340,24 @@ function providerTarget(environments: Record<EnvironmentName, ServedEnvironment>
   const sandbox = pathname.startsWith('/sandbox/');
   const path = sandbox ? pathname.slice('/sandbox'.length) : pathname;
   return isProviderPath(path) ? { served: sandbox ? environments.sandbox : environments.production, path } : null;
+}
+
+interface RequestTarget {
+  pathname: string;
+  searchParams: URLSearchParams;
+}
+
+/**
+ * The path and query of a request target, read as a path: never resolved as a URL, so `//host/…`
+ * names no host, and `.`, `..`, `//` and `%2F` stay in the path, matching no route. The
+ * absolute form (`http://host/v1/…`, RFC 9112 §3.2.2) is served by its path.
+ */
+function requestTarget(target: string): RequestTarget {
+  const absolute = /^https?:\/\/[^/?]*/i.exec(target);
+  const originForm = absolute ? target.slice(absolute[0].length) : target;
+  const query = originForm.indexOf('?');
+  const pathname = query === -1 ? originForm : originForm.slice(0, query);
+  return { pathname: pathname || '/', searchParams: new URLSearchParams(query === -1 ? '' : originForm.slice(query + 1)) };
 }
 
 function requestIdOf(req: IncomingMessage): string {

@@ -31,10 +31,14 @@ function parseMetadata(value: unknown): Metadata {
   return value as Metadata;
 }
 
+/** An inline metadata object: one level of fields, since metadata is flat. */
 function literalToJs(node: ValueNode): unknown {
+  if (node.kind !== Kind.OBJECT) throw new GraphQLError('Metadata must be an object of string, integer, float or boolean values.');
+  return Object.fromEntries(node.fields.map((f) => [f.name.value, literalValue(f.value)]));
+}
+
+function literalValue(node: ValueNode): unknown {
   switch (node.kind) {
-    case Kind.OBJECT:
-      return Object.fromEntries(node.fields.map((f) => [f.name.value, literalToJs(f.value)]));
     case Kind.STRING:
       return node.value;
     case Kind.INT:

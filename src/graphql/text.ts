@@ -4,19 +4,39 @@ import { type DocumentNode, Kind, visit } from 'graphql';
 import type { Plugin } from '@envelop/core';
 import { RequestValidationError, type Loc, type ValidationIssue } from './errors.ts';
 
+interface Frame {
+  value: unknown;
+  parent: Frame | null;
+  key: string | number | null;
+  /** The key itself holds a NUL: reported in its turn, in place of its value. */
+  nulKey: boolean;
+}
+
+/** Every place in `value` (at `loc`) holding a NUL character; walks with its own stack, so any depth is safe. */
 export function nulCharacterIssues(value: unknown, loc: Loc, issues: ValidationIssue[] = []): ValidationIssue[] {
-  const problem = (at: Loc) => issues.push({ loc: at, msg: 'Text must not contain the NUL character (\\u0000).', type: 'string_nul' });
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) problem(loc);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulCharacterIssues(item, [...loc, i], issues));
-  } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) problem([...loc, key]);
-      else nulCharacterIssues(item, [...loc, key], issues);
+  const problem = (frame: Frame) => issues.push({ loc: locOf(frame, loc), msg: 'Text must not contain the NUL character (\\u0000).', type: 'string_nul' });
+  const pending: Frame[] = [{ value, parent: null, key: null, nulKey: false }];
+  while (pending.length) {
+    const frame = pending.pop()!;
+    const item = frame.value;
+    if (frame.nulKey) {
+      problem(frame);
+    } else if (typeof item === 'string') {
+      if (item.includes('\u0000')) problem(frame);
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push({ value: item[i], parent: frame, key: i, nulKey: false });
+    } else if (item !== null && typeof item === 'object' && !(item instanceof Date)) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], parent: frame, key: entries[i][0], nulKey: entries[i][0].includes('\u0000') });
     }
   }
   return issues;
+}
+
+function locOf(frame: Frame, loc: Loc): Loc {
+  const tail: (string | number)[] = [];
+  for (let at: Frame | null = frame; at?.parent; at = at.parent) tail.push(at.key!);
+  return [...loc, ...tail.reverse()];
 }
 
 /** Whether a document's inline strings carry a NUL character, by document: parsed documents are cached and reused. */

@@ -2,6 +2,7 @@
 // plain functions from a request to a response; src/oauth/routes.ts maps paths to them.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Environment } from '../context.ts';
+import { maxInputNesting, tooDeepAt } from '../graphql/nesting.ts';
 import { OAuthError } from './errors.ts';
 
 export interface OAuthRequest {
@@ -96,6 +97,8 @@ export function jsonBody(request: OAuthRequest): Record<string, unknown> {
     throw new OAuthError('invalid_request', `The body is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OAuthError('invalid_request', 'The body must be a JSON object.');
+  const tooDeep = tooDeepAt(value, []);
+  if (tooDeep) throw new OAuthError('invalid_request', `"${tooDeep[0]}" nests arrays and objects more than ${maxInputNesting} levels deep; no client metadata field takes a value nested this deep.`);
   return value as Record<string, unknown>;
 }
 

@@ -21,6 +21,7 @@ import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding 
 import { fromWire, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
+import { nestingIssue, tooDeepAt } from '../graphql/nesting.ts';
 
 export interface RestRequest {
   method: string;
@@ -159,11 +160,15 @@ function parseJsonBody(request: RestRequest): { value: unknown } | { response: R
   if (mediaType !== 'application/json') {
     return { response: restError(415, 'UnsupportedMediaType', `Send the body as JSON with "Content-Type: application/json" (got ${mediaType ? `"${mediaType}"` : 'none'}).`) };
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(request.body.toString('utf8')) };
+    value = JSON.parse(request.body.toString('utf8'));
   } catch (error) {
     return { response: validationResponse([{ loc: ['body'], msg: `JSON decode error: ${(error as Error).message}`, type: 'json_invalid' }]) };
   }
+  const tooDeep = tooDeepAt(value, ['body']);
+  if (tooDeep) return { response: validationResponse([nestingIssue(tooDeep)]) };
+  return { value };
 }
 
 function wireLoc(binding: VariableBinding): Loc {

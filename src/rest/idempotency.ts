@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.ts';
 import type { RestHandler, RestRequest, RestResponse } from './adapter.ts';
 import { restError } from './adapter.ts';
+import { tooDeepAt } from '../graphql/nesting.ts';
 
 /** How long a key is remembered. */
 export const idempotencyWindowMs = 24 * 3600 * 1000;
@@ -26,8 +27,40 @@ function callerOf(ctx: Context, request: RestRequest): string {
   }
 }
 
+/**
+ * What the request asks for: its method, path, query and body. A JSON body counts by its canonical
+ * form, so the same JSON with keys in another order, other spacing or `1.0` for `1` is the same
+ * request; any other body (or JSON nested too deep to be accepted) counts by its bytes.
+ */
 function requestHash(request: RestRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.path}?${request.query}\n`).update(request.body).digest('hex');
+  return createHash('sha256').update(`${request.method} ${request.path}?${request.query}\n`).update(canonicalBody(request.body)).digest('hex');
+}
+
+function canonicalBody(body: Buffer): Buffer | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  return tooDeepAt(value, []) ? body : canonicalJson(value);
+}
+
+/**
+ * JSON with object keys sorted, numbers as JSON.stringify writes them (`1.0` and `1e0` as `1`).
+ * A number too large for a double stays apart from null, which JSON.stringify would make it.
+ * Recurses only within maxInputNesting.
+ */
+function canonicalJson(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -153,6 +153,49 @@ describe('the same Idempotency-Key with another request', () => {
   });
 });
 
+describe('the same Idempotency-Key with the same JSON written differently', () => {
+  it('replays the first answer for keys in another order, other spacing, escapes and number forms, creating one customer', async () => {
+    const org = await newOrganization(server);
+    const key = freshKey();
+    const first = await postWithKey(org, '/customers/', '{"email":"reordered@example.com","name":"Reordered","metadata":{"attempt":1,"tier":"gold"}}', key);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    for (const same of [
+      '{"name":"Reordered","metadata":{"tier":"gold","attempt":1},"email":"reordered@example.com"}',
+      '{ "metadata": { "tier": "gold", "attempt": 1.0 },\n  "email": "reordered@example.com", "name": "Reordered" }',
+      '{"email":"reordered@example.com","name":"\\u0052eordered","metadata":{"attempt":1e0,"tier":"gold"}}',
+    ]) {
+      const retry = await postWithKey(org, '/customers/', same, key);
+      expect(retry.status, same).toBe(201);
+      expect(retry.body).toEqual(first.body);
+      expect(replayed(retry)).toBe('true');
+    }
+    expect(await customerTotal(org)).toBe(1);
+    expect(await createdEvents(org)).toHaveLength(1);
+  });
+
+  it('still refuses JSON that differs in a value or in array order, and other bodies that differ in any byte', async () => {
+    const org = await newOrganization(server);
+    const key = freshKey();
+    // An unknown field makes the first answer a 422, which the key keeps like any other.
+    const first = await postWithKey(org, '/customers/', '{"email":"arrays@example.com","tags":["a","b"],"metadata":{"n":1}}', key);
+    expect(first.status).toBe(422);
+    expect(replayed(await postWithKey(org, '/customers/', '{"metadata":{"n":1.0},"tags":["a","b"],"email":"arrays@example.com"}', key))).toBe('true');
+    expectKeyRefused(await postWithKey(org, '/customers/', '{"email":"arrays@example.com","tags":["b","a"],"metadata":{"n":1}}', key));
+    expectKeyRefused(await postWithKey(org, '/customers/', '{"email":"arrays@example.com","tags":["a","b"],"metadata":{"n":"1"}}', key));
+    expectKeyRefused(await postWithKey(org, '/customers/', '{"email":"arrays@example.com","tags":["a","b"],"metadata":{"n":1},"name":null}', key));
+
+    const textKey = freshKey();
+    const text = (body: string) => org.api('POST', '/customers/', body, { 'idempotency-key': textKey, 'content-type': 'text/plain' });
+    const unsupported = await text('email=text@example.com');
+    expect(unsupported.status).toBe(415);
+    const again = await text('email=text@example.com');
+    expect(again.status).toBe(415);
+    expect(replayed(again)).toBe('true');
+    expectKeyRefused(await text('email=text@example.com '));
+    expect(await customerTotal(org)).toBe(0);
+  });
+});
+
 describe('Idempotency-Keys of different callers', () => {
   it('are independent: the same key and body from another organization creates its own customer', async () => {
     const a = await newOrganization(server);

@@ -1,0 +1,184 @@
+// JSON nested far deeper than any field takes, sent by a client to overflow the server's stack:
+// every surface refuses it with its documented 4xx, naming where, and writes nothing. Bodies that
+// are not JSON at all get a 4xx too.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { expectValidationError } from '../helpers/responses.ts';
+import { userSessionToken } from '../helpers/oauth.ts';
+
+let server: TestServer;
+let org: Org;
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await newOrganization(server);
+});
+afterAll(() => server?.close());
+
+const maxNesting = 32;
+
+/** `depth` arrays, one inside the other, as JSON text. */
+const nestedArrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+/** `depth` objects `{"a": …}`, one inside the other, around `leaf`, as JSON text. */
+const nestedObjects = (depth: number, leaf = '1') => `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+
+const freeProductJson = (name: string, extra = '') => `{"name":${JSON.stringify(name)},"recurring_interval":null,"prices":[{"amount_type":"free"}]${extra}}`;
+
+async function productNames(): Promise<string[]> {
+  const response = await org.api('GET', '/products/?limit=100');
+  expect(response.status).toBe(200);
+  return response.body.items.map((item: { name: string }) => item.name);
+}
+
+async function graphql(body: string) {
+  const response = await fetch(`${server.base()}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: JSON.parse(text) };
+}
+
+const CREATE = 'mutation ($input: ProductCreateInput!) { core { productCreate(input: $input) { id name } } }';
+
+/** A GraphQL refusal of nesting: one BAD_USER_INPUT error whose single issue's loc starts with `loc`. */
+function expectNestingRefused(response: { status: number; body: any }, loc: (string | number)[]) {
+  expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(422);
+  expect(response.body.data ?? null).toBeNull();
+  expect(response.body.errors).toHaveLength(1);
+  const [error] = response.body.errors;
+  expect(error.extensions.code).toBe('BAD_USER_INPUT');
+  expect(error.extensions.issues).toHaveLength(1);
+  const [issue] = error.extensions.issues;
+  expect(issue.type).toBe('json_too_deep');
+  expect(issue.msg).toContain(`${maxNesting} levels`);
+  expect(issue.loc.slice(0, loc.length)).toEqual(loc);
+  return issue;
+}
+
+describe('REST bodies nested deeper than any field takes', () => {
+  it('2000 nested arrays as POST /v1/products/ get 422 at body, and no product is created', async () => {
+    const before = await productNames();
+    const response = await org.api('POST', '/products/', nestedArrays(2000));
+    const issue = expectValidationError(response, ['body', ...Array(maxNesting).fill(0)], 'json_too_deep');
+    expect(issue.msg).toMatch(/nested more than 32 levels deep/);
+    expect(response.body.detail).toHaveLength(1);
+    expect(await productNames()).toEqual(before);
+  });
+
+  it('a product whose metadata is 5000 objects deep gets 422 naming body.metadata, and no product is created', async () => {
+    const before = await productNames();
+    const response = await org.api('POST', '/products/', freeProductJson('Deep metadata', `,"metadata":${nestedObjects(5000)}`));
+    expectValidationError(response, ['body', 'metadata', ...Array(maxNesting - 1).fill('a')], 'json_too_deep');
+    expect(await productNames()).toEqual(before);
+  });
+
+  it('nesting just past the limit is refused for its depth; nesting within it is judged by the field', async () => {
+    // The body is level 1 and metadata level 2, so these reach 33 and 32 levels.
+    const tooDeep = await org.api('POST', '/products/', freeProductJson('Just too deep', `,"metadata":${nestedObjects(maxNesting - 1, '{}')}`));
+    expectValidationError(tooDeep, ['body', 'metadata', ...Array(maxNesting - 1).fill('a')], 'json_too_deep');
+    const deepButAllowed = await org.api('POST', '/products/', freeProductJson('Deep but allowed', `,"metadata":${nestedObjects(maxNesting - 2, '{}')}`));
+    expect(deepButAllowed.status).toBe(422);
+    expect(deepButAllowed.body.detail.map((i: { type: string }) => i.type)).not.toContain('json_too_deep');
+    expect(deepButAllowed.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'metadata']);
+    expect(await productNames()).not.toContain('Deep but allowed');
+  });
+
+  it('a deep PATCH leaves the product as it was', async () => {
+    const created = await org.api('POST', '/products/', JSON.parse(freeProductJson('Patched deep')));
+    expect(created.status).toBe(201);
+    const response = await org.api('PATCH', `/products/${created.body.id}`, `{"name":"Renamed","description":${nestedArrays(3000)}}`);
+    expectValidationError(response, ['body', 'description', ...Array(maxNesting - 1).fill(0)], 'json_too_deep');
+    const after = await org.api('GET', `/products/${created.body.id}`);
+    expect(after.body.name).toBe('Patched deep');
+  });
+
+  it('a customer whose metadata holds 100000 nested arrays gets 422, and no customer is created', async () => {
+    const before = await org.api('GET', '/customers/?limit=100');
+    const response = await org.api('POST', '/customers/', `{"email":"deep@example.com","metadata":{"k":${nestedArrays(100_000)}}}`);
+    expectValidationError(response, ['body', 'metadata', 'k', ...Array(maxNesting - 2).fill(0)], 'json_too_deep');
+    const after = await org.api('GET', '/customers/?limit=100');
+    expect(after.body.pagination.total_count).toBe(before.body.pagination.total_count);
+  });
+
+  it('bodies that are not JSON get 422 json_invalid, or 415 for another media type', async () => {
+    const before = await productNames();
+    expectValidationError(await org.api('POST', '/products/', '{"name": "unterminated'), ['body'], 'json_invalid');
+    expectValidationError(await org.api('POST', '/products/', '[[[[[['), ['body'], 'json_invalid');
+    expectValidationError(await org.api('POST', '/products/', `${nestedArrays(5000)}]`), ['body'], 'json_invalid');
+    const notJson = await org.api('POST', '/products/', 'name=x', { 'content-type': 'text/plain' });
+    expect(notJson.status).toBe(415);
+    expect(notJson.body).toEqual({ error: 'UnsupportedMediaType', detail: expect.any(String) });
+    expect(await productNames()).toEqual(before);
+  });
+});
+
+describe('GraphQL variables nested deeper than any field takes', () => {
+  it('a 3000-deep Metadata in a variable gets a BAD_USER_INPUT error naming input.metadata, and no product is created', async () => {
+    const before = await productNames();
+    const input = `{"name":"Deep GraphQL","prices":[{"amountType":"free"}],"metadata":${nestedObjects(3000)}}`;
+    const response = await graphql(`{"query":${JSON.stringify(CREATE)},"variables":{"input":${input}}}`);
+    expectNestingRefused(response, ['input', 'metadata', 'a']);
+    expect(response.body.errors[0].message).toMatch(/^input\.metadata\.a/);
+    expect(await productNames()).toEqual(before);
+  });
+
+  it('a deep variable the operation does not declare is refused too', async () => {
+    const response = await graphql(`{"query":"{ __typename }","variables":{"unused":${nestedArrays(10_000)}}}`);
+    expectNestingRefused(response, ['unused', 0]);
+  });
+
+  it('a JSONObject filter variable 2000 arrays deep is refused', async () => {
+    const query = 'query ($m: JSONObject) { core { products(metadata: $m) { items { id } } } }';
+    const response = await graphql(`{"query":${JSON.stringify(query)},"variables":{"m":{"k":${nestedArrays(2000)}}}}`);
+    expectNestingRefused(response, ['m', 'k']);
+  });
+
+  it('an inline value nested past the limit in the document is refused', async () => {
+    const query = `query { core { products(metadata: {k: ${nestedArrays(maxNesting + 5)}}) { items { id } } } }`;
+    const response = await graphql(JSON.stringify({ query }));
+    expectNestingRefused(response, ['query']);
+  });
+
+  it('a subscription whose variables nest too deep is refused instead of opening a stream', async () => {
+    const subscription = 'subscription ($types: [String!]) { coreEvents(types: $types) { id type } }';
+    const response = await fetch(`${server.base()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${org.token}` },
+      body: `{"query":${JSON.stringify(subscription)},"variables":{"types":${nestedArrays(5000)}}}`,
+    });
+    const text = await response.text();
+    expect(response.status).toBe(422);
+    expect(text).toContain('json_too_deep');
+    expect(text).toContain('BAD_USER_INPUT');
+  });
+
+  it('a request that is not JSON gets a 4xx', async () => {
+    const response = await fetch(`${server.base()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+      body: '{"query": "{ __typename }"',
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expect((await response.json()).errors).toHaveLength(1);
+  });
+});
+
+describe('OAuth client registration bodies nested deeper than any field takes', () => {
+  it('get 400 invalid_request naming the field, and no client is registered', async () => {
+    const prisma = server.kassa.environments.production.environment.prisma;
+    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const before = await prisma.oAuthClient.count();
+    const response = await fetch(`${server.base()}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+      body: `{"client_name":"Deep","redirect_uris":["https://app.example.com/cb"],"software_statement_extra":${nestedObjects(5000)}}`,
+    });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('software_statement_extra') });
+    expect(await prisma.oAuthClient.count()).toBe(before);
+  });
+});
