@@ -194,7 +194,7 @@ describe('prompt=none, as the relying party sees it', () => {
 
   test('an unregistered redirect_uri or an unknown client gets the error page, never a redirect', async () => {
     const browser = new Browser(server.url);
-    for (const extra of [{ redirect_uri: 'https://evil.example/callback' }, { client_id: 'service_ci_unknown' }]) {
+    for (const extra of [{ redirect_uri: 'https://evil.example/callback' }, { client_id: 'service_ci_unknown' }] as Record<string, string>[]) {
       const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'none', ...extra }))}`);
       expect(response.status).toBe(400);
       expect(response.location).toBeNull();
