@@ -35,6 +35,7 @@ import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from 
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
+import { isClientDisconnect } from './http/disconnects.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -148,11 +149,19 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
         'request',
       );
     });
+    let failed = false;
+    res.on('close', () => {
+      // Closed before it was finished, and not by a failure of ours: the client went away.
+      if (!res.writableFinished && !failed) logger.debug({ requestId, environment: environmentName, method: req.method, path: url.pathname, ms: Math.round(performance.now() - started) }, 'client disconnected');
+    });
     const clientIp = clientIpOf(req, config.trustedProxies);
     requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
       handle(req, res, url, served, requestId, clientIp).catch((error) => {
+        // Logged as what it is when the response closes: nothing more can be sent to that client.
+        if (isClientDisconnect(error, req, res)) return;
+        failed = true;
         logger.error({ err: error, requestId }, 'unexpected error');
-        if (!res.headersSent) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
+        if (!res.headersSent && !res.destroyed) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
         else res.destroy();
       });
     });
