@@ -35,6 +35,7 @@ import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from 
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
+import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
 import { isClientDisconnect } from './http/disconnects.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
@@ -132,6 +133,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
   }
 
+  const streamSlots = new StreamSlots(config.liveStreams);
   let accepting = true;
   // A client that has not sent its whole request within requestTimeoutMs is answered 408 and cut
   // off, so slow senders cannot hold connections open; the check runs every second.
@@ -250,6 +252,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const declared = req.headers['content-length'];
       if (declared === undefined) return send(res, restError(411, 'LengthRequired', 'Send the GraphQL request with a Content-Length header.'));
       if (Number(declared) > maxBodyBytes) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+    }
+    if (isGraphQL && /text\/event-stream/i.test(req.headers.accept ?? '')) {
+      // The only streams served: each holds a slot until its response closes, however it closes.
+      const slot = streamSlots.take(streamHolder(served.environment.name, context.principal, clientIp));
+      if (!slot.granted) return send(res, streamRefusal(slot));
+      res.once('close', slot.release);
     }
     if (isGraphQL) {
       const meter: RateMeter = { limiter, clientIp, state: null, refused: false };
