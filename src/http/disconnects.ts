@@ -18,7 +18,7 @@ export function looksLikeDisconnect(error: unknown): boolean {
 
 /** Whether the client of this request has closed its connection (or the server has, for it). */
 export function clientGone(req: IncomingMessage, res: ServerResponse): boolean {
-  return res.destroyed || req.socket.destroyed || (req.destroyed && !req.complete);
+  return res.destroyed || req.socket?.destroyed !== false || (req.destroyed && !req.complete);
 }
 
 /** Whether `error` is the client of this request disconnecting, not a fault of the server. */
