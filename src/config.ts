@@ -32,6 +32,8 @@ export interface Config {
   /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
   redisUrl: string | null;
   rateLimits: RateLimitConfig;
+  /** Open live event streams (GraphQL over SSE) allowed at once. */
+  liveStreams: LiveStreamLimits;
   /** The public keys that sign leaked-token reports (GitHub's secret scanning); none: the endpoint is off. */
   secretScanningKeys: { keyIdentifier: string; pem: string }[];
   /** What one GraphQL operation may ask for; refused before execution above these. */
@@ -61,6 +63,13 @@ export interface RateLimitConfig {
   licensePerIpPerSecond: number;
   /** When the shared store (Redis) cannot be reached: admit the request (open) or refuse it (closed). */
   onStoreFailure: 'open' | 'closed';
+}
+
+export interface LiveStreamLimits {
+  /** Per organization, user or customer (whatever token of theirs opened it). */
+  perPrincipal: number;
+  /** In this process, over both environments. */
+  perProcess: number;
 }
 
 export class ConfigError extends Error {
@@ -167,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
       licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
     },
+    liveStreams: liveStreamLimits(env),
     trustedProxies: trustedProxies(env),
     secretScanningKeys: secretScanningKeys(env),
     graphqlLimits: {
@@ -186,6 +196,13 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     },
   };
+}
+
+function liveStreamLimits(env: Env): LiveStreamLimits {
+  const perProcess = integer(env, 'LIVE_STREAMS_PER_PROCESS', 1000, 1, 1_000_000);
+  const perPrincipal = integer(env, 'LIVE_STREAMS_PER_PRINCIPAL', 10, 1, 1_000_000);
+  if (perPrincipal > perProcess) throw new ConfigError('LIVE_STREAMS_PER_PRINCIPAL', `must not exceed LIVE_STREAMS_PER_PROCESS (${perProcess}); got ${perPrincipal}`);
+  return { perPrincipal, perProcess };
 }
 
 function redisUrl(env: Env): string | null {

@@ -38,6 +38,8 @@ import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from 
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
+import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
+import { isClientDisconnect } from './http/disconnects.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -136,6 +138,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
   }
 
+  const streamSlots = new StreamSlots(config.liveStreams);
   let accepting = true;
   // A client that has not sent its whole request within requestTimeoutMs is answered 408 and cut
   // off, so slow senders cannot hold connections open; the check runs every second.
@@ -153,11 +156,19 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
         'request',
       );
     });
+    let failed = false;
+    res.on('close', () => {
+      // Closed before it was finished, and not by a failure of ours: the client went away.
+      if (!res.writableFinished && !failed) logger.debug({ requestId, environment: environmentName, method: req.method, path: url.pathname, ms: Math.round(performance.now() - started) }, 'client disconnected');
+    });
     const clientIp = clientIpOf(req, config.trustedProxies);
     requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
       handle(req, res, url, served, requestId, clientIp).catch((error) => {
+        // Logged as what it is when the response closes: nothing more can be sent to that client.
+        if (isClientDisconnect(error, req, res)) return;
+        failed = true;
         logger.error({ err: error, requestId }, 'unexpected error');
-        if (!res.headersSent) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
+        if (!res.headersSent && !res.destroyed) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
         else res.destroy();
       });
     });
@@ -246,6 +257,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const declared = req.headers['content-length'];
       if (declared === undefined) return send(res, restError(411, 'LengthRequired', 'Send the GraphQL request with a Content-Length header.'));
       if (Number(declared) > maxBodyBytes) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+    }
+    if (isGraphQL && /text\/event-stream/i.test(req.headers.accept ?? '')) {
+      // The only streams served: each holds a slot until its response closes, however it closes.
+      const slot = streamSlots.take(streamHolder(served.environment.name, context.principal, clientIp));
+      if (!slot.granted) return send(res, streamRefusal(slot));
+      res.once('close', slot.release);
     }
     if (isGraphQL) {
       const meter: RateMeter = { limiter, clientIp, state: null, refused: false };

@@ -49,14 +49,17 @@ function redirectError(environment: Environment, error: RedirectableError): OAut
  * Runs a step of the page flow, turning the request's errors into an error page or a redirect to
  * the client. Any signed-in user can register a client with any https redirect URI, so an error
  * is sent there only for a user who has signed in here (RFC 9700 §4.11.2): a bad request from a
- * link cannot bounce an anonymous visitor to a site of the link's choosing.
+ * link cannot bounce an anonymous visitor to a site of the link's choosing. A `prompt=none`
+ * request is the exception: it must never show a page (OpenID Connect Core §3.1.2.6), and its
+ * answer to a signed-out visitor, `login_required`, goes to the client's registered redirect URI
+ * anyway, so its other errors go there too.
  */
-async function answering(environment: Environment, signedIn: boolean, step: () => Promise<OAuthResponse>): Promise<OAuthResponse> {
+async function answering(environment: Environment, mayRedirect: boolean, step: () => Promise<OAuthResponse>): Promise<OAuthResponse> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof UntrustedRedirect) return errorPage(environment, error);
-    if (error instanceof RedirectableError) return signedIn ? redirectError(environment, error) : errorPage(environment, error.reason);
+    if (error instanceof RedirectableError) return mayRedirect ? redirectError(environment, error) : errorPage(environment, error.reason);
     if (error instanceof OAuthError) return errorPage(environment, error);
     throw error;
   }
@@ -118,8 +121,8 @@ ${noOrganization ? '' : html`<button type="submit" name="decision" value="approv
 
 async function showAuthorization(environment: Environment, oauthRequest: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const session = await currentSession(environment, oauthRequest, now);
-  return answering(environment, session !== null, async () => {
-    const params = oauthRequest.query;
+  const params = oauthRequest.query;
+  return answering(environment, session !== null || params.getAll('prompt').join() === 'none', async () => {
     const request = await checkAuthorizationRequest(environment.prisma, params);
     const signInNeeded = !session || needsFreshSignIn(request, session.createdAt, now);
     if (request.prompts.includes('none')) {

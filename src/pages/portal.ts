@@ -2,10 +2,12 @@
 // (invoices generated on request, billing details editable until then), subscriptions (cancel at
 // period end, resume), benefits and license keys. A client of the schema's CustomerPortal root,
 // run in-process with the customer's own principal, so it reaches exactly what the API would.
-// Signing in: the link carries the session token once; the first load trades it for an HttpOnly,
-// Secure, SameSite cookie scoped to the portal's path, and sends the browser to the same page
-// without the token in the address. Forms carry a token bound to the session (an HMAC under the
-// environment's key) and must come from this origin.
+// Signing in: the link carries the session token once. Opening it only shows whose portal it is,
+// with a "Continue as <email>" button; the button's post trades the token for an HttpOnly, Secure,
+// SameSite cookie scoped to the portal's path, and sends the browser to the page without the token
+// in the address. A link alone never signs a browser in, so nobody can send someone else a link to
+// their own portal and have them enter details there unawares (session fixation). Forms carry a
+// token bound to the session (an HMAC under the environment's key) and must come from this origin.
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
 import { resolvePrincipal } from '../context.ts';
@@ -16,7 +18,7 @@ import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import { defineOAuthRoutes } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
-import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
+import { boundFormToken, checkBoundFormToken, sameOriginPost, vouchedSameOriginPost } from './session.ts';
 
 type CustomerPrincipal = Extract<Principal, { kind: 'customer' }>;
 
@@ -37,6 +39,8 @@ const portalQuery = parse(`query {
     licenseKeys(limit: 100) { items { id key status expiresAt usage limitActivations activations { id label createdAt } } }
   }
 }`);
+
+const linkQuery = parse(`query { customerPortal { organization { name } customer { email } } }`);
 
 const operations = {
   orderUpdate: parse(`mutation ($id: UUID!, $input: CustomerOrderUpdateInput!) { customerPortal { orderUpdate(id: $id, input: $input) { id } } }`),
@@ -110,6 +114,28 @@ const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 function signedOutPage(environment: Environment): OAuthResponse {
   const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used (each link signs in once). Ask the seller for a new link to your customer portal.</p>`;
   return page(body, { title: 'Customer portal', environment: environment.name, status: 401 });
+}
+
+/** What a portal link's form token is bound to: the link's own session. */
+const linkSubject = (principal: CustomerPrincipal) => `portal-link:${principal.sessionId}`;
+
+/** The step between a link and a sign-in: whose portal this is, and a button to continue as them. */
+async function continuePage(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, linkToken: string, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const result = await run(environment, contextFor(environment, request, principal, now), linkQuery);
+  if (result.errors?.length) throw result.errors[0];
+  const { organization, customer } = (result.data as { customerPortal: Pick<Portal, 'organization' | 'customer'> }).customerPortal;
+  const formToken = await boundFormToken(environment, linkSubject(principal));
+  const body = html`<p class="muted">${organization.name}</p>
+<h1>Your customer portal</h1>
+<p>This link opens the customer portal of <strong>${customer.email}</strong>.</p>
+<p class="muted">Continue only if this is your email address. Anything you do or enter after continuing is done as ${customer.email}.</p>
+<form method="post" action="${portalPath(environment)}/${slug}/continue">
+<input type="hidden" name="form_token" value="${formToken}">
+<input type="hidden" name="customer_session_token" value="${linkToken}">
+<button type="submit">Continue as ${customer.email}</button>
+</form>`;
+  return page(body, { title: `${organization.name}: customer portal`, environment: environment.name });
 }
 
 function action(environment: Environment, slug: string, path: string, token: string, label: string, fields: Html[] = [], secondary = false): Html {
@@ -199,16 +225,34 @@ async function showPortal(environment: Environment, request: OAuthRequest, now: 
   const { slug } = request.params;
   const linkToken = request.query.get('customer_session_token');
   if (linkToken !== null) {
-    // The token leaves the address bar at once: it is traded for the cookie and the page reloads without it.
     const principal = await customerOf(environment, linkToken, slug, now);
     if (!principal) return signedOutPage(environment);
-    const { token, expiresAt } = await exchangeLink(environment, request, principal, now);
-    const maxAge = Math.max(1, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
-    return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, token, maxAge), 'referrer-policy': 'no-referrer' });
+    return continuePage(environment, request, principal, linkToken, now);
   }
   const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
   if (!principal) return signedOutPage(environment);
   return render(environment, request, principal, now);
+}
+
+/**
+ * "Continue as <email>": spends the link on a session in the cookie. Whoever holds the link can
+ * read this form's token, so the token alone proves nothing against the link's own sender: the
+ * browser must also say the post came from this site (a post from elsewhere, or one saying
+ * nothing of where it came from, is refused).
+ */
+async function continueFromLink(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const form = formBody(request);
+  const principal = await customerOf(environment, form.get('customer_session_token') ?? undefined, slug, now);
+  if (!principal) return signedOutPage(environment);
+  if (!vouchedSameOriginPost(environment, request) || !(await checkBoundFormToken(environment, linkSubject(principal), form.get('form_token')))) {
+    const body = html`<h1>Not signed in</h1><p class="error" role="alert">This sign-in did not come from the portal link's page. Open the link you were sent again, and continue from there.</p>`;
+    return page(body, { title: 'Customer portal', environment: environment.name, status: 403 });
+  }
+  // The token leaves the browser at once: it is traded for the cookie and the page loads without it.
+  const { token, expiresAt } = await exchangeLink(environment, request, principal, now);
+  const maxAge = Math.max(1, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
+  return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, token, maxAge), 'referrer-policy': 'no-referrer' });
 }
 
 /** A form post of the signed-in customer: the session, the origin and the form's token, then `act`. */
@@ -271,6 +315,7 @@ async function signOut(environment: Environment, request: OAuthRequest, now: Dat
 
 defineOAuthRoutes([
   { method: 'GET', path: '/portal/{slug}', handler: showPortal },
+  { method: 'POST', path: '/portal/{slug}/continue', handler: continueFromLink },
   { method: 'POST', path: '/portal/{slug}/orders/{order_id}/invoice', handler: generateInvoice },
   { method: 'GET', path: '/portal/{slug}/orders/{order_id}/invoice', handler: downloadInvoice },
   { method: 'POST', path: '/portal/{slug}/subscriptions/{subscription_id}/cancel', handler: subscriptionChange(true, 'Your subscription will end at the end of the paid period.') },

@@ -107,6 +107,16 @@ export function sameOriginPost(environment: Environment, request: OAuthRequest):
 }
 
 /**
+ * A POST whose form token anyone holding a link can read (signing in from a portal link): the
+ * browser must say where it comes from, so a post carrying neither Sec-Fetch-Site nor Origin is
+ * refused too. Every current browser sends at least one of them on a form post.
+ */
+export function vouchedSameOriginPost(environment: Environment, request: OAuthRequest): boolean {
+  if (request.headers['sec-fetch-site'] === undefined && request.headers.origin === undefined) return false;
+  return sameOriginPost(environment, request);
+}
+
+/**
  * The token of a form whose authority is a secret the page already holds (a checkout's client
  * secret, a customer's portal session), with no sign-in session to bind it to: an HMAC of the
  * subject under the environment's key.

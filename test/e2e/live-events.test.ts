@@ -2,6 +2,8 @@
 // serves it, published by the webhook worker once their dispatch has committed. Only the
 // organizations the token reaches, only to tokens with a webhooks scope, never across environments;
 // and, with Redis, from the process that dispatched them to subscribers on any process.
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +173,93 @@ describe('coreEvents in one process', () => {
     await stream.completed;
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 180_000); // a server of its own: starting it is the slow part
+});
+
+describe('open streams are capped, per organization, user or customer and per process', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ LIVE_STREAMS_PER_PRINCIPAL: '2', LIVE_STREAMS_PER_PROCESS: '3' });
+  });
+  afterAll(() => server?.close());
+
+  /** Asks for a stream that is expected to be refused: the status and the JSON body. */
+  async function refusedStream(token: string) {
+    const response = await fetch(`${server.base('sandbox')}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: subscription }),
+    });
+    return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as { errors: { message: string; extensions: { code: string; limit: { name: string; max: number } } }[] } };
+  }
+
+  /** Opens a stream once a slot is free again (slots come back when the server sees the close). */
+  async function streamOnceFree(token: string): Promise<Stream> {
+    let opened: Stream | undefined;
+    await eventually(
+      async () => {
+        const stream = await openStream(server.base('sandbox'), token);
+        if (stream.status === 200) opened = stream;
+        else await stream.completed;
+        return stream.status;
+      },
+      (status) => status === 200,
+      'a slot to be free',
+    );
+    return opened!;
+  }
+
+  it('refuses a third stream of one organization with 429 saying what to do, whichever of its tokens asks; closing one frees its slot', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const first = await openStream(server.base('sandbox'), org.token);
+    const second = await openStream(server.base('sandbox'), org.token);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const refused = await refusedStream(org.token);
+    expect(refused.status).toBe(429);
+    expect(refused.contentType).toMatch(/^application\/json/);
+    expect(refused.body.errors[0].extensions).toEqual({ code: 'TOO_MANY_STREAMS', limit: { name: 'streams_per_principal', max: 2 } });
+    expect(refused.body.errors[0].message).toContain('at most 2 per organization');
+    expect(refused.body.errors[0].message).toContain('Close a stream you no longer read');
+    // Another token of the same organization counts against the same slots.
+    expect((await refusedStream(await tokenWithScopes(server, org, ['webhooks:read']))).status).toBe(429);
+    first.close();
+    const third = await streamOnceFree(org.token);
+    second.close();
+    third.close();
+  });
+
+  it('gives back the slot of a client that disconnects abruptly', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const body = JSON.stringify({ query: subscription });
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST /sandbox/v1/graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: text/event-stream\r\nauthorization: Bearer ${org.token}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    const [head] = (await once(socket, 'data')) as [Buffer];
+    expect(head.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
+    const other = await openStream(server.base('sandbox'), org.token);
+    expect(other.status).toBe(200);
+    expect((await refusedStream(org.token)).status).toBe(429);
+    socket.resetAndDestroy();
+    const again = await streamOnceFree(org.token);
+    other.close();
+    again.close();
+    expect(server.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+  });
+
+  it('refuses every holder once the process holds its maximum, until a stream closes', async () => {
+    const one = await newOrganization(server, 'sandbox');
+    const two = await newOrganization(server, 'sandbox');
+    const held = [await streamOnceFree(one.token), await streamOnceFree(one.token), await streamOnceFree(two.token)];
+    expect(held.map((s) => s.status)).toEqual([200, 200, 200]);
+    const refused = await refusedStream(two.token);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.limit).toEqual({ name: 'streams_per_process', max: 3 });
+    expect(refused.body.errors[0].message).toContain('on this server');
+    held[0].close();
+    const freed = await streamOnceFree(two.token);
+    for (const stream of [...held.slice(1), freed]) stream.close();
+  });
 });
 
 // Dispatch runs in one process at a time per database: Redis carries its events to the others.

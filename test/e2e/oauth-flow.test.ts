@@ -1,5 +1,6 @@
 // The authorization code flow against a live server, through the sign-in and consent pages, and
 // each attack on it refused with the RFC's error.
+import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createOrganization } from '../../src/modules/organizations/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
@@ -149,6 +150,55 @@ describe('authorization code flow', () => {
     const foreign = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: other.organizationId });
     expect(foreign.status).toBe(400);
     expect(foreign.text).toContain('Choose one of your organizations');
+  });
+});
+
+describe('prompt=none, as the relying party sees it', () => {
+  /** The answer to a prompt=none request: a redirect back to the client, read as the client reads it. */
+  async function silently(browser: Browser, extra: Record<string, string> = {}) {
+    const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'none', ...extra }))}`);
+    expect(response.status).toBe(303);
+    const back = new URL(response.location!);
+    expect(back.origin + back.pathname).toBe(redirectUri);
+    expect(back.searchParams.has('code')).toBe(false);
+    return back;
+  }
+
+  test('a signed-out user is sent back with login_required, the state and the issuer, and no page is shown', async () => {
+    const browser = new Browser(server.url);
+    const back = await silently(browser);
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'login_required', state: 'state-123', iss: issuer });
+    expect(browser.cookies.size).toBe(0);
+    // openid-client checks the state and the issuer of the response, then reports the error.
+    const config = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost(client.client_secret), { execute: [oidc.allowInsecureRequests] });
+    const failure = await oidc.authorizationCodeGrant(config, back, { expectedState: 'state-123' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(oidc.AuthorizationResponseError);
+    expect((failure as oidc.AuthorizationResponseError).error).toBe('login_required');
+  });
+
+  test('a signed-in user is sent back with consent_required, and with login_required when max_age asks for a fresh sign-in', async () => {
+    const browser = await signedInBrowser();
+    expect(Object.fromEntries((await silently(browser)).searchParams)).toMatchObject({ error: 'consent_required', state: 'state-123', iss: issuer });
+    expect((await silently(browser, { max_age: '0' })).searchParams.get('error')).toBe('login_required');
+  });
+
+  test("a signed-out user's malformed request goes back to the client too, but without prompt=none it stays on an error page", async () => {
+    const browser = new Browser(server.url);
+    const back = await silently(browser, { scope: 'openid nonsense' });
+    expect(back.searchParams.get('error')).toBe('invalid_scope');
+    expect(back.searchParams.get('state')).toBe('state-123');
+    const interactive = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { scope: 'openid nonsense' }))}`);
+    expect(interactive.status).toBe(400);
+    expect(interactive.location).toBeNull();
+  });
+
+  test('an unregistered redirect_uri or an unknown client gets the error page, never a redirect', async () => {
+    const browser = new Browser(server.url);
+    for (const extra of [{ redirect_uri: 'https://evil.example/callback' }, { client_id: 'service_ci_unknown' }] as Record<string, string>[]) {
+      const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'none', ...extra }))}`);
+      expect(response.status).toBe(400);
+      expect(response.location).toBeNull();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 // The customer portal page in a real headless Chromium: the customer follows the portal link from
-// a customer session, lands signed in with the token gone from the address bar, generates and
+// a customer session, confirms whose portal it is ("Continue as …"), lands signed in with the token
+// gone from the address bar, generates and
 // downloads an invoice, cancels and resumes a subscription, sees benefits and license keys, and
 // signs out. Another customer's link never shows this customer's data, and forms from elsewhere
 // change nothing. Screenshots at desktop and phone width; axe-core finds nothing serious.
@@ -45,12 +46,35 @@ async function portalLink(id = customerId): Promise<string> {
   return session.body.customer_portal_url;
 }
 
+/** Opens the link and continues as its customer, as the customer does. */
+async function signIn(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.getByRole('button', { name: /^Continue as / }).click();
+  await page.waitForURL((url) => !url.search.includes('customer_session_token'));
+}
+
+/** The same without a browser: the link's page, then its form; answers the portal's address. */
+async function signInByForm(visitor: FormBrowser, link: string): Promise<string> {
+  const shown = await visitor.get(link);
+  expect(shown.status).toBe(200);
+  const continued = await visitor.post(`${new URL(link).origin}${new URL(link).pathname}/continue`, formFields(shown.text));
+  expect(continued.status).toBe(303);
+  return new URL(continued.location!, server.url).toString();
+}
+
 describe('the customer portal page', () => {
-  test('signs the customer in from the link, drops the token from the address, and lists what they bought', async () => {
+  test('signs the customer in from the link once they continue, drops the token from the address, and lists what they bought', async () => {
     for (const [size, viewport] of [['desktop', desktop], ['phone', phone]] as const) {
       const link = await portalLink();
       const page = await openPage(viewport);
       await page.goto(link);
+      // Opening the link names the customer and signs nobody in.
+      expect(await page.getByRole('button', { name: 'Continue as portal-buyer@example.com' }).count()).toBe(1);
+      expect(await page.context().cookies()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${screenshots}/portal-continue-${size}.png`, fullPage: true });
+      await page.getByRole('button', { name: 'Continue as portal-buyer@example.com' }).click();
+      await page.waitForURL((url) => !url.search.includes('customer_session_token'));
       expect(page.url()).not.toContain('customer_session_token');
       expect(new URL(page.url()).pathname).toMatch(/^\/sandbox\/portal\/[\w-]+$/);
       const cookie = (await page.context().cookies()).find((c) => c.name === 'kassa_sandbox_portal')!;
@@ -64,11 +88,11 @@ describe('the customer portal page', () => {
       if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.context().close();
     }
-  });
+  }, 90_000); // two viewports, each through two pages checked by axe-core
 
   test('generates the invoice with the billing details given, then downloads it as a PDF; the details are frozen after', async () => {
     const page = await openPage();
-    await page.goto(await portalLink());
+    await signIn(page, await portalLink());
     const item = page.locator('li.item', { hasText: 'Field guide' }).first();
     await item.getByLabel('Billing name').fill('Ada Buyer Ltd');
     await item.getByLabel('Country (2-letter code)').fill('gb');
@@ -92,7 +116,7 @@ describe('the customer portal page', () => {
 
   test('cancels the subscription at period end, then resumes it', async () => {
     const page = await openPage();
-    await page.goto(await portalLink());
+    await signIn(page, await portalLink());
     await page.getByRole('button', { name: 'Cancel subscription' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('will end at the end of the paid period');
     expect(await page.locator('section[aria-labelledby="subscriptions"] li.item', { hasText: 'Pro plan' }).textContent()).toContain('Cancels on');
@@ -106,7 +130,7 @@ describe('the customer portal page', () => {
 
   test('works by keyboard alone: Tab reaches every form and button, Enter acts', async () => {
     const page = await openPage();
-    await page.goto(await portalLink());
+    await signIn(page, await portalLink());
     const reached: string[] = [];
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
@@ -133,7 +157,7 @@ describe('the customer portal page', () => {
     const linkToken = new URL(link).searchParams.get('customer_session_token')!;
     const me = (token: string) => fetch(`${server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
     const page = await openPage();
-    await page.goto(link);
+    await signIn(page, link);
     const cookieToken = (await page.context().cookies()).find((c) => c.name === 'kassa_sandbox_portal')!.value;
     // The cookie holds a session of its own; the link's token was spent on the way in.
     expect(cookieToken).not.toBe(linkToken);
@@ -141,6 +165,7 @@ describe('the customer portal page', () => {
     expect((await me(cookieToken)).status).toBe(200);
     const again = await new FormBrowser(server.url).get(link);
     expect(again.status).toBe(401);
+    expect(again.text).not.toContain('Continue as');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
@@ -149,15 +174,62 @@ describe('the customer portal page', () => {
     expect((await me(cookieToken)).status).toBe(401);
     await page.context().close();
   });
+
+  test("a page on another site that posts a victim's browser into the attacker's portal leaves it signed out", async () => {
+    // The attacker opens their own link, copies its form, and has the victim's browser submit it.
+    const link = await portalLink();
+    const fields = formFields((await new FormBrowser(server.url).get(link)).text);
+    const action = `${new URL(link).origin}${new URL(link).pathname}/continue`;
+    const page = await openPage();
+    const hidden = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${name}" value="${value}">`).join('');
+    await page.setContent(`<form method="post" action="${action}">${hidden}</form>`);
+    await Promise.all([page.waitForURL(action), page.locator('form').evaluate((form: HTMLFormElement) => form.submit())]);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not signed in');
+    expect(await page.context().cookies()).toEqual([]);
+    await page.context().close();
+  });
 });
 
 describe('the portal page without a browser', () => {
+  test("opening a link sets no cookie and spends nothing; only the page's own form signs in", async () => {
+    const link = await portalLink();
+    const attacker = new FormBrowser(server.url);
+    const shown = await attacker.get(link);
+    expect(shown.status).toBe(200);
+    expect(shown.headers.getSetCookie()).toEqual([]);
+    expect(shown.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(shown.text).toContain('Continue as portal-buyer@example.com');
+    expect(shown.text).not.toContain('Field guide');
+    const fields = formFields(shown.text);
+    const action = `${new URL(link).origin}${new URL(link).pathname}/continue`;
+    // Posted from another site, from a page that hides where it comes from, or with a forged token: refused, no cookie.
+    for (const [form, headers] of [
+      [fields, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+      [fields, { origin: 'https://evil.example' }],
+      [fields, { origin: 'null' }],
+      [fields, { 'sec-fetch-site': 'same-site' }],
+      [{ ...fields, form_token: 'forged' }, {}],
+    ] as [Record<string, string>, Record<string, string>][]) {
+      const victim = new FormBrowser(server.url);
+      const refused = await victim.post(action, form, headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.getSetCookie()).toEqual([]);
+    }
+    // A post that says nothing of where it comes from is refused too: this form's token is no secret to the link's sender.
+    const silent = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+    expect(silent.status).toBe(403);
+    expect(silent.headers.getSetCookie()).toEqual([]);
+    // None of that spent the link: its customer can still continue, once.
+    const customer = new FormBrowser(server.url);
+    const portal = await signInByForm(customer, link);
+    expect((await customer.get(portal)).text).toContain('Your purchases');
+    expect((await new FormBrowser(server.url).post(action, fields)).status).toBe(401);
+  });
+
   test("another customer's link shows only their own purchases; a link for another organization's portal or a used link shows nothing", async () => {
     const other = await org.api('POST', '/customers/', { email: 'someone-else@example.com' });
     const visitor = new FormBrowser(server.url);
-    const signedIn = await visitor.get(await portalLink(other.body.id));
-    expect(signedIn.status).toBe(303);
-    const shown = await visitor.get(new URL(signedIn.location!, server.url).toString());
+    const shown = await visitor.get(await signInByForm(visitor, await portalLink(other.body.id)));
     expect(shown.status).toBe(200);
     expect(shown.text).toContain('someone-else@example.com');
     expect(shown.text).not.toContain('Field guide');
@@ -179,8 +251,7 @@ describe('the portal page without a browser', () => {
 
   test('a form posted from another site, or without its token, changes nothing', async () => {
     const visitor = new FormBrowser(server.url);
-    const signedIn = await visitor.get(await portalLink());
-    const portal = new URL(signedIn.location!, server.url).toString();
+    const portal = await signInByForm(visitor, await portalLink());
     const shown = await visitor.get(portal);
     const token = formFields(shown.text).form_token;
     const cancel = `${portal}/subscriptions/${subscriptionId}/cancel`;

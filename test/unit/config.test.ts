@@ -63,4 +63,12 @@ describe('configuration', () => {
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  it('caps open live event streams at 10 per principal and 1000 per process by default, and refuses caps that cannot hold', () => {
+    expect(loadConfig({}).liveStreams).toEqual({ perPrincipal: 10, perProcess: 1000 });
+    expect(loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '3', LIVE_STREAMS_PER_PROCESS: '50' }).liveStreams).toEqual({ perPrincipal: 3, perProcess: 50 });
+    expect(() => loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '0' })).toThrow('LIVE_STREAMS_PER_PRINCIPAL must be a whole number from 1 to 1000000 (got "0")');
+    expect(() => loadConfig({ LIVE_STREAMS_PER_PROCESS: 'many' })).toThrow('LIVE_STREAMS_PER_PROCESS must be a whole number from 1');
+    expect(() => loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '20', LIVE_STREAMS_PER_PROCESS: '5' })).toThrow('LIVE_STREAMS_PER_PRINCIPAL must not exceed LIVE_STREAMS_PER_PROCESS (5); got 20');
+  });
 });
