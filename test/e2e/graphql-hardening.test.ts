@@ -70,19 +70,31 @@ describe('documents whose fragments expand exponentially', () => {
         healthLatencies.push(ms);
       }
     })();
-    const refusals: number[] = [];
+    const requestIds: string[] = [];
     // A new document each time, so no cache answers for the parser or the validator.
     for (let i = 0; i < 20; i++) {
       const document = fragmentBomb(22 + (i % 10), 'customerPortalOrganization(slug: "nobody") { products { … } }', 'CustomerProduct', String(i));
-      const { ms, answer } = await timed(() => org.publicGql(document));
-      expect(answer.body.errors![0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-      refusals.push(ms);
+      const requestId = `fragment-bomb-${i}-${Date.now()}`;
+      const response = await fetch(`${server.base()}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ query: document }),
+      });
+      expect(response.status).toBe(400);
+      expect((await response.json()).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+      requestIds.push(requestId);
     }
     polling = false;
     await poll;
-    refusals.sort((a, b) => a - b);
+    // The time the server took for each, from its request log: receipt to the last byte sent.
+    const served = requestIds.map((id) => {
+      const line = server.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === id && l.msg === 'request');
+      expect(line, id).toBeDefined();
+      return line.ms as number;
+    });
+    served.sort((a, b) => a - b);
     // The median, so one pause of a busy test machine does not decide it; unrefused, one took seconds.
-    expect(refusals[refusals.length >> 1]).toBeLessThan(50);
+    expect(served[served.length >> 1]).toBeLessThan(50);
     expect(healthLatencies.length).toBeGreaterThan(0);
     expect(Math.max(...healthLatencies)).toBeLessThan(1000);
   });
