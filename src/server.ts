@@ -35,6 +35,7 @@ import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from 
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
+import { createEmailTransport } from './email/transport.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -80,7 +81,8 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
-  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live };
+  const email = createEmailTransport(config.email, logger.child({ environment: name }));
+  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email };
   await ensureSigningKey(environment, new Date());
   return {
     environment,
@@ -88,6 +90,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
       ...database,
       async close() {
         await live.close();
+        await email.close();
         await stopListening();
         await close();
       },
