@@ -293,6 +293,8 @@ describe('from the attacker’s side', () => {
     const other = await newOrganization(server, 'sandbox');
     const monthly = await plan(org, 'Team plan', 3000);
     await plan(org, 'Enterprise plan', 9000);
+    // The organization set the victim's address, so each of the victim's checkouts reaches them.
+    await org.polar.customers.create({ email: 'victim@example.com' });
     const bought = await subscribe(org, monthly.id, 'victim@example.com');
     victim = bought.subscription;
     victimCheckoutToken = bought.checkoutToken;

@@ -1,6 +1,8 @@
-// Customers of an organization. Email and external id are unique among an organization's
-// customers that exist; a deleted customer keeps its row (orders refer to it) but frees both.
-// Every change records its event in the same transaction.
+// Customers of an organization. An email held by a customer and an external id are unique among an
+// organization's customers that exist; a deleted customer keeps its row (orders refer to it) but
+// frees both. A customer holds its email when the organization set it through the Core API, or
+// when the customer verified it; an email a buyer typed at checkout is held by no one, and several
+// customers may carry it. Every change records its event in the same transaction.
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
@@ -120,8 +122,14 @@ function checkEmail(issues: ValidationIssues, email: string | null | undefined):
   }
 }
 
-function emailChange(email: string | null | undefined): Prisma.CustomerUpdateInput {
-  return email != null ? { email: email.trim(), activeEmail: email.trim().toLowerCase() } : {};
+/**
+ * The organization sets an email: the customer holds it from now on. A new address (not merely
+ * its case) is not one the customer has proved they receive mail at.
+ */
+function emailSetByOrganization(existing: { email: string }, email: string | null | undefined): Prisma.CustomerUpdateInput {
+  if (email == null) return {};
+  const trimmed = email.trim();
+  return { email: trimmed, activeEmail: trimmed.toLowerCase(), ...(trimmed.toLowerCase() !== existing.email.toLowerCase() ? { emailVerified: false } : {}) };
 }
 
 function checkFields(issues: ValidationIssues, input: CustomerFields): void {
@@ -187,7 +195,8 @@ export async function listCustomers(ctx: Context, args: CustomerListArgs, query:
   const where: Prisma.CustomerWhereInput = {
     organizationId: organizationFilter(ctx, args.organizationId),
     deletedAt: null,
-    ...(args.email ? { activeEmail: args.email.trim().toLowerCase() } : {}),
+    // Every customer with the address, whether they hold it or a buyer typed it at checkout.
+    ...(args.email ? { email: { equals: args.email.trim(), mode: 'insensitive' as const } } : {}),
     ...(args.query
       ? {
           OR: ['email', 'name', 'externalId'].map((field) => ({ [field]: { contains: escapeLike(args.query!), mode: 'insensitive' } })),
@@ -255,7 +264,7 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
     if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
       throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
     }
-    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    const data: Prisma.CustomerUpdateInput = emailSetByOrganization(existing, input.email);
     if (input.name !== undefined) data.name = input.name;
     if (input.externalId != null) Object.assign(data, { externalId: input.externalId, activeExternalId: input.externalId });
     if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
@@ -279,7 +288,7 @@ export async function updateCustomerBillingDetails(ctx: Context, key: CustomerKe
   checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
   issues.throwIfAny();
   return changeCustomer(ctx, key, { email: input.email }, query, (existing) => {
-    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    const data: Prisma.CustomerUpdateInput = input.email != null ? { email: input.email.trim(), activeEmail: input.email.trim().toLowerCase() } : {};
     // An address the customer typed themselves is theirs only once verified.
     if (input.email != null && input.email.trim().toLowerCase() !== existing.email.toLowerCase()) data.emailVerified = false;
     if (input.billingName !== undefined) data.billingName = input.billingName;
