@@ -144,6 +144,18 @@ describe('a verified email change', () => {
     expect(mailbox().sent.length).toBe(sent);
   });
 
+  it('keeps the verified mark when the organization changes only the case, and loses it with a new address the organization sets', async () => {
+    const me = await signedIn();
+    await me.api('PATCH', '/customer-portal/customers/me', { email: me.email });
+    expect((await me.api('POST', VERIFY, { code: codeSentTo(me.email) })).body.email_verified).toBe(true);
+    const recased = await shop.api('PATCH', `/customers/${me.id}`, { email: me.email.toUpperCase() });
+    expect(recased.body).toMatchObject({ email: me.email.toUpperCase(), email_verified: true });
+    const moved = address('moved');
+    const set = await shop.api('PATCH', `/customers/${me.id}`, { email: moved });
+    expect(set.body).toMatchObject({ email: moved, email_verified: false });
+    expect((await purchase(moved)).customerId).toBe(me.id);
+  });
+
   it('refuses a wrong code with 422 at body.code, counting down; after five the right code no longer works', async () => {
     const me = await signedIn();
     const next = address('next');

@@ -63,7 +63,7 @@ builder.objectField(CustomerPortalQuery, 'customer', (t) =>
 builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
   t.prismaField({
     type: CustomerPortalCustomer,
-    description: "Changes the signed-in customer's billing details or email.",
+    description: "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify).",
     authScopes: { fullCustomerSession: true },
     args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
@@ -81,6 +81,7 @@ builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
 );
 
 const CustomerPortalEmailVerifyInput = builder.inputType('CustomerPortalEmailVerifyInput', {
+  description: 'The code that confirms a pending email change.',
   fields: (t) => ({ code: t.string({ required: true, description: 'The code sent to the new address.' }) }),
 });
 
