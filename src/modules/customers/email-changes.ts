@@ -49,7 +49,7 @@ export async function pendingEmailChange(db: Db, customerId: string) {
 }
 
 /** Whether the customer must prove `email` before it becomes theirs; a verified address may change case freely. */
-export function needsVerification(customer: { email: string; emailVerified: boolean }, email: string): boolean {
+function needsVerification(customer: { email: string; emailVerified: boolean }, email: string): boolean {
   return !(customer.emailVerified && customer.email.toLowerCase() === email.trim().toLowerCase());
 }
 
