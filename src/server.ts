@@ -30,12 +30,12 @@ import { compileRoutes, createRestHandler, restError, type RestHandler, type Res
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
+import { createEmailTransport } from './email/transport.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
 import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
-import { createEmailTransport } from './email/transport.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
