@@ -40,6 +40,8 @@ export interface Config {
   graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number; maxFields: number };
   /** Addresses whose X-Forwarded-For is believed (a load balancer in front of Kassa); no one's by default. */
   trustedProxies: BlockList;
+  /** How Kassa sends email (the codes that confirm a customer's new address). */
+  email: EmailConfig;
   webhooks: {
     /** How long a receiver has to answer one delivery. */
     timeoutMs: number;
@@ -50,6 +52,16 @@ export interface Config {
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
   };
+}
+
+export interface EmailConfig {
+  transport: 'smtp' | 'log' | 'memory' | 'none';
+  /** `smtp://` or `smtps://`, with credentials when the server wants them; set when transport is smtp. */
+  smtpUrl: string | null;
+  /** The From header: `address` or `Name <address>`. */
+  from: string;
+  /** How long the mail server has to connect, greet and answer each command. */
+  timeoutMs: number;
 }
 
 export interface RateLimitConfig {
@@ -188,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),
+    email: emailConfig(env, databases.production.kind),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 50),
@@ -286,4 +299,33 @@ function secretScanningKeys(env: Env): { keyIdentifier: string; pem: string }[] 
     if (curve !== 'prime256v1') throw invalid(`key ${index} ("${keyIdentifier}") must be an ECDSA P-256 key`);
     return { keyIdentifier, pem: key };
   });
+}
+
+const emailAddress = /^[^\s@<>]+@[^\s@<>]+$/;
+
+/**
+ * `EMAIL_TRANSPORT` (`smtp`, `log`, `memory`, `none`; `log` on the embedded database, else `none`),
+ * `SMTP_URL` and `EMAIL_FROM` (both needed by `smtp`), `SMTP_TIMEOUT_MS`.
+ */
+function emailConfig(env: Env, database: DatabaseConfig['kind']): EmailConfig {
+  const transport = oneOf(env, 'EMAIL_TRANSPORT', database === 'embedded' ? 'log' : 'none', ['smtp', 'log', 'memory', 'none']) as EmailConfig['transport'];
+  let smtpUrl: string | null = null;
+  if (transport === 'smtp') {
+    const raw = env.SMTP_URL;
+    if (!raw) throw new ConfigError('SMTP_URL', 'must be set when EMAIL_TRANSPORT=smtp (e.g. smtp://user:password@mail.example.com:587)');
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', `must be an smtp:// or smtps:// URL (got protocol "${url.protocol}")`);
+    if (!url.hostname) throw new ConfigError('SMTP_URL', 'must name the mail server\'s host');
+    smtpUrl = raw;
+  }
+  const from = env.EMAIL_FROM?.trim() || (transport === 'smtp' ? '' : 'Kassa <no-reply@localhost>');
+  if (!from) throw new ConfigError('EMAIL_FROM', 'must be set when EMAIL_TRANSPORT=smtp: the sender address, e.g. "Acme Billing <billing@acme.example>"');
+  const address = /<([^<>]*)>\s*$/.exec(from)?.[1] ?? from;
+  if (!emailAddress.test(address) || /[\r\n]/.test(from)) throw new ConfigError('EMAIL_FROM', `must be an email address or "Name <address>" (got "${from}")`);
+  return { transport, smtpUrl, from, timeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 10_000, 100, 120_000) };
 }

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config, EnvironmentName } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { LiveEvents } from './events/live.ts';
+import type { EmailTransport } from './email/transport.ts';
 import type { PaymentProcessor } from './modules/payments/processor.ts';
 import { hashToken } from './auth/tokens.ts';
 import type { PrincipalCache } from './auth/principal-cache.ts';
@@ -24,6 +25,8 @@ export interface Environment {
   principals: PrincipalCache;
   /** The live stream of the environment's committed events (GraphQL `coreEvents`). */
   live: LiveEvents;
+  /** Sends the environment's email (EMAIL_TRANSPORT). */
+  email: EmailTransport;
   /** Runs a GraphQL operation in-process (the hosted pages are clients of the schema); set once the schema is served. */
   graphql?: RunOperation;
 }

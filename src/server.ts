@@ -33,6 +33,7 @@ import { compileRoutes, createRestHandler, restError, type RestHandler, type Res
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
+import { createEmailTransport } from './email/transport.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
 import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
@@ -85,7 +86,8 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
-  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live };
+  const email = createEmailTransport(config.email, logger.child({ environment: name }));
+  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email };
   await ensureSigningKey(environment, new Date());
   return {
     environment,
@@ -93,6 +95,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
       ...database,
       async close() {
         await live.close();
+        await email.close();
         await stopListening();
         await close();
       },

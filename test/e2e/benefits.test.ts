@@ -730,6 +730,8 @@ describe('the grants of a subscription', () => {
     await setBenefits(org, plan.id, [members.id]);
     await setBenefits(org, ebook.id, [license.id]);
     await jobsSettled();
+    // The organization set Carol's address, so both purchases reach her.
+    await org.polar.customers.create({ email: 'carol-benefits@example.com' });
     subscriptionOrder = await buy(org, plan.id, 'carol-benefits@example.com');
     oneTimeOrder = await buy(org, ebook.id, 'carol-benefits@example.com');
     customerId = subscriptionOrder.customerId;

@@ -380,6 +380,8 @@ describe('another organization', () => {
     const intruder = await newOrganization(server, 'sandbox');
     const benefit = await owner.polar.benefits.create({ type: 'license_keys', description: 'Owner key', properties: { activations: { limit: 2, enableCustomerAdmin: false } } });
     const plan = await monthly(owner, 'Owner plan', 1100, [benefit.id]);
+    // The owner set the buyer's address, so both subscriptions below reach one customer.
+    await owner.polar.customers.create({ email: 'owned@example.com' });
     const subscription = await subscribe(owner, plan.id, 'owned@example.com');
     const grant = await prisma().benefitGrant.findFirstOrThrow({ where: { subscriptionId: subscription.id } });
     const key = await prisma().licenseKey.findFirstOrThrow({ where: { grantId: grant.id } });

@@ -1,5 +1,6 @@
 // The Customer Portal's customer and organization: a signed-in customer reads and changes their own
-// billing details and email (a session the organization issued, not a checkout's); anyone reads an
+// billing details, and their email once they confirm the code sent to it (a session the
+// organization issued, not a checkout's; portal-email-change.test.ts probes the change); anyone reads an
 // organization's public profile and products by slug. Through the official client, and from the
 // attacker's side over raw REST and GraphQL.
 import { randomUUID } from 'node:crypto';
@@ -12,12 +13,13 @@ import { eventsOf, newOrganization, sdkServerURL, type Org } from '../helpers/or
 import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
 import { datetime } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
+import type { MemoryTransport } from '../../src/email/transport.ts';
 
 let server: TestServer;
 let org: Org;
 let other: Org;
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
+  server = await startTestServer({ TEST_CARD_DELAY_MS: '0', EMAIL_TRANSPORT: 'memory' });
   [org, other] = await Promise.all([newOrganization(server), newOrganization(server)]);
 });
 afterAll(() => server?.close());
@@ -27,6 +29,12 @@ afterEach(() => {
 
 const prisma = (environment: 'production' | 'sandbox' = 'production') => server.kassa.environments[environment].environment.prisma;
 const email = () => `${randomUUID()}@example.com`;
+
+/** The code in the newest mail sent to `to` in production. */
+function codeSentTo(to: string): string {
+  const mail = (server.kassa.environments.production.environment.email as MemoryTransport).sent.filter((m) => m.to === to).at(-1);
+  return /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1] ?? 'no code was sent';
+}
 
 /** A new customer of the organization, signed in to the portal by a session the organization issued. */
 async function signedIn(of: Org, body: Record<string, unknown> = {}) {
@@ -101,12 +109,17 @@ describe('the signed-in customer', () => {
     expect(moved.taxId).toEqual(['911144442', 'gb_vat']);
   });
 
-  it('changes their email over REST: the organization sees it and customer.updated records it', async () => {
+  it('changes their email over REST once they confirm the code sent to it: the organization sees it and customer.updated records it', async () => {
     const me = await signedIn(org);
     const newEmail = email();
-    const response = await me.api('PATCH', '/customer-portal/customers/me', { email: newEmail });
+    const asked = await me.api('PATCH', '/customer-portal/customers/me', { email: newEmail });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.email).toBe(me.email);
+    expect((await organizationView(org, me.id)).events).toEqual(['customer.created']);
+    const response = await me.api('POST', '/customer-portal/customers/me/email/verify', { code: codeSentTo(newEmail) });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.email).toBe(newEmail);
+    expect(response.body).toMatchObject({ email: newEmail, email_verified: true });
+    expect(Object.keys(response.body).sort()).toEqual(portalCustomerKeys);
 
     const { customer, events } = await organizationView(org, me.id);
     expect(customer.email).toBe(newEmail);
@@ -117,45 +130,51 @@ describe('the signed-in customer', () => {
     expect((await me.api('GET', '/customer-portal/customers/me')).body.email).toBe(newEmail);
   });
 
-  it('loses the verified mark with a new email, and keeps it when only the case changes', async () => {
+  it('keeps a verified email and its mark until a new one is confirmed, and changes only its case at once', async () => {
     const me = await signedIn(org);
     await prisma().customer.update({ where: { id: me.id }, data: { emailVerified: true } });
     const recased = await me.api('PATCH', '/customer-portal/customers/me', { email: me.email.toUpperCase() });
-    expect(recased.body.email_verified, JSON.stringify(recased.body)).toBe(true);
-    const changed = await me.api('PATCH', '/customer-portal/customers/me', { email: email() });
-    expect(changed.body.email_verified, JSON.stringify(changed.body)).toBe(false);
+    expect(recased.body, JSON.stringify(recased.body)).toMatchObject({ email: me.email.toUpperCase(), email_verified: true });
+    const asked = await me.api('PATCH', '/customer-portal/customers/me', { email: email() });
+    expect(asked.body, JSON.stringify(asked.body)).toMatchObject({ email: me.email.toUpperCase(), email_verified: true });
   });
 
-  it('changes their email over GraphQL', async () => {
+  it('changes their email over GraphQL once they confirm the code sent to it', async () => {
     const me = await signedIn(org);
     const newEmail = email();
-    const response = await me.gql('mutation ($input: CustomerPortalCustomerUpdateInput!) { customerPortal { customerUpdate(input: $input) { id email } } }', {
+    const asked = await me.gql('mutation ($input: CustomerPortalCustomerUpdateInput!) { customerPortal { customerUpdate(input: $input) { id email pendingEmail } } }', {
       input: { email: newEmail },
     });
-    expect(response.body).toEqual({ data: { customerPortal: { customerUpdate: { id: me.id, email: newEmail } } } });
+    expect(asked.body).toEqual({ data: { customerPortal: { customerUpdate: { id: me.id, email: me.email, pendingEmail: newEmail } } } });
+    const response = await me.gql('mutation ($input: CustomerPortalEmailVerifyInput!) { customerPortal { customerEmailVerify(input: $input) { id email } } }', {
+      input: { code: codeSentTo(newEmail) },
+    });
+    expect(response.body).toEqual({ data: { customerPortal: { customerEmailVerify: { id: me.id, email: newEmail } } } });
   });
 
-  it('cannot take the email of another customer of the organization: 422 on email, nothing changed', async () => {
+  it('asking for the email of another customer of the organization changes no email, and answers as for a free one', async () => {
     const me = await signedIn(org);
     const neighbour = await signedIn(org);
-    const before = await organizationView(org, me.id);
-
-    const taken = await me.api('PATCH', '/customer-portal/customers/me', { email: neighbour.email.toUpperCase(), billing_name: 'Changed' });
-    expectValidationError(taken, ['body', 'email']);
-
-    expect(await organizationView(org, me.id)).toEqual(before);
+    const taken = await me.api('PATCH', '/customer-portal/customers/me', { email: neighbour.email.toUpperCase() });
+    const free = await me.api('PATCH', '/customer-portal/customers/me', { email: email() });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+    expect(taken.body).toEqual(free.body);
+    expect(taken.body.email).toBe(me.email);
+    expect((await organizationView(org, me.id)).events).toEqual(['customer.created']);
     expect((await organizationView(org, neighbour.id)).customer.email).toBe(neighbour.email);
   });
 
   it('may take an email used in another organization, or by a deleted customer', async () => {
     const me = await signedIn(org);
     const elsewhere = await signedIn(other);
-    const byOtherOrganization = await me.api('PATCH', '/customer-portal/customers/me', { email: elsewhere.email });
+    expect((await me.api('PATCH', '/customer-portal/customers/me', { email: elsewhere.email })).status).toBe(200);
+    const byOtherOrganization = await me.api('POST', '/customer-portal/customers/me/email/verify', { code: codeSentTo(elsewhere.email) });
     expect(byOtherOrganization.status, JSON.stringify(byOtherOrganization.body)).toBe(200);
 
     const gone = await signedIn(org);
     expect((await org.api('DELETE', `/customers/${gone.id}`)).status).toBe(204);
-    const freed = await me.api('PATCH', '/customer-portal/customers/me', { email: gone.email });
+    expect((await me.api('PATCH', '/customer-portal/customers/me', { email: gone.email })).status).toBe(200);
+    const freed = await me.api('POST', '/customer-portal/customers/me/email/verify', { code: codeSentTo(gone.email) });
     expect(freed.status, JSON.stringify(freed.body)).toBe(200);
     expect(freed.body.email).toBe(gone.email);
   });

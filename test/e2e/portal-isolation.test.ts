@@ -58,6 +58,8 @@ async function openShop(): Promise<Shop> {
 async function shopper(shop: Shop, name: string): Promise<{ holdings: Holdings; checkoutToken: string }> {
   const email = `${name}-${randomUUID()}@example.com`;
   const tokens: string[] = [];
+  // The shop set the shopper's address, so both purchases reach one customer.
+  await shop.org.polar.customers.create({ email });
   for (const productId of [shop.oneTime, shop.recurring]) {
     const checkout = await shop.org.polar.checkouts.create({ products: [productId] });
     const confirmed = await shop.org.buyer.checkouts.clientConfirm({

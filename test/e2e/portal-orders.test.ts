@@ -96,6 +96,8 @@ beforeAll(async () => {
   await org.polar.products.updateBenefits({ id: ebook.id, productBenefitsUpdate: { benefits: [benefit.id] } });
   productIds = { ebook: ebook.id, course: course.id, plan: plan.id };
 
+  // The shop set Alice's address, so all her purchases reach her.
+  await org.polar.customers.create({ email: 'alice@example.com' });
   const aliceEbook = await purchase(org, ebook.id, 'alice@example.com');
   const aliceCourse = await purchase(org, course.id, 'alice@example.com', { name: 'Alice Reader' });
   const alicePlan = await purchase(org, plan.id, 'alice@example.com');

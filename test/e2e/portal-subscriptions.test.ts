@@ -90,6 +90,8 @@ describe('a customer’s own subscriptions, through the official client', () => 
     benefitId = (await org.polar.benefits.create({ type: 'custom', description: 'Priority support', properties: { note: 'Write to us' } })).id;
     basic = await plan(org, 'Basic monthly', 1000, 'month', [benefitId]);
     pro = await plan(org, 'Pro monthly', 2000);
+    // The organization set the reader's address, so both subscriptions reach one customer.
+    await org.polar.customers.create({ email: 'reader@example.com' });
     mine = (await subscribe(org, basic.id, 'reader@example.com')).subscription;
     second = (await subscribe(org, pro.id, 'reader@example.com')).subscription;
     await subscribe(org, basic.id, 'neighbour@example.com');
@@ -293,6 +295,8 @@ describe('from the attacker’s side', () => {
     const other = await newOrganization(server, 'sandbox');
     const monthly = await plan(org, 'Team plan', 3000);
     await plan(org, 'Enterprise plan', 9000);
+    // The organization set the victim's address, so each of the victim's checkouts reaches them.
+    await org.polar.customers.create({ email: 'victim@example.com' });
     const bought = await subscribe(org, monthly.id, 'victim@example.com');
     victim = bought.subscription;
     victimCheckoutToken = bought.checkoutToken;

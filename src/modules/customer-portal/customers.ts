@@ -1,14 +1,16 @@
-// The signed-in customer's own profile: read it, and change the billing details and email. Both
-// need a session the organization issued; a checkout's session reads only what it bought.
+// The signed-in customer's own profile: read it, change the billing details, and change the email
+// through a code sent to the new address (modules/customers/email-changes.ts). Both need a session
+// the organization issued; a checkout's session reads only what it bought.
 import type { Context } from '../../context.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { NotPermittedError } from '../../graphql/errors.ts';
+import { NotPermittedError, ValidationIssues } from '../../graphql/errors.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
 import { AddressInput, customerProfileFields } from '../customers/schema.ts';
-import { getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
+import { checkBillingDetails, getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
+import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange } from '../customers/email-changes.ts';
 
 export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   variant: 'CustomerPortalCustomer',
@@ -16,6 +18,14 @@ export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   fields: (t) => ({
     ...customerProfileFields(t as unknown as PrismaFieldBuilder<'Customer'>),
     billingName: t.exposeString('billingName', { nullable: true, description: 'The name invoices carry.' }),
+    pendingEmail: t.string({
+      nullable: true,
+      description: 'The address a code was sent to, until it is confirmed with customerEmailVerify or expires; `email` stays until then.',
+      resolve: async (customer, _args, ctx) => {
+        const change = await pendingEmailChange(ctx.prisma, customer.id);
+        return change && change.expiresAt > ctx.now() ? change.email : null;
+      },
+    }),
   }),
 });
 
@@ -25,7 +35,10 @@ defineWireConstants('CustomerPortalCustomer', { oauth_accounts: {} });
 const CustomerPortalCustomerUpdateInput = builder.inputType('CustomerPortalCustomerUpdateInput', {
   description: 'Only the fields given change; null clears a billing detail.',
   fields: (t) => ({
-    email: t.string({ description: "Unique among the organization's customers." }),
+    email: t.string({
+      description:
+        'A new address: a code is sent to it, and it replaces `email` once confirmed with customerEmailVerify. The answer is the same whether or not the address is taken.',
+    }),
     billingName: t.string(),
     billingAddress: t.field({ type: AddressInput }),
     taxId: t.string({ description: "The tax id number; its format follows from the billing address's country, which it requires." }),
@@ -50,10 +63,35 @@ builder.objectField(CustomerPortalQuery, 'customer', (t) =>
 builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
   t.prismaField({
     type: CustomerPortalCustomer,
-    description: "Changes the signed-in customer's billing details or email.",
+    description: "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify).",
     authScopes: { fullCustomerSession: true },
     args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => updateCustomerBillingDetails(ctx, signedIn(ctx), input, query),
+    resolve: async (query, _root, { input }, ctx) => {
+      const key = signedIn(ctx);
+      const issues = new ValidationIssues();
+      checkRequestedEmail(issues, input.email);
+      checkBillingDetails(issues, input);
+      issues.throwIfAny();
+      const { email, ...billing } = input;
+      if (Object.values(billing).some((value) => value !== undefined)) await updateCustomerBillingDetails(ctx, key, billing, {});
+      if (email != null) await requestEmailChange(ctx, key, email);
+      return getCustomer(ctx, key, query);
+    },
+  }),
+);
+
+const CustomerPortalEmailVerifyInput = builder.inputType('CustomerPortalEmailVerifyInput', {
+  description: 'The code that confirms a pending email change.',
+  fields: (t) => ({ code: t.string({ required: true, description: 'The code sent to the new address.' }) }),
+});
+
+builder.objectField(CustomerPortalMutation, 'customerEmailVerify', (t) =>
+  t.prismaField({
+    type: CustomerPortalCustomer,
+    description: 'Confirms the pending email change with the code sent to the new address: the address becomes the customer’s, verified.',
+    authScopes: { fullCustomerSession: true },
+    args: { input: t.arg({ type: CustomerPortalEmailVerifyInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) => confirmEmailChange(ctx, signedIn(ctx), input.code, query),
   }),
 );
 
@@ -74,5 +112,12 @@ export const portalCustomersRoutes: RestRoute[] = [
     body: 'input',
     operation: `mutation ($input: CustomerPortalCustomerUpdateInput!) {
       customerPortal { customerUpdate(input: $input) { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
+  },
+  {
+    method: 'POST',
+    path: '/v1/customer-portal/customers/me/email/verify',
+    body: 'input',
+    operation: `mutation ($input: CustomerPortalEmailVerifyInput!) {
+      customerPortal { customerEmailVerify(input: $input) { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
   },
 ];

@@ -1,6 +1,8 @@
-// Customers of an organization. Email and external id are unique among an organization's
-// customers that exist; a deleted customer keeps its row (orders refer to it) but frees both.
-// Every change records its event in the same transaction.
+// Customers of an organization. An email held by a customer and an external id are unique among an
+// organization's customers that exist; a deleted customer keeps its row (orders refer to it) but
+// frees both. A customer holds its email when the organization set it through the Core API, or
+// when the customer verified it (email-changes.ts); an email a buyer typed at checkout is held by
+// no one, and several customers may carry it. Every change records its event in the same transaction.
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
@@ -37,9 +39,8 @@ interface CustomerFields {
   metadata?: Metadata | null;
 }
 
-/** What a customer may change of themselves in the Customer Portal. */
+/** What a customer may change of themselves in the Customer Portal (a new email goes through email-changes.ts). */
 export interface CustomerBillingDetailsInput {
-  email?: string | null;
   billingName?: string | null;
   billingAddress?: AddressInput | null;
   /** The number alone: its format follows from the billing address's country. */
@@ -114,14 +115,20 @@ function taxIdOf(number: string, country: string | null): [string, string] {
   return [value, format];
 }
 
-function checkEmail(issues: ValidationIssues, email: string | null | undefined): void {
+export function checkEmail(issues: ValidationIssues, email: string | null | undefined): void {
   if (email != null && (!emailPattern.test(email.trim()) || email.length > 320)) {
     issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
   }
 }
 
-function emailChange(email: string | null | undefined): Prisma.CustomerUpdateInput {
-  return email != null ? { email: email.trim(), activeEmail: email.trim().toLowerCase() } : {};
+/**
+ * The organization sets an email: the customer holds it from now on. A new address (not merely
+ * its case) is not one the customer has proved they receive mail at.
+ */
+function emailSetByOrganization(existing: { email: string }, email: string | null | undefined): Prisma.CustomerUpdateInput {
+  if (email == null) return {};
+  const trimmed = email.trim();
+  return { email: trimmed, activeEmail: trimmed.toLowerCase(), ...(trimmed.toLowerCase() !== existing.email.toLowerCase() ? { emailVerified: false } : {}) };
 }
 
 function checkFields(issues: ValidationIssues, input: CustomerFields): void {
@@ -136,7 +143,7 @@ function checkFields(issues: ValidationIssues, input: CustomerFields): void {
   }
 }
 
-/** Refuses an email or external id another existing customer of the organization holds (call under lockCustomerIdentity). */
+/** Refuses an email or external id another existing customer of the organization holds (call under lockCustomerIdentity). Core API only: the organization sees all its customers anyway. */
 async function assertIdentityFree(db: Db, organizationId: string, identity: { email?: string | null; externalId?: string | null }, self?: string) {
   const issues = new ValidationIssues();
   const others = self ? { id: { not: self } } : {};
@@ -168,7 +175,7 @@ function keyWhere(ctx: Context, key: CustomerKey): Prisma.CustomerWhereInput {
  * The customer, locked for the rest of the transaction: concurrent changes to one customer apply
  * one after the other, each seeing the one before (a second delete finds nothing to delete).
  */
-async function lockCustomer(ctx: Context, tx: Db, key: CustomerKey) {
+export async function lockCustomer(ctx: Context, tx: Db, key: CustomerKey) {
   const found = await tx.customer.findFirst({ where: keyWhere(ctx, key), select: { id: true } });
   if (found) await tx.$queryRaw`SELECT id FROM customers WHERE id = ${found.id}::uuid FOR UPDATE`;
   const customer = found ? await tx.customer.findFirst({ where: { id: found.id, deletedAt: null } }) : null;
@@ -187,7 +194,8 @@ export async function listCustomers(ctx: Context, args: CustomerListArgs, query:
   const where: Prisma.CustomerWhereInput = {
     organizationId: organizationFilter(ctx, args.organizationId),
     deletedAt: null,
-    ...(args.email ? { activeEmail: args.email.trim().toLowerCase() } : {}),
+    // Every customer with the address, whether they hold it or a buyer typed it at checkout.
+    ...(args.email ? { email: { equals: args.email.trim(), mode: 'insensitive' as const } } : {}),
     ...(args.query
       ? {
           OR: ['email', 'name', 'externalId'].map((field) => ({ [field]: { contains: escapeLike(args.query!), mode: 'insensitive' } })),
@@ -255,7 +263,7 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
     if (input.externalId !== undefined && existing.externalId !== null && input.externalId !== existing.externalId) {
       throw RequestValidationError.at(['input', 'externalId'], "A customer's external ID cannot be changed once set.");
     }
-    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
+    const data: Prisma.CustomerUpdateInput = emailSetByOrganization(existing, input.email);
     if (input.name !== undefined) data.name = input.name;
     if (input.externalId != null) Object.assign(data, { externalId: input.externalId, activeExternalId: input.externalId });
     if (input.billingAddress !== undefined) data.billingAddress = input.billingAddress ? storedAddress(input.billingAddress) : (null as never);
@@ -265,23 +273,22 @@ export async function updateCustomer(ctx: Context, key: CustomerKey, input: Cust
   });
 }
 
+/** Refuses billing details that are malformed, before anything changes. */
+export function checkBillingDetails(issues: ValidationIssues, input: CustomerBillingDetailsInput): void {
+  if (input.billingName != null && input.billingName.length > 256) issues.add(['input', 'billingName'], 'String should have at most 256 characters', 'string_too_long');
+  checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
+}
+
 /**
- * The billing details and email a customer changes of themselves. The email is unique among the
- * organization's customers as in `updateCustomer`; a tax id takes its format from the billing
- * address's country, so a new country re-reads the kept number. The customer's sessions need no
- * change: they name the customer by id, which stays.
+ * The billing details a customer changes of themselves. A tax id takes its format from the billing
+ * address's country, so a new country re-reads the kept number.
  */
 export async function updateCustomerBillingDetails(ctx: Context, key: CustomerKey, input: CustomerBillingDetailsInput, query: object) {
   const issues = new ValidationIssues();
-  checkEmail(issues, input.email);
-  if (input.email === null) issues.add(['input', 'email'], 'A customer always has an email address.');
-  if (input.billingName != null && input.billingName.length > 256) issues.add(['input', 'billingName'], 'String should have at most 256 characters', 'string_too_long');
-  checkAddress(issues, ['input', 'billingAddress'], input.billingAddress);
+  checkBillingDetails(issues, input);
   issues.throwIfAny();
-  return changeCustomer(ctx, key, { email: input.email }, query, (existing) => {
-    const data: Prisma.CustomerUpdateInput = emailChange(input.email);
-    // An address the customer typed themselves is theirs only once verified.
-    if (input.email != null && input.email.trim().toLowerCase() !== existing.email.toLowerCase()) data.emailVerified = false;
+  return changeCustomer(ctx, key, {}, query, (existing) => {
+    const data: Prisma.CustomerUpdateInput = {};
     if (input.billingName !== undefined) data.billingName = input.billingName;
     const storedCountry = (existing.billingAddress as { country: string } | null)?.country ?? null;
     const country = input.billingAddress !== undefined ? (input.billingAddress?.country ?? null) : storedCountry;
@@ -353,3 +360,5 @@ export async function lockCustomerIdentity(db: Db, organizationId: string, ident
   ];
   for (const key of keys) if (key) await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }
+
+export { record as recordCustomerEvents };

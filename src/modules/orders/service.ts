@@ -41,8 +41,12 @@ export async function recordOrderEvents(ctx: Context, db: Db, types: EventType[]
 
 /**
  * The buyer of a checkout as a customer: the one named, else the one with its external id, else
- * the one with its email (given the external id if it has none), else a new one. Concurrent
- * confirms by one buyer wait for each other here and end with one customer.
+ * (without an external id) the one holding its email, else a new one. A buyer types an email at
+ * checkout without proving it, so it reaches only a customer whose email the organization set or
+ * the customer verified, and a new customer carries it without holding it: a purchase is never
+ * handed to someone who merely claimed the buyer's address, and no one's account is linked to an
+ * external id through an address the buyer typed. Concurrent confirms by one buyer wait for each
+ * other here and end with one customer.
  */
 async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   if (checkout.customerId) return db.customer.findUniqueOrThrow({ where: { id: checkout.customerId } });
@@ -52,19 +56,14 @@ async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   if (externalCustomerId) {
     const byExternalId = await db.customer.findFirst({ where: { organizationId, activeExternalId: externalCustomerId } });
     if (byExternalId) return byExternalId;
-  }
-  const byEmail = await db.customer.findFirst({ where: { organizationId, activeEmail: email.toLowerCase() } });
-  if (byEmail) {
-    if (!externalCustomerId || byEmail.externalId) return byEmail;
-    const linked = await db.customer.update({ where: { id: byEmail.id }, data: { externalId: externalCustomerId, activeExternalId: externalCustomerId } });
-    await recordEvents(ctx, db, ['customer.updated'], { organizationId, resourceId: linked.id, route: customerRoute });
-    return linked;
+  } else {
+    const holder = await db.customer.findFirst({ where: { organizationId, activeEmail: email.toLowerCase() } });
+    if (holder) return holder;
   }
   const customer = await db.customer.create({
     data: {
       organizationId: checkout.organizationId,
       email,
-      activeEmail: email.toLowerCase(),
       name: checkout.customerName,
       externalId: externalCustomerId,
       activeExternalId: externalCustomerId,

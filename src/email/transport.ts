@@ -1,0 +1,108 @@
+// Email delivery: one small interface and its transports. `smtp` hands messages to a mail server
+// (nodemailer); `log` writes them to the log, for a machine without one; `memory` keeps them in the
+// process, where tests read them; `none` refuses to send, so a feature that needs mail says so
+// instead of pretending. Which one runs is configuration (EMAIL_TRANSPORT, see config.ts).
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { EmailConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { KassaError } from '../graphql/errors.ts';
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface EmailTransport {
+  readonly kind: EmailConfig['transport'];
+  /** Hands the message over for delivery; resolves once the transport has accepted it. */
+  send(message: EmailMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Sending was refused or failed: nothing was delivered, and the caller may try again. */
+export class EmailDeliveryError extends KassaError {
+  constructor(message = 'The email could not be sent. Try again later.') {
+    super(message, 'EMAIL_DELIVERY_FAILED', 503, 'EmailDeliveryFailed');
+  }
+}
+
+export class SmtpTransport implements EmailTransport {
+  readonly kind = 'smtp';
+  private readonly transporter: Transporter;
+
+  constructor(
+    url: string,
+    private readonly from: string,
+    private readonly logger: Logger,
+    timeoutMs: number,
+  ) {
+    this.transporter = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+  }
+
+  async send(message: EmailMessage): Promise<void> {
+    try {
+      await this.transporter.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+    } catch (error) {
+      // The server's answer may quote the message; only its code and kind are logged.
+      const { code, responseCode } = error as { code?: string; responseCode?: number };
+      this.logger.error({ code, responseCode }, 'email delivery failed');
+      throw new EmailDeliveryError();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.transporter.close();
+  }
+}
+
+/** Writes each message to the log instead of sending it: for development, where no mail server runs. */
+export class LogTransport implements EmailTransport {
+  readonly kind = 'log';
+  constructor(
+    private readonly from: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async send(message: EmailMessage): Promise<void> {
+    this.logger.info({ email: { from: this.from, ...message } }, 'email not sent (EMAIL_TRANSPORT=log)');
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Keeps every message in `sent`, newest last. */
+export class MemoryTransport implements EmailTransport {
+  readonly kind = 'memory';
+  readonly sent: (EmailMessage & { from: string })[] = [];
+  constructor(private readonly from: string) {}
+
+  async send(message: EmailMessage): Promise<void> {
+    this.sent.push({ from: this.from, ...message });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** No delivery is configured: every send is refused. */
+export class NoTransport implements EmailTransport {
+  readonly kind = 'none';
+  async send(): Promise<void> {
+    throw new EmailDeliveryError('This server sends no email (EMAIL_TRANSPORT=none), so this action is not available.');
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function createEmailTransport(config: EmailConfig, logger: Logger): EmailTransport {
+  switch (config.transport) {
+    case 'smtp':
+      return new SmtpTransport(config.smtpUrl!, config.from, logger, config.timeoutMs);
+    case 'log':
+      return new LogTransport(config.from, logger);
+    case 'memory':
+      return new MemoryTransport(config.from);
+    case 'none':
+      return new NoTransport();
+  }
+}
