@@ -29,6 +29,7 @@ import {
   isIntrospectionType,
   isListType,
   isObjectType,
+  syntaxError,
   valueFromASTUntyped,
 } from 'graphql';
 import type {
@@ -136,6 +137,31 @@ export function costViolation(cost: OperationCost, limits: CostLimits): string |
     return `The query has ${cost.tokens} tokens, above the limit of ${limits.maxTokens}: shorten it or split it into several requests.`;
   }
   return null;
+}
+
+/**
+ * The deepest a document may nest brackets, braces and parentheses. graphql's parser recurses once
+ * per level, so a document of nothing but `[` runs it out of stack (a RangeError) before the token
+ * limit stops it; no operation within the depth limit comes near this.
+ */
+export const maxDocumentNesting = 100;
+
+/** Throws a syntax error when the document nests deeper than `maxNesting`; reads at most `maxTokens` tokens, without recursion. */
+export function checkNesting(source: string | Source, maxNesting: number, maxTokens: number): void {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let depth = 0;
+  try {
+    for (let count = 0; count <= maxTokens; count++) {
+      const token = lexer.advance();
+      if (token.kind === TokenKind.EOF) return;
+      if (token.kind === TokenKind.BRACKET_L || token.kind === TokenKind.BRACE_L || token.kind === TokenKind.PAREN_L) depth++;
+      else if (token.kind === TokenKind.BRACKET_R || token.kind === TokenKind.BRACE_R || token.kind === TokenKind.PAREN_R) depth--;
+      if (depth > maxNesting) throw syntaxError(lexer.source, token.start, `Document nests more than ${maxNesting} levels deep. Parsing aborted.`);
+    }
+  } catch (error) {
+    // Any other syntax error is the parser's to report.
+    if (depth > maxNesting) throw error;
+  }
 }
 
 /** Number of lexical tokens in the query source (graphql's Lexer), for the token limit, stopping early once above `max`. */
