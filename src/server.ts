@@ -120,7 +120,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       graphiql: { title: `Kassa GraphQL (${name})` },
       maskedErrors: { maskError },
       logging: yogaLogger(logger),
-      plugins: [useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useGraphQlJit(), useVariableDefaults(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
@@ -320,6 +320,33 @@ function useBearerChallenge(): YogaPlugin {
   return {
     onResponse({ response }) {
       if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');
+    },
+  };
+}
+
+/**
+ * Every GraphQL error carries `extensions.code`: variable values the operation's types refuse get
+ * BAD_USER_INPUT (graphql-js reports them without a code), and a body of a media type GraphQL is
+ * not read from gets the error body, not yoga's empty 415.
+ */
+function useErrorCodes(): YogaPlugin {
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result, setResult }) {
+          // Refused variables fail the operation before any field runs, so they have no path; a
+          // resolver's unexpected error has one, and is left to masking.
+          const refusedVariables = (e: GraphQLError) => e.extensions?.code === undefined && e.path === undefined;
+          if (Symbol.asyncIterator in result || !result.errors?.some(refusedVariables)) return;
+          const errors = result.errors.map((e) => (refusedVariables(e) ? new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }) : e));
+          setResult({ ...result, errors });
+        },
+      };
+    },
+    onResponse({ response, setResponse, fetchAPI }) {
+      if (response.status !== 415 || response.body !== null) return;
+      const message = 'Send the GraphQL request as JSON with "Content-Type: application/json".';
+      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), { status: 415, headers: { 'content-type': 'application/json; charset=utf-8' } }));
     },
   };
 }
