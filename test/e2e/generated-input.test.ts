@@ -216,7 +216,7 @@ function expectGraphQLAnswer(answer: Answer): { errors?: unknown[]; data?: unkno
   expect(answer.contentType, excerpt(answer)).toMatch(/^application\/(graphql-response\+)?json/);
   const body = answer.json as { errors?: { message?: unknown; extensions?: { code?: unknown } }[]; data?: unknown };
   expect(body !== null && typeof body === 'object', excerpt(answer)).toBe(true);
-  if (answer.status >= 400) expect(body.errors?.length, excerpt(answer)).toBeGreaterThan(0);
+  if (answer.status >= 400) expect(body.errors ?? [], excerpt(answer)).not.toHaveLength(0);
   for (const error of body.errors ?? []) {
     expect(typeof error.message, excerpt(answer)).toBe('string');
     expect(typeof error.extensions?.code, excerpt(answer)).toBe('string');
@@ -505,8 +505,8 @@ const brokenRequests = fc.constantFrom(
   '{"query": "mutation { __typename }", "variables": [1]}',
   '{"query": "mutation { __typename }", "operationName": 7}',
   '{"query": "\\u0000"}',
-  `{"query": "mutation { __typename }", "variables": ${deepObject.text}}`,
-  `{"query": "mutation { __typename }", "extensions": ${deepArray.text}}`,
+  `{"query": "mutation { noSuchField }", "variables": ${deepObject.text}}`,
+  `{"query": "mutation { noSuchField }", "extensions": ${deepArray.text}}`,
 );
 
 function graphqlCase(m: Mutation, mustBeRefused: boolean): fc.Arbitrary<GraphQLCase> {
@@ -547,8 +547,9 @@ function graphqlCase(m: Mutation, mustBeRefused: boolean): fc.Arbitrary<GraphQLC
         const document = documentOf(m, sent, documentFlaw);
         const variables = Object.fromEntries(sent.filter((a) => !a.inline).map((a) => [a.name, a.value]));
         const payload = broken ?? `{"query":${JSON.stringify(document)},"variables":${toJson(variables)}}`;
-        // A URL over the server's header limit is refused before any request exists.
-        const transport = broken || (via === 'get' && payload.length > 6_000) ? 'json' : via;
+        // A URL over the server's header limit is refused before any request exists; and GET and
+        // form requests are rebuilt from the JSON, which JSON.stringify cannot do for deep nesting.
+        const transport = broken || ((via === 'get' || via === 'form') && payload.length > 6_000) ? 'json' : via;
         return {
           transport,
           token: tokenKind,
@@ -625,7 +626,7 @@ describe('generated input', () => {
       let body: { errors?: unknown[]; data?: unknown } = {};
       about(context, () => (body = expectGraphQLAnswer(answer)));
       if (c.mustRefuse) {
-        expect(body.errors?.length, `${context}\nmust be refused (${c.mustRefuse}): ${excerpt(answer)}`).toBeGreaterThan(0);
+        expect(body.errors ?? [], `${context}\nmust be refused (${c.mustRefuse}): ${excerpt(answer)}`).not.toHaveLength(0);
         expect(ran(body, c), `${context}\nran though it must be refused: ${excerpt(answer)}`).toBe(false);
         const after = await snapshot();
         expect(changedTables(before, after), `${context}\nwrote after ${excerpt(answer)}`).toBe('');
