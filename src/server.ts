@@ -326,7 +326,7 @@ function useBearerChallenge(): YogaPlugin {
 
 /**
  * Every GraphQL error carries `extensions.code`: variable values the operation's types refuse get
- * BAD_USER_INPUT (graphql-js reports them without a code), and a body of a media type GraphQL is
+ * BAD_USER_INPUT with their issue (graphql-js reports them without a code), and a body of a media type GraphQL is
  * not read from gets the error body, not yoga's empty 415.
  */
 function useErrorCodes(): YogaPlugin {
@@ -338,7 +338,12 @@ function useErrorCodes(): YogaPlugin {
           // resolver's unexpected error has one, and is left to masking.
           const refusedVariables = (e: GraphQLError) => e.extensions?.code === undefined && e.path === undefined;
           if (Symbol.asyncIterator in result || !result.errors?.some(refusedVariables)) return;
-          const errors = result.errors.map((e) => (refusedVariables(e) ? new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }) : e));
+          const label = (e: GraphQLError) => {
+            const variable = /^Variable "\$(\w+)"/.exec(e.message)?.[1];
+            const issues = [{ loc: variable ? [variable] : [], msg: e.message, type: 'value_error' }];
+            return new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT', issues } });
+          };
+          const errors = result.errors.map((e) => (refusedVariables(e) ? label(e) : e));
           setResult({ ...result, errors });
         },
       };

@@ -453,7 +453,10 @@ describe('requests refused before any field runs', () => {
     const response = await org.gql(CREATE, { input: { name: 'Starter', prices: [{ amountType: 'fixed', priceAmount: 2 ** 31 }], unknownField: 1 } });
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors!.length).toBeGreaterThan(0);
-    for (const error of response.body.errors!) expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    for (const error of response.body.errors!) {
+      expect(error.extensions.code).toBe('BAD_USER_INPUT');
+      expect(error.extensions.issues).toEqual([{ loc: [expect.any(String)], msg: error.message, type: 'value_error' }]);
+    }
     const missing = await org.gql(GET, {});
     expectGraphQLError(missing, 'BAD_USER_INPUT');
   });
