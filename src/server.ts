@@ -130,7 +130,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge()],
+      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
@@ -345,6 +345,38 @@ function useBearerChallenge(): YogaPlugin {
   return {
     onResponse({ response }) {
       if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');
+    },
+  };
+}
+
+/**
+ * Every GraphQL error carries `extensions.code`: variable values the operation's types refuse get
+ * BAD_USER_INPUT with their issue (graphql-js reports them without a code), and a body of a media type GraphQL is
+ * not read from gets the error body, not yoga's empty 415.
+ */
+function useErrorCodes(): YogaPlugin {
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result, setResult }) {
+          // Refused variables fail the operation before any field runs, so they have no path; a
+          // resolver's unexpected error has one, and is left to masking.
+          const refusedVariables = (e: GraphQLError) => e.extensions?.code === undefined && e.path === undefined;
+          if (Symbol.asyncIterator in result || !result.errors?.some(refusedVariables)) return;
+          const label = (e: GraphQLError) => {
+            const variable = /^Variable "\$(\w+)"/.exec(e.message)?.[1];
+            const issues = [{ loc: variable ? [variable] : [], msg: e.message, type: 'value_error' }];
+            return new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT', issues } });
+          };
+          const errors = result.errors.map((e) => (refusedVariables(e) ? label(e) : e));
+          setResult({ ...result, errors });
+        },
+      };
+    },
+    onResponse({ response, setResponse, fetchAPI }) {
+      if (response.status !== 415 || response.body !== null) return;
+      const message = 'Send the GraphQL request as JSON with "Content-Type: application/json".';
+      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), { status: 415, headers: { 'content-type': 'application/json; charset=utf-8' } }));
     },
   };
 }

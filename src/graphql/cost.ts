@@ -29,6 +29,7 @@ import {
   isIntrospectionType,
   isListType,
   isObjectType,
+  syntaxError,
   valueFromASTUntyped,
 } from 'graphql';
 import type {
@@ -145,6 +146,31 @@ export function sizeViolation(size: DocumentSize, limits: CostLimits): string | 
   if (size.fields <= limits.maxFields) return null;
   const fields = Number.isSafeInteger(size.fields) ? String(size.fields) : 'more than 2^53';
   return `The document selects ${fields} fields once its fragments are expanded, above the limit of ${limits.maxFields}: select fewer fields, or spread each fragment in fewer places.`;
+}
+
+/**
+ * The deepest a document may nest brackets, braces and parentheses. graphql's parser recurses once
+ * per level, so a document of nothing but `[` runs it out of stack (a RangeError) before the token
+ * limit stops it; no operation within the depth limit comes near this.
+ */
+export const maxDocumentNesting = 100;
+
+/** Throws a syntax error when the document nests deeper than `maxNesting`; reads at most `maxTokens` tokens, without recursion. */
+export function checkNesting(source: string | Source, maxNesting: number, maxTokens: number): void {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let depth = 0;
+  try {
+    for (let count = 0; count <= maxTokens; count++) {
+      const token = lexer.advance();
+      if (token.kind === TokenKind.EOF) return;
+      if (token.kind === TokenKind.BRACKET_L || token.kind === TokenKind.BRACE_L || token.kind === TokenKind.PAREN_L) depth++;
+      else if (token.kind === TokenKind.BRACKET_R || token.kind === TokenKind.BRACE_R || token.kind === TokenKind.PAREN_R) depth--;
+      if (depth > maxNesting) throw syntaxError(lexer.source, token.start, `Document nests more than ${maxNesting} levels deep. Parsing aborted.`);
+    }
+  } catch (error) {
+    // Any other syntax error is the parser's to report.
+    if (depth > maxNesting) throw error;
+  }
 }
 
 /** Number of lexical tokens in the query source (graphql's Lexer), for the token limit, stopping early once above `max`. */

@@ -8,7 +8,7 @@ import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, typ
 import type { Plugin } from '@envelop/core';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
-import { costViolation, documentSize, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
+import { checkNesting, costViolation, documentSize, maxDocumentNesting, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
 import { rateLimitHeaders, type LimitState, type RateLimiter } from './limiter.ts';
 
 /** What the HTTP layer hands a GraphQL request: the environment's limiter, the client, and the latest limit state. */
@@ -50,9 +50,12 @@ function refusal(message: string, code: string, status: number, headers: Record<
 
 export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
   return {
-    // A document of more tokens than allowed is refused while parsing, before it is built.
+    // A document of more tokens, or deeper nesting, than allowed is refused while parsing, before it is built.
     onParse({ setParseFn, parseFn }) {
-      setParseFn((source, options) => (parseFn ?? parse)(source, { ...options, maxTokens: limits.maxTokens }));
+      setParseFn((source, options) => {
+        checkNesting(source, maxDocumentNesting, limits.maxTokens);
+        return (parseFn ?? parse)(source, { ...options, maxTokens: limits.maxTokens });
+      });
     },
     onValidate({ params, setResult }) {
       // A document that selects too many fields once its fragments are expanded is refused before

@@ -63,6 +63,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Whether the database can hold the answer: PostgreSQL's jsonb refuses NUL and lone surrogates, which
+ * an error message may quote from the input. JSON.stringify writes both, and only them, as escapes.
+ */
+function storable(body: unknown): boolean {
+  return !/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(JSON.stringify(body ?? null));
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string })?.code === 'P2002';
 }
@@ -102,8 +110,9 @@ export function withIdempotency(handler: RestHandler): RestHandler {
       await ctx.prisma.idempotencyKey.delete({ where: { id } });
       throw error;
     }
-    // A server error is not an answer to remember: the retry should run again.
-    if (response.status >= 500) await ctx.prisma.idempotencyKey.delete({ where: { id } });
+    // A server error is not an answer to remember: the retry should run again. Nor is one the
+    // database cannot hold; only a refusal quotes the input, and refusing again changes nothing.
+    if (response.status >= 500 || !storable(response.body)) await ctx.prisma.idempotencyKey.delete({ where: { id } });
     else await ctx.prisma.idempotencyKey.update({ where: { id }, data: { status: response.status, body: (response.body ?? null) as never, completedAt: ctx.now() } });
     return response;
   };

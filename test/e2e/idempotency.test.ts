@@ -347,3 +347,20 @@ describe('requests the Idempotency-Key does not apply to', () => {
     expect(replayed(post)).toBeNull();
   });
 });
+
+describe('an answer quoting text the database cannot hold', () => {
+  it('is answered as it is, and a retry with the same key is refused again', async () => {
+    const org = await newOrganization(server);
+    const key = freshKey();
+    // The refusal quotes the id, NUL and all: PostgreSQL's jsonb cannot store it.
+    const body = { customer_id: 'not-a-uuid\u0000' };
+    for (const attempt of [1, 2]) {
+      const response = await postWithKey(org, '/customer-sessions/', body, key);
+      expect(response.status, `attempt ${attempt}: ${JSON.stringify(response.body)}`).toBe(422);
+      expect(response.body.detail).toContainEqual({ loc: ['body', 'customer_id'], msg: 'Text must not contain the NUL character (\\u0000).', type: 'string_nul' });
+      expect(response.headers.get('idempotent-replayed')).toBeNull();
+    }
+    const lone = await postWithKey(org, '/customer-sessions/', { customer_id: 'not-a-uuid\ud800' }, freshKey());
+    expect(lone.status).toBe(422);
+  });
+});

@@ -446,3 +446,30 @@ describe('GraphQL errors', () => {
     );
   });
 });
+
+describe('requests refused before any field runs', () => {
+  it('answers a variable its type refuses with BAD_USER_INPUT', async () => {
+    const org = await newOrganization(server);
+    const response = await org.gql(CREATE, { input: { name: 'Starter', prices: [{ amountType: 'fixed', priceAmount: 2 ** 31 }], unknownField: 1 } });
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors!.length).toBeGreaterThan(0);
+    for (const error of response.body.errors!) {
+      expect(error.extensions.code).toBe('BAD_USER_INPUT');
+      expect(error.extensions.issues).toEqual([{ loc: [expect.any(String)], msg: error.message, type: 'value_error' }]);
+    }
+    const missing = await org.gql(GET, {});
+    expectGraphQLError(missing, 'BAD_USER_INPUT');
+  });
+
+  it('answers a body of a media type GraphQL is not read from with 415 and an error body', async () => {
+    const org = await newOrganization(server);
+    const response = await fetch(`${server.base()}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.token}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ core { products { items { id } } } }' }),
+    });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({ errors: [{ message: expect.stringContaining('application/json'), extensions: { code: 'BAD_REQUEST' } }] });
+  });
+});

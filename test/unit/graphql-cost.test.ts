@@ -1,6 +1,6 @@
 import { getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it, test } from 'vitest';
-import { costViolation, countTokens, documentSize, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
+import { checkNesting, costViolation, countTokens, documentSize, maxDocumentNesting, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
 import { loadConfig } from '../../src/config.ts';
 
 /** The documented defaults: GRAPHQL_MAX_COST 1000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
@@ -210,5 +210,19 @@ describe('the size of a document with its fragments expanded', () => {
   test('admits documents up to the limit', () => {
     expect(sizeViolation({ fields: defaultCostLimits.maxFields, depth: 1 }, defaultCostLimits)).toBeNull();
     expect(sizeViolation({ fields: defaultCostLimits.maxFields + 1, depth: 1 }, defaultCostLimits)).toMatch(/selects 1001 fields/);
+  });
+});
+
+describe('checkNesting', () => {
+  const nested = (levels: number) => `mutation { core(a: ${'['.repeat(levels)}${']'.repeat(levels)}) }`;
+
+  it('refuses a document of 5,000 nested lists as a syntax error, where the parser alone runs out of stack', () => {
+    expect(() => parse(nested(5_000))).toThrow(RangeError);
+    expect(() => checkNesting(nested(5_000), maxDocumentNesting, 2_000)).toThrow(/nests more than 100 levels deep/);
+  });
+
+  it('lets a document within the nesting through, and leaves its other syntax errors to the parser', () => {
+    expect(() => checkNesting(nested(90), maxDocumentNesting, 2_000)).not.toThrow();
+    expect(() => checkNesting('{ a "unterminated', maxDocumentNesting, 2_000)).not.toThrow();
   });
 });
