@@ -1,20 +1,32 @@
-// Text Kassa can store: PostgreSQL text and jsonb cannot hold the NUL character, so input that
-// carries one is refused up front, naming where it is, instead of failing in the database.
+// Text Kassa can store: PostgreSQL text and jsonb cannot hold the NUL character, and jsonb refuses
+// a lone UTF-16 surrogate (half of a pair, which no Unicode text holds), so input that carries
+// either is refused up front, naming where it is, instead of failing in the database.
 import { type DocumentNode, Kind, visit } from 'graphql';
 import type { Plugin } from '@envelop/core';
 import { RequestValidationError, type Loc, type ValidationIssue } from './errors.ts';
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether PostgreSQL would refuse to store `text`: a NUL, or a lone surrogate. */
+function unstorable(text: string): boolean {
+  return text.includes('\u0000') || loneSurrogate.test(text);
+}
 
 interface Frame {
   value: unknown;
   parent: Frame | null;
   key: string | number | null;
-  /** The key itself holds a NUL: reported in its turn, in place of its value. */
+  /** The key itself is unstorable: reported in its turn, in place of its value. */
   nulKey: boolean;
 }
 
-/** Every place in `value` (at `loc`) holding a NUL character; walks with its own stack, so any depth is safe. */
+/** Every place in `value` (at `loc`) holding text PostgreSQL cannot store (a NUL or a lone surrogate); walks with its own stack, so any depth is safe. */
 export function nulCharacterIssues(value: unknown, loc: Loc, issues: ValidationIssue[] = []): ValidationIssue[] {
-  const problem = (frame: Frame) => issues.push({ loc: locOf(frame, loc), msg: 'Text must not contain the NUL character (\\u0000).', type: 'string_nul' });
+  const problem = (frame: Frame) => {
+    const text = frame.nulKey ? String(frame.key) : String(frame.value);
+    if (text.includes('\u0000')) issues.push({ loc: locOf(frame, loc), msg: 'Text must not contain the NUL character (\\u0000).', type: 'string_nul' });
+    else issues.push({ loc: locOf(frame, loc), msg: 'Text must be valid Unicode: it holds half of a UTF-16 surrogate pair (\\ud800 to \\udfff) without the other half.', type: 'string_unicode' });
+  };
   const pending: Frame[] = [{ value, parent: null, key: null, nulKey: false }];
   while (pending.length) {
     const frame = pending.pop()!;
@@ -22,12 +34,12 @@ export function nulCharacterIssues(value: unknown, loc: Loc, issues: ValidationI
     if (frame.nulKey) {
       problem(frame);
     } else if (typeof item === 'string') {
-      if (item.includes('\u0000')) problem(frame);
+      if (unstorable(item)) problem(frame);
     } else if (Array.isArray(item)) {
       for (let i = item.length - 1; i >= 0; i--) pending.push({ value: item[i], parent: frame, key: i, nulKey: false });
     } else if (item !== null && typeof item === 'object' && !(item instanceof Date)) {
       const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], parent: frame, key: entries[i][0], nulKey: entries[i][0].includes('\u0000') });
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], parent: frame, key: entries[i][0], nulKey: unstorable(entries[i][0]) });
     }
   }
   return issues;

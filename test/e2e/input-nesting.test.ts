@@ -182,3 +182,28 @@ describe('OAuth client registration bodies nested deeper than any field takes', 
     expect(await prisma.oAuthClient.count()).toBe(before);
   });
 });
+
+describe('text PostgreSQL cannot store', () => {
+  // JSON escapes let a client send half of a UTF-16 surrogate pair, which no Unicode text holds and jsonb refuses.
+  it('a lone surrogate in a checkout confirm is a 422 naming the field, and the checkout stays open', async () => {
+    const product = await org.api('POST', '/products/', JSON.parse(freeProductJson('Surrogates')));
+    const checkout = await org.api('POST', '/checkouts/', { products: [product.body.id] });
+    const body = `{"customer_email":"buyer@example.com","customer_name":"Ann","customer_billing_address":{"country":"US","line1":"1 Main St","line2":"\\udfff","postal_code":"10001","city":"New York","state":"US-NY"}}`;
+    const confirmed = await org.publicApi('POST', `/checkouts/client/${checkout.body.client_secret}/confirm`, body);
+    expectValidationError(confirmed, ['body', 'customer_billing_address', 'line2'], 'string_unicode');
+    const after = await org.publicApi('GET', `/checkouts/client/${checkout.body.client_secret}`);
+    expect(after.body.status).toBe('open');
+  });
+
+  it('a lone surrogate in a name, a metadata key or a GraphQL variable is refused; a whole pair is text like any other', async () => {
+    const names = await productNames();
+    expectValidationError(await org.api('POST', '/products/', freeProductJson('\ud800 high half')), ['body', 'name'], 'string_unicode');
+    expectValidationError(await org.api('POST', '/products/', freeProductJson('Keyed', ',"metadata":{"\\udc00":"x"}')), ['body', 'metadata', '\udc00'], 'string_unicode');
+    const viaGraphql = await graphql(JSON.stringify({ query: 'mutation($name: String!) { core { productUpdate(id: "3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d", input: { name: $name }) { id } } }', variables: { name: 'x\udbff' } }));
+    expect(viaGraphql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(await productNames()).toEqual(names);
+    const paired = await org.api('POST', '/products/', freeProductJson('Gift \ud83c\udf81'));
+    expect(paired.status).toBe(201);
+    expect(paired.body.name).toBe('Gift 🎁');
+  });
+});
