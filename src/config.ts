@@ -71,6 +71,8 @@ export interface RateLimitConfig {
   /** Organizations that arranged a different per-minute budget. */
   organizationOverrides: ReadonlyMap<string, number>;
   perIpPerSecond: number;
+  /** GraphQL cost units per minute per client address for operations sent without a token. */
+  anonymousPerMinute: number;
   /** The unauthenticated license key validate, activate and deactivate endpoints, per client IP. */
   licensePerIpPerSecond: number;
   /** When the shared store (Redis) cannot be reached: admit the request (open) or refuse it (closed). */
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
       perPrincipalPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
       organizationOverrides: organizationOverrides(env),
       perIpPerSecond: integer(env, 'RATE_LIMIT_IP_PER_SECOND', 100, 1, 1_000_000),
+      anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300, 1, 1_000_000),
       licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
     },

@@ -74,8 +74,8 @@ export interface Kassa {
   close(): Promise<void>;
 }
 
-export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger): Promise<{ environment: Environment; database: Database }> {
-  const database = await openDatabase(config.databases[name], logger.child({ environment: name }));
+export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger, clock?: () => Date): Promise<{ environment: Environment; database: Database }> {
+  const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
   const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
@@ -117,7 +117,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
-  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger)));
+  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock)));
   for (const { environment, database } of opened) {
     const name = environment.name;
     const base = name === 'production' ? '' : '/sandbox';

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
+import { withClock } from './clock.ts';
 
 export type Db = PrismaClient;
 
@@ -69,8 +70,11 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void): 
   }
 }
 
-/** `logger`, when given, hears of an embedded database whose thread stopped without being closed. */
-export async function openDatabase(config: DatabaseConfig, logger?: Logger): Promise<Database> {
+/**
+ * `logger`, when given, hears of an embedded database whose thread stopped without being closed.
+ * `clock` stamps the rows' `createdAt` and `modifiedAt` (see clock.ts): the server passes the clock its requests read.
+ */
+export async function openDatabase(config: DatabaseConfig, logger?: Logger, clock: () => Date = () => new Date()): Promise<Database> {
   if (config.kind === 'embedded') {
     const { embedded, unlock } = await openPGlite(config.dataDir, (error) =>
       logger?.error({ err: error }, 'the embedded database stopped: every query fails until the server restarts'),
@@ -78,7 +82,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger): Pro
     const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 } });
+    const prisma = withClock(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 } }), clock);
     return {
       prisma,
       migrationTarget: pgliteTarget(pglite),
@@ -90,7 +94,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger): Pro
       },
     };
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 } });
+  const prisma = withClock(new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 } }), clock);
   return {
     prisma,
     migrationTarget: postgresTarget(config.url),

@@ -1,7 +1,7 @@
 // Limits in the GraphQL pipeline. Before any resolver runs, an operation gets its static cost
 // (src/graphql/cost.ts); one over the maximum cost, depth or alias count is refused. The principal's
-// budget is then charged by that cost, and the license key endpoints' per-address limit by how
-// many of them the operation calls. The answer carries `extensions.cost`, as Shopify's API does.
+// budget (or, without a token, the client address's) is then charged by that cost, and the license
+// key endpoints' per-address limit by how many of them the operation calls. The answer carries `extensions.cost`, as Shopify's API does.
 // Only GraphQL requests over HTTP are metered here: a REST route is charged once per request by
 // the HTTP layer, whatever operation it runs.
 import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, type SelectionNode } from 'graphql';
@@ -81,10 +81,13 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       const { limiter } = meter;
       if (!limiter.config.enabled) return;
       const licenses = licenseCalls(args.document, args.operationName);
-      const budget = limiter.principal(ctx.principal, Math.max(1, cost.cost));
+      const units = Math.max(1, cost.cost);
+      const anonymous = ctx.principal.kind === 'anonymous';
+      const budget = anonymous ? limiter.anonymous(meter.clientIp, units) : limiter.principal(ctx.principal, units);
       // An operation dearer than a whole window's budget would be refused for ever: say so, not "retry".
       if (budget && budget.units > budget.limit) {
-        return setResultAndStopExecution(refusal(`The query costs ${cost.cost}, more than the ${budget.limit} this token may spend in a minute: ask for fewer items with smaller \`limit\` arguments, or select fewer nested objects.`, 'QUERY_TOO_COMPLEX', 400));
+        const spender = anonymous ? 'a client address may spend without a token' : 'this token may spend';
+        return setResultAndStopExecution(refusal(`The query costs ${cost.cost}, more than the ${budget.limit} ${spender} in a minute: ask for fewer items with smaller \`limit\` arguments, or select fewer nested objects.`, 'QUERY_TOO_COMPLEX', 400));
       }
       const verdict = await limiter.charge([licenses ? limiter.license(meter.clientIp, licenses) : null, budget], ctx.now().getTime());
       if (!verdict.allowed) {
@@ -94,7 +97,7 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
         return setResultAndStopExecution(refusal(limiter.explain(verdict.state), 'RATE_LIMITED', 429, rateLimitHeaders(verdict.state, true)));
       }
       if (verdict.state) meter.state = verdict.state;
-      const throttle = verdict.state?.name === 'principal' ? verdict.state : null;
+      const throttle = verdict.state?.name === 'principal' || verdict.state?.name === 'anonymous' ? verdict.state : null;
       return {
         onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
           if (Symbol.asyncIterator in result) return;

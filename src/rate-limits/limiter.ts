@@ -1,6 +1,7 @@
 // The documented limits, one place: per client IP on every request, per IP on the unauthenticated
-// license key endpoints, and per principal (organization, customer, user or OAuth client) per
-// minute, charged by GraphQL cost. Each environment counts on its own. Several limits on one
+// license key endpoints, per principal (organization, customer, user or OAuth client) per
+// minute, charged by GraphQL cost, and per client IP per minute for GraphQL sent without a token,
+// charged by cost too. Each environment counts on its own. Several limits on one
 // request are charged in order and the first exhausted one refuses; a refused request does not
 // count against the limits after it.
 import type { RateLimitConfig } from '../config.ts';
@@ -9,7 +10,7 @@ import type { Logger } from '../logger.ts';
 import { addressKey } from './client-ip.ts';
 import { RedisUnavailableError, type ChargeResult, type RateLimitStore } from './store.ts';
 
-export type LimitName = 'ip' | 'license' | 'principal';
+export type LimitName = 'ip' | 'license' | 'principal' | 'anonymous';
 
 interface LimitCharge {
   name: LimitName;
@@ -62,6 +63,11 @@ export class RateLimiter {
     return { name: 'license', who: addressKey(address), units, limit: this.config.licensePerIpPerSecond, windowMs: 1000 };
   }
 
+  /** The cost budget of GraphQL operations sent without a token, per client address. */
+  anonymous(address: string, units = 1): LimitCharge {
+    return { name: 'anonymous', who: addressKey(address), units, limit: this.config.anonymousPerMinute, windowMs: 60_000 };
+  }
+
   /** The principal's budget, or null for an anonymous caller (counted by address only). */
   principal(principal: Principal, units = 1): LimitCharge | null {
     const who = identityOf(principal);
@@ -93,8 +99,8 @@ export class RateLimiter {
 
   /** The sentence a refusal carries. */
   explain(state: LimitState): string {
-    const where = state.name === 'license' ? ' on the license key endpoints' : '';
-    const cost = state.name === 'principal' ? ' (a GraphQL operation counts its cost)' : '';
+    const where = state.name === 'license' ? ' on the license key endpoints' : state.name === 'anonymous' ? ' for GraphQL without a token' : '';
+    const cost = state.name === 'principal' || state.name === 'anonymous' ? ' (a GraphQL operation counts its cost)' : '';
     const seconds = `${state.resetSeconds} second${state.resetSeconds === 1 ? '' : 's'}`;
     return `Rate limit exceeded: ${state.limit} requests per ${windowWords[state.windowSeconds]} per ${state.subject}${where}${cost}. Retry after ${seconds}.`;
   }

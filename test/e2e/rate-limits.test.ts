@@ -228,6 +228,57 @@ describe('GraphQL cost', () => {
   });
 });
 
+describe('GraphQL without a token', () => {
+  const anonymous = (server: TestServer, query: string) =>
+    fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  // Two objects: the organization and its product list.
+  const shop = '{ customerPortalOrganization(slug: "no-such-shop") { products { id } } }';
+
+  test('is charged its cost against the client address’s own per-minute budget, apart from any token’s', async () => {
+    const server = await serverWith({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10', RATE_LIMIT_PER_MINUTE: '1000' });
+    const org = await newOrganization(server);
+    const start = freezeAtWindowStart(server);
+    const first = await anonymous(server, shop);
+    expect(first.status).not.toBe(429);
+    expect((await first.json()).extensions.cost).toMatchObject({ requestedQueryCost: 2, throttleStatus: { maximumAvailable: 10, currentlyAvailable: 8 } });
+    expect(first.headers.get('ratelimit-limit')).toBe('10');
+    expect(first.headers.get('ratelimit-remaining')).toBe('8');
+
+    // 8 units left: four more at 2 fit, whatever the order they arrive in; the rest are refused.
+    const responses = await burst(8, () => anonymous(server, shop));
+    expect(refusedCount(responses)).toBe(4);
+    const refused = responses.find((r) => r.status === 429)!;
+    expect(refused.headers.get('retry-after')).toBe(String(Math.ceil((start + 60_000 - server.clock.now!.getTime()) / 1000)));
+    const error = (await refused.json()).errors[0];
+    expect(error.extensions.code).toBe('RATE_LIMITED');
+    expect(error.message).toContain('10 requests per minute per client address for GraphQL without a token (a GraphQL operation counts its cost)');
+
+    // A token's budget is its own, from the same address.
+    const withToken = await fetch(`${server.base()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+      body: JSON.stringify({ query: '{ core { products { pagination { totalCount } } } }' }),
+    });
+    expect(withToken.status).toBe(200);
+    // So is REST without a token: it counts against the per-address limit per request only.
+    expect((await fetch(`${server.base()}/products/`)).status).toBe(401);
+
+    server.clock.now = new Date(start + 60_100);
+    expect((await anonymous(server, shop)).status).not.toBe(429);
+    server.clock.now = null;
+  });
+
+  test('an operation dearer than the whole budget is refused as too complex, not told to retry', async () => {
+    const server = await serverWith({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+    const response = await anonymous(server, shop);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('retry-after')).toBeNull();
+    const error = (await response.json()).errors[0];
+    expect(error.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(error.message).toContain('more than the 1 a client address may spend without a token in a minute');
+  });
+});
+
 describe('the official client library', () => {
   test('retries a 429 by itself and succeeds after the wait', async () => {
     const server = await serverWith({ RATE_LIMIT_IP_PER_SECOND: '2' });

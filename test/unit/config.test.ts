@@ -23,7 +23,7 @@ describe('configuration', () => {
 
   it('limits requests by default, trusts no proxy, and reads overrides and trusted ranges', () => {
     const defaults = loadConfig({});
-    expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, onStoreFailure: 'open' });
+    expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, anonymousPerMinute: 300, onStoreFailure: 'open' });
     expect(defaults.trustedProxies.check('127.0.0.1', 'ipv4')).toBe(false);
     expect(defaults.graphqlLimits).toEqual({ maxCost: 1000, maxDepth: 12, maxAliases: 30, maxTokens: 2000, maxFields: 1000 });
     const id = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';

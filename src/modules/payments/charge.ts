@@ -1,12 +1,18 @@
 // The payment job: charges an order's pending payment through the environment's processor, then
 // in one transaction records the outcome, moves the order and checkout on, and writes the events.
+// The charge itself runs outside any transaction, so a subscription may end (be revoked) while it
+// is under way. The outcome is recorded under the subscription's row lock: a charge that went
+// through for a subscription that has ended by then is refunded in full in that same transaction,
+// so an ended subscription never keeps a charge made after it ended.
 import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
+import type { Order } from '../../generated/prisma/client.ts';
 import { defineJob, type JobContext } from '../../jobs/runner.ts';
 import type { ChargeResult } from './processor.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
+import { refundOrder } from '../refunds/service.ts';
 import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
 
 type PendingPayment = NonNullable<Awaited<ReturnType<typeof pendingPayment>>>;
@@ -34,10 +40,19 @@ async function recordOutcome(job: JobContext, payment: PendingPayment, result: C
     });
     if (count === 0) return;
     const checkoutId = payment.order.checkoutId;
+    // Locked after the order, as settleSubscriptionOrder does: a revocation under way is waited for, a committed one is seen.
+    const subscription = await lockedSubscription(db, payment.order);
     if (result.status === 'succeeded') {
-      await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
+      const paid = await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
       await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
       if (payment.order.billingReason === 'purchase') await scheduleGrantSync(ctx, db, { orderId: payment.orderId });
+      if (subscription && subscriptionEnded(subscription) && paid.netAmount > paid.refundedAmount) {
+        await refundOrder(ctx, db, paid, {
+          amount: paid.netAmount - paid.refundedAmount,
+          reason: 'other',
+          comment: 'Charged while the subscription was ending: refunded automatically.',
+        });
+      }
     }
     await settleSubscriptionOrder(ctx, db, payment.order, result.status);
     if (checkoutId) {
@@ -46,6 +61,13 @@ async function recordOutcome(job: JobContext, payment: PendingPayment, result: C
     }
   });
   if (result.status === 'failed') job.logger.info({ paymentId: payment.id, declineReason: result.declineReason }, 'payment declined');
+}
+
+/** The order's subscription, if any, locked until the transaction ends. */
+async function lockedSubscription(db: Db, order: Order) {
+  if (!order.subscriptionId) return null;
+  await db.$executeRaw`SELECT id FROM subscriptions WHERE id = ${order.subscriptionId}::uuid FOR UPDATE`;
+  return db.subscription.findUniqueOrThrow({ where: { id: order.subscriptionId } });
 }
 
 async function charge(job: JobContext, payment: PendingPayment): Promise<ChargeResult> {

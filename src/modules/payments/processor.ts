@@ -32,12 +32,14 @@ export interface PaymentProcessor {
 /**
  * The built-in test processor: deterministic test cards, no money moves.
  * - `tok_visa` always succeeds;
+ * - `tok_delayedSuccess` succeeds after a delay, as a slow bank would;
  * - `tok_chargeDeclined` is declined at once (`card_declined`);
  * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would;
  * - `tok_processorUnavailable` cannot be charged at all: every call errors, as when the processor is down.
  */
 export const testCards = {
   succeeds: 'tok_visa',
+  succeedsAfterDelay: 'tok_delayedSuccess',
   declined: 'tok_chargeDeclined',
   failsAfterDelay: 'tok_delayedFailure',
   unavailable: 'tok_processorUnavailable',
@@ -72,6 +74,10 @@ export class TestPaymentProcessor implements PaymentProcessor {
   private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {
     const processorId = `test_ch_${paymentId.replace(/-/g, '')}`;
     if (amount === 0 || paymentMethod === testCards.succeeds) return { status: 'succeeded', processorId };
+    if (paymentMethod === testCards.succeedsAfterDelay) {
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      return { status: 'succeeded', processorId };
+    }
     if (paymentMethod === testCards.failsAfterDelay) {
       await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       return { status: 'failed', processorId, declineReason: 'processing_error' };

@@ -5,7 +5,7 @@
 import type { Context } from '../../context.ts';
 import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import type { Prisma, RefundReason } from '../../generated/prisma/client.ts';
+import type { Order, Prisma, RefundReason } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
@@ -61,38 +61,48 @@ export async function createRefund(ctx: Context, input: RefundCreateInput, query
     if (input.revokeBenefits && order.billingReason !== 'purchase') {
       throw RequestValidationError.at(['input', 'revokeBenefits'], 'The benefits of a subscription end with it: revoke the subscription instead (DELETE /v1/subscriptions/{id}).');
     }
-    const refundable = order.netAmount - order.refundedAmount;
-    if (refundable <= 0) throw refundedAlready();
-    if (input.amount > refundable) throw refundAmountTooHigh(refundable);
-    // Tax is returned in proportion; the last refund takes whatever tax remains, so none is lost to rounding.
-    const taxAmount =
-      input.amount === refundable ? order.taxAmount - order.refundedTaxAmount : Math.floor((input.amount * order.taxAmount) / order.netAmount);
-    const refund = await db.refund.create({
-      data: {
-        organizationId: order.organizationId,
-        orderId: order.id,
-        customerId: order.customerId,
-        reason: input.reason,
-        amount: input.amount,
-        taxAmount,
-        currency: order.currency,
-        comment: input.comment ?? null,
-        revokeBenefits: input.revokeBenefits ?? false,
-        metadata: input.metadata ?? {},
-        createdAt: ctx.now(),
-      },
-    });
-    const refundedAmount = order.refundedAmount + input.amount;
-    await db.order.update({
-      where: { id: order.id },
-      data: { refundedAmount, refundedTaxAmount: order.refundedTaxAmount + taxAmount, status: refundStatus(order, refundedAmount) },
-    });
-    await recordOrderEvents(ctx, db, ['order.updated', 'order.refunded'], order);
-    await recordEvents(ctx, db, ['refund.created'], { organizationId: order.organizationId, resourceId: refund.id, route: refundRoute });
-    await enqueueJob(db, 'refund.process', { refundId: refund.id }, ctx.now());
-    if (refund.revokeBenefits) await scheduleGrantSync(ctx, db, { orderId: order.id });
+    const refund = await refundOrder(ctx, db, order, input);
     return db.refund.findUniqueOrThrow({ ...query, where: { id: refund.id } });
   });
+}
+
+/**
+ * Refunds `amount` of a paid order, in the caller's transaction, which holds the order's row lock:
+ * checks what remains refundable, reserves the amount on the order, records order.updated,
+ * order.refunded and refund.created, and schedules the processor's refund.
+ */
+export async function refundOrder(ctx: Context, db: Db, order: Order, input: Omit<RefundCreateInput, 'orderId'>) {
+  const refundable = order.netAmount - order.refundedAmount;
+  if (refundable <= 0) throw refundedAlready();
+  if (input.amount > refundable) throw refundAmountTooHigh(refundable);
+  // Tax is returned in proportion; the last refund takes whatever tax remains, so none is lost to rounding.
+  const taxAmount =
+    input.amount === refundable ? order.taxAmount - order.refundedTaxAmount : Math.floor((input.amount * order.taxAmount) / order.netAmount);
+  const refund = await db.refund.create({
+    data: {
+      organizationId: order.organizationId,
+      orderId: order.id,
+      customerId: order.customerId,
+      reason: input.reason,
+      amount: input.amount,
+      taxAmount,
+      currency: order.currency,
+      comment: input.comment ?? null,
+      revokeBenefits: input.revokeBenefits ?? false,
+      metadata: input.metadata ?? {},
+      createdAt: ctx.now(),
+    },
+  });
+  const refundedAmount = order.refundedAmount + input.amount;
+  await db.order.update({
+    where: { id: order.id },
+    data: { refundedAmount, refundedTaxAmount: order.refundedTaxAmount + taxAmount, status: refundStatus(order, refundedAmount) },
+  });
+  await recordOrderEvents(ctx, db, ['order.updated', 'order.refunded'], order);
+  await recordEvents(ctx, db, ['refund.created'], { organizationId: order.organizationId, resourceId: refund.id, route: refundRoute });
+  await enqueueJob(db, 'refund.process', { refundId: refund.id }, ctx.now());
+  if (refund.revokeBenefits) await scheduleGrantSync(ctx, db, { orderId: order.id });
+  return refund;
 }
 
 export async function getRefund(ctx: Context, id: string, query: object) {
