@@ -17,7 +17,7 @@ import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
-import { useVariableLimits } from './graphql/variable-limits.ts';
+import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
 import { serveProvider } from './oauth/provider.ts';
 import { isProviderPath } from './oauth/routes.ts';
@@ -363,12 +363,7 @@ function useErrorCodes(): YogaPlugin {
           // resolver's unexpected error has one, and is left to masking.
           const refusedVariables = (e: GraphQLError) => e.extensions?.code === undefined && e.path === undefined;
           if (Symbol.asyncIterator in result || !result.errors?.some(refusedVariables)) return;
-          const label = (e: GraphQLError) => {
-            const variable = /^Variable "\$(\w+)"/.exec(e.message)?.[1];
-            const issues = [{ loc: variable ? [variable] : [], msg: e.message, type: 'value_error' }];
-            return new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT', issues } });
-          };
-          const errors = result.errors.map((e) => (refusedVariables(e) ? label(e) : e));
+          const errors = result.errors.map((e) => (refusedVariables(e) ? refusedVariable(e) : e));
           setResult({ ...result, errors });
         },
       };

@@ -41,6 +41,13 @@ export function overlongListError(found: { loc: Loc; length: number }): RequestV
   return RequestValidationError.at(found.loc, `A list may hold at most ${maxListItems} items; this one holds ${found.length}. Send fewer items, or split the request.`, 'too_long');
 }
 
+/** A variable value its type refuses, as BAD_USER_INPUT with its issue (graphql-js reports it without a code). */
+export function refusedVariable(error: GraphQLError): GraphQLError {
+  const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
+  const issues = [{ loc: variable ? [variable] : [], msg: error.message, type: 'value_error' }];
+  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT', issues } });
+}
+
 /** Refuses an operation whose variables hold an overlong list, and stops coercion at the first errors. */
 export function useVariableLimits(): Plugin {
   return {
@@ -51,7 +58,7 @@ export function useVariableLimits(): Plugin {
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation?.variableDefinitions?.length) return;
       const coerced = getVariableValues(args.schema, operation.variableDefinitions, given, { maxErrors: maxVariableErrors });
-      if (coerced.errors) setResultAndStopExecution({ errors: coerced.errors.map((error) => (error instanceof GraphQLError ? error : new GraphQLError(String(error)))) });
+      if (coerced.errors) setResultAndStopExecution({ errors: coerced.errors.map(refusedVariable) });
     },
   };
 }

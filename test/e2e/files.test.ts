@@ -648,6 +648,8 @@ describe("a customer's downloadables", () => {
   });
 
   it('shows each customer only the files of their own grants', async () => {
+    // The organization creates the returning buyer, so their later checkouts reach the same customer.
+    await org.polar.customers.create({ email: 'bundle@example.com' });
     const bundleBuyer = await buy('bundle@example.com');
     const extrasBuyer = await buy('extras@example.com', extrasProductId);
     const nonBuyer = await org.polar.customers.create({ email: 'browser@example.com' });

@@ -164,5 +164,6 @@ describe('a subscription revoked while its renewal is being charged', () => {
     }
     expect(outcomes).toContain('revoked during the charge, refunded');
     expect(outcomes).toContain('renewed, then revoked');
-  });
+    // Eight subscriptions, each paid and renewed through a card that waits CARD_DELAY_MS.
+  }, 240_000);
 });
