@@ -216,7 +216,7 @@ describe('a subscription that ends while its renewal payment is scheduled is not
 });
 
 describe('a plan change while the renewal payment is in flight', () => {
-  it('bills the upgrade for the period that just started, or refuses the change until the renewal settles', async () => {
+  it('is refused with SubscriptionLocked until the renewal settles, then bills the upgrade for the period that just started', async () => {
     const org = await newOrganization(server, 'sandbox');
     const basic = await monthly(org, 'Basic window', 1000);
     const pro = await monthly(org, 'Pro window', 3000);
@@ -224,14 +224,18 @@ describe('a plan change while the renewal payment is in flight', () => {
     const periodEnd = subscription.currentPeriodEnd!;
     server.clock.now = new Date(periodEnd.getTime() + MINUTE);
     await renewSubscriptions(sweepContext()); // the next period is ordered at 1000, payment pending
-    const change = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
-    if (change.status === 409) return; // refusing the change until the renewal settles is fine too
-    expect(change.status, JSON.stringify(change.body)).toBe(200);
+    const locked = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
+    expect(locked.status, JSON.stringify(locked.body)).toBe(409);
+    expect(locked.body.error).toBe('SubscriptionLocked');
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).productId).toBe(basic.id);
+
     await settle();
+    const change = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
+    expect(change.status, JSON.stringify(change.body)).toBe(200);
     const renewed = await org.polar.subscriptions.get({ id: subscription.id });
     expect(renewed).toMatchObject({ status: 'active', productId: pro.id, currentPeriodStart: periodEnd });
     // The period [periodEnd, next) was paid at the Basic price, but Pro is used for all of it but a
-    // minute: about 2000 more is due, on the next order at the latest.
+    // minute: about 2000 more is due, on the next order.
     server.clock.now = new Date(renewed.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     const next = (await ordersOf(subscription.id)).at(-1)!;
