@@ -181,13 +181,15 @@ describe('an expired organization access token', () => {
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
 
     server.clock.now = new Date(Date.now() + 3600_000);
-    expectRestUnauthorized(await rest(token)('GET', '/products/'));
-    expectGraphQLUnauthenticated(await graphql(token)(productsQuery));
-    // The user's session (valid for days) and a token without expiry are unaffected.
-    expect((await rest(a.session)('GET', '/products/')).status).toBe(200);
-    expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
-
-    server.clock.now = null;
+    try {
+      expectRestUnauthorized(await rest(token)('GET', '/products/'));
+      expectGraphQLUnauthenticated(await graphql(token)(productsQuery));
+      // The user's session (valid for days) and a token without expiry are unaffected.
+      expect((await rest(a.session)('GET', '/products/')).status).toBe(200);
+      expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
+    } finally {
+      server.clock.now = null;
+    }
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
   });
 
@@ -214,10 +216,14 @@ describe('an expired user session', () => {
     expect((await rest(session)('GET', '/products/')).status).toBe(200);
 
     server.clock.now = new Date(new Date(expiresAt).getTime() + 1_000);
-    expectRestUnauthorized(await rest(session)('GET', '/products/'));
-    expectGraphQLUnauthenticated(await graphql(session)(productsQuery));
-    // The organization's token never expires.
-    expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
+    try {
+      expectRestUnauthorized(await rest(session)('GET', '/products/'));
+      expectGraphQLUnauthenticated(await graphql(session)(productsQuery));
+      // The organization's token never expires.
+      expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
+    } finally {
+      server.clock.now = null;
+    }
   });
 });
 

@@ -261,6 +261,16 @@ describe('billing addresses', () => {
     org = await newOrganization(server, 'sandbox');
   });
 
+  it('refuses to confirm a checkout that requires a billing address without one, with 422 at the address, and creates no order', async () => {
+    const productId = (await product(org)).id;
+    const c = await checkout(org, productId, { require_billing_address: true });
+    expectValidationAt(await org.publicApi('POST', confirmPath(c.client_secret), visa('no-address@example.com')), ['body', 'customer_billing_address']);
+    expect(await statusOf(org, c.id)).toBe('open');
+    expect(await ordersOf(org, c.id)).toEqual([]);
+    const withAddress = { ...visa('no-address@example.com'), customer_billing_address: { line1: '1 Main St', city: 'Paris', postal_code: '75001', country: 'FR' } };
+    expect(expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), withAddress), 200).status).toBe('confirmed');
+  });
+
   it('refuses a checkout, a buyer update and an order update with a country that is not one, naming the country', async () => {
     const productId = (await product(org)).id;
     const address = { line1: '1 Nowhere', country: 'XX' };

@@ -247,11 +247,14 @@ describe('listing customers over REST', () => {
       { email: 'carla@other.test', metadata: { tier: 'gold', seats: 10 } },
       { email: 'dave@shop.test', name: 'Dave 1000', external_id: 'DAVE-2', metadata: { trial: true } },
     ];
-    for (const [i, body] of specs.entries()) {
-      server.clock.now = new Date(start + i * 1000);
-      await create(org, body);
+    try {
+      for (const [i, body] of specs.entries()) {
+        server.clock.now = new Date(start + i * 1000);
+        await create(org, body);
+      }
+    } finally {
+      server.clock.now = null;
     }
-    server.clock.now = null;
     // A deleted customer is never listed.
     const gone = await create(org, { email: 'gone@shop.test', name: 'Gone', metadata: { tier: 'gold' } });
     expect((await org.api('DELETE', `/customers/${gone.id}`)).status).toBe(204);

@@ -15,7 +15,8 @@ import { linkKey, signLink } from '../../src/auth/signed-links.ts';
 import type { Db } from '../../src/db/client.ts';
 import { enqueueJob, type JobContext } from '../../src/jobs/runner.ts';
 import { fileDownloadLink } from '../../src/modules/files/service.ts';
-import { renewSubscriptions } from '../../src/modules/subscriptions/service.ts';
+import { systemContext } from '../../src/context.ts';
+import { renewSubscriptions, settleSubscriptionOrder } from '../../src/modules/subscriptions/service.ts';
 
 let server: TestServer;
 const start = new Date('2031-03-01T00:00:00.000Z');
@@ -75,6 +76,11 @@ async function subscribe(org: Org, productId: string, email: string, extra: Reco
   const found = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: confirmed.id } });
   started.push({ org, id: found.id });
   return org.polar.subscriptions.get({ id: found.id });
+}
+
+async function setPaymentMethod(org: Org, id: string, paymentMethod: string) {
+  const { body } = await org.gql(`mutation ($id: UUID!, $pm: String!) { core { subscriptionPaymentMethodUpdate(id: $id, paymentMethod: $pm) { id } } }`, { id, pm: paymentMethod });
+  expect(body.errors).toBeUndefined();
 }
 
 const ordersOf = (subscriptionId: string) =>
@@ -216,7 +222,7 @@ describe('a subscription that ends while its renewal payment is scheduled is not
 });
 
 describe('a plan change while the renewal payment is in flight', () => {
-  it('bills the upgrade for the period that just started, or refuses the change until the renewal settles', async () => {
+  it('is refused with SubscriptionLocked until the renewal settles, then bills the upgrade for the period that just started', async () => {
     const org = await newOrganization(server, 'sandbox');
     const basic = await monthly(org, 'Basic window', 1000);
     const pro = await monthly(org, 'Pro window', 3000);
@@ -224,20 +230,99 @@ describe('a plan change while the renewal payment is in flight', () => {
     const periodEnd = subscription.currentPeriodEnd!;
     server.clock.now = new Date(periodEnd.getTime() + MINUTE);
     await renewSubscriptions(sweepContext()); // the next period is ordered at 1000, payment pending
-    const change = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
-    if (change.status === 409) return; // refusing the change until the renewal settles is fine too
-    expect(change.status, JSON.stringify(change.body)).toBe(200);
+    const locked = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
+    expect(locked.status, JSON.stringify(locked.body)).toBe(409);
+    expect(locked.body.error).toBe('SubscriptionLocked');
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).productId).toBe(basic.id);
+
     await settle();
+    const change = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
+    expect(change.status, JSON.stringify(change.body)).toBe(200);
     const renewed = await org.polar.subscriptions.get({ id: subscription.id });
     expect(renewed).toMatchObject({ status: 'active', productId: pro.id, currentPeriodStart: periodEnd });
     // The period [periodEnd, next) was paid at the Basic price, but Pro is used for all of it but a
-    // minute: about 2000 more is due, on the next order at the latest.
+    // minute: about 2000 more is due, on the next order.
     server.clock.now = new Date(renewed.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     const next = (await ordersOf(subscription.id)).at(-1)!;
     expect(next.billingPeriodStart).toEqual(renewed.currentPeriodEnd);
     const prorations = next.items.filter((i) => i.proration).reduce((sum, i) => sum + i.amount, 0);
     expect(prorations, 'the upgrade difference for the period that had just begun').toBeGreaterThan(1990);
+  });
+});
+
+describe('a past-due renewal retried while its retry payment is in flight', () => {
+  it('makes no second payment for the period, so the period is charged once', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const plan = await monthly(org, 'Retried plan', 1200);
+    const subscription = await subscribe(org, plan.id, 'retried@example.com');
+    await setPaymentMethod(org, subscription.id, 'tok_chargeDeclined');
+    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    await settle();
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).status).toBe('past_due');
+
+    // A new card asks for a retry now; the retry's payment is made, its job not run yet.
+    await setPaymentMethod(org, subscription.id, 'tok_visa');
+    await renewSubscriptions(sweepContext());
+    // The customer saves the card again: a retry is due again while the first one is in flight.
+    await setPaymentMethod(org, subscription.id, 'tok_visa');
+    await renewSubscriptions(sweepContext());
+    const renewal = (await ordersOf(subscription.id)).at(-1)!;
+    expect(renewal.payments.map((p) => p.status).sort()).toEqual(['failed', 'pending']);
+
+    await settle();
+    const paid = (await ordersOf(subscription.id)).at(-1)!;
+    expect(paid.id).toBe(renewal.id);
+    expect(paid.payments.map((p) => p.status).sort()).toEqual(['failed', 'succeeded']);
+    expect(paid.payments.filter((p) => p.status === 'succeeded').reduce((sum, p) => sum + p.amount, 0)).toBe(1200);
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).currentPeriodStart).toEqual(subscription.currentPeriodEnd);
+  });
+});
+
+describe('a payment result for a period that is no longer current', () => {
+  it('is ignored: a late decline or a late success of a paid renewal leaves the subscription and its period as they are', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const plan = await monthly(org, 'Late result plan', 800);
+    const subscription = await subscribe(org, plan.id, 'late@example.com');
+    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    await settle();
+    const [, renewal] = await ordersOf(subscription.id);
+    expect(renewal).toMatchObject({ billingReason: 'subscription_cycle', paid: true });
+    const before = await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    expect(before.currentPeriodStart).toEqual(renewal.billingPeriodStart);
+
+    // What the payment job does with the outcome of a second charge of that order, arriving now.
+    for (const outcome of ['failed', 'succeeded'] as const) {
+      await prisma().$transaction(async (tx) => {
+        const ctx = systemContext(sandbox().environment, tx as Db, org.organizationId, () => server.clock.now!, 'late-payment');
+        await settleSubscriptionOrder(ctx, tx as Db, renewal, outcome);
+      });
+      const after = await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+      expect(after, `after a late ${outcome} result`).toMatchObject({
+        status: 'active',
+        cycles: before.cycles,
+        currentPeriodStart: before.currentPeriodStart,
+        currentPeriodEnd: before.currentPeriodEnd,
+        failedAttempts: 0,
+        retryAt: null,
+      });
+    }
+  });
+});
+
+describe('canceling at period end while the first payment is in progress', () => {
+  it('is refused with SubscriptionLocked and leaves the subscription uncanceled', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const plan = await monthly(org, 'Undecided plan', 900);
+    const confirmed = await confirm(org, plan.id, 'undecided@example.com');
+    const incomplete = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: confirmed.id } });
+    started.push({ org, id: incomplete.id });
+    expect(incomplete.status).toBe('incomplete');
+    const refused = await org.api('PATCH', `/subscriptions/${incomplete.id}`, { cancel_at_period_end: true });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error).toBe('SubscriptionLocked');
+    expect(await prisma().subscription.findUniqueOrThrow({ where: { id: incomplete.id } })).toMatchObject({ status: 'incomplete', cancelAtPeriodEnd: false, canceledAt: null });
+    expect(await eventTypes(incomplete.id)).toEqual(['subscription.created']);
   });
 });
 

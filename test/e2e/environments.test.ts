@@ -83,6 +83,8 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('a %s token', (home) =
 describe.each<EnvironmentName>(['production', 'sandbox'])('a product created in %s', (home) => {
   const away = other(home);
   let productId: string;
+  /** A product of the other environment, so that its list is known not to be empty. */
+  let awayProductId: string;
 
   beforeAll(async () => {
     const created = await restClient(server.base(home), credentials(home).token)('POST', '/products/', {
@@ -92,6 +94,13 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('a product created in 
     });
     expect(created.status).toBe(201);
     productId = created.body.id;
+    const ownAway = await restClient(server.base(away), credentials(away).token)('POST', '/products/', {
+      name: `Only in ${away}`,
+      recurring_interval: null,
+      prices: [{ amount_type: 'free' }],
+    });
+    expect(ownAway.status).toBe(201);
+    awayProductId = ownAway.body.id;
   });
 
   it('is readable at home', async () => {
@@ -104,6 +113,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('a product created in 
     const api = restClient(server.base(away), credentials(away).token);
     const all = await api('GET', '/products/');
     expect(all.status).toBe(200);
+    expect(all.body.items.map((p: { id: string }) => p.id)).toContain(awayProductId);
     expect(all.body.items.map((p: { id: string }) => p.id)).not.toContain(productId);
     const byId = await api('GET', `/products/?id=${productId}`);
     expect(byId.status).toBe(200);

@@ -141,28 +141,36 @@ describe('issuing a license key for a grant', () => {
 
   it('dates the expiry from the grant: calendar months end on the month’s last day, days are 24 hours', async () => {
     server.clock.now = new Date('2025-01-31T10:00:00.000Z');
-    const monthly = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } }), customerId);
-    const yearly = await issueKey(org, await newBenefit(org, { expires: { ttl: 2, timeframe: 'year' } }), customerId);
-    const daily = await issueKey(org, await newBenefit(org, { expires: { ttl: 10, timeframe: 'day' } }), customerId);
-    const expiry = async (id: string) => (await prisma().licenseKey.findUniqueOrThrow({ where: { id } })).expiresAt?.toISOString();
-    expect(await expiry(monthly.id)).toBe('2025-02-28T10:00:00.000Z');
-    expect(await expiry(yearly.id)).toBe('2027-01-31T10:00:00.000Z');
-    expect(await expiry(daily.id)).toBe('2025-02-10T10:00:00.000Z');
+    try {
+      const monthly = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } }), customerId);
+      const yearly = await issueKey(org, await newBenefit(org, { expires: { ttl: 2, timeframe: 'year' } }), customerId);
+      const daily = await issueKey(org, await newBenefit(org, { expires: { ttl: 10, timeframe: 'day' } }), customerId);
+      const expiry = async (id: string) => (await prisma().licenseKey.findUniqueOrThrow({ where: { id } })).expiresAt?.toISOString();
+      expect(await expiry(monthly.id)).toBe('2025-02-28T10:00:00.000Z');
+      expect(await expiry(yearly.id)).toBe('2027-01-31T10:00:00.000Z');
+      expect(await expiry(daily.id)).toBe('2025-02-10T10:00:00.000Z');
+    } finally {
+      server.clock.now = null;
+    }
   });
 
   it('revoking the grant revokes the key; granting again restores the same key with a fresh expiry', async () => {
     server.clock.now = new Date('2025-03-01T00:00:00.000Z');
-    const benefitId = await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } });
-    const issued = await issueKey(org, benefitId, customerId);
-    await revoke(issued.grantId);
-    expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).status).toBe('revoked');
+    try {
+      const benefitId = await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } });
+      const issued = await issueKey(org, benefitId, customerId);
+      await revoke(issued.grantId);
+      expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).status).toBe('revoked');
 
-    server.clock.now = new Date('2025-06-15T00:00:00.000Z');
-    const regranted = await issueKey(org, benefitId, customerId, issued.grantId);
-    expect(regranted.key).toBe(issued.key);
-    const stored = await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } });
-    expect(stored.status).toBe('granted');
-    expect(stored.expiresAt?.toISOString()).toBe('2025-07-15T00:00:00.000Z');
+      server.clock.now = new Date('2025-06-15T00:00:00.000Z');
+      const regranted = await issueKey(org, benefitId, customerId, issued.grantId);
+      expect(regranted.key).toBe(issued.key);
+      const stored = await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } });
+      expect(stored.status).toBe('granted');
+      expect(stored.expiresAt?.toISOString()).toBe('2025-07-15T00:00:00.000Z');
+    } finally {
+      server.clock.now = null;
+    }
   });
 });
 
@@ -314,18 +322,22 @@ describe('the customer portal endpoints, without a token', () => {
     const issued = await issueKey(org, benefitId, customerId);
     const client = anonymous();
     server.clock.now = new Date('2025-05-05T12:00:00.000Z');
-    const first = await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId });
-    expect(first).toMatchObject({ id: issued.id, key: issued.key, status: 'granted', validations: 1, usage: 0, customerId, benefitId });
-    expect(first.lastValidatedAt?.toISOString()).toBe('2025-05-05T12:00:00.000Z');
-    expect(first.activation ?? null).toBeNull();
-    expect(first.customer.id).toBe(customerId);
+    try {
+      const first = await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId });
+      expect(first).toMatchObject({ id: issued.id, key: issued.key, status: 'granted', validations: 1, usage: 0, customerId, benefitId });
+      expect(first.lastValidatedAt?.toISOString()).toBe('2025-05-05T12:00:00.000Z');
+      expect(first.activation ?? null).toBeNull();
+      expect(first.customer.id).toBe(customerId);
 
-    const second = await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId, benefitId, customerId });
-    expect(second.validations).toBe(2);
+      const second = await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId, benefitId, customerId });
+      expect(second.validations).toBe(2);
 
-    const raw = expectStatus(await anonymousApi()('POST', '/customer-portal/license-keys/validate', { key: issued.key, organization_id: org.organizationId }), 200);
-    expect(Object.keys(raw).sort()).toEqual([...licenseKeyWireKeys, 'activation'].sort());
-    expect(raw.validations).toBe(3);
+      const raw = expectStatus(await anonymousApi()('POST', '/customer-portal/license-keys/validate', { key: issued.key, organization_id: org.organizationId }), 200);
+      expect(Object.keys(raw).sort()).toEqual([...licenseKeyWireKeys, 'activation'].sort());
+      expect(raw.validations).toBe(3);
+    } finally {
+      server.clock.now = null;
+    }
   });
 
   it('refuses a key of another benefit or customer than the one named', async () => {
@@ -482,23 +494,27 @@ describe('keys that no longer work', () => {
 
   it('an expired key is refused from its expiry on: 404 on validation and 403 on activation, as the original service does', async () => {
     server.clock.now = new Date('2025-08-01T00:00:00.000Z');
-    const issued = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'day' }, activations: { limit: 2, enable_customer_admin: false } }), customerId);
-    const client = anonymous();
-    server.clock.now = new Date('2025-08-01T23:59:59.999Z');
-    expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(1);
+    try {
+      const issued = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'day' }, activations: { limit: 2, enable_customer_admin: false } }), customerId);
+      const client = anonymous();
+      server.clock.now = new Date('2025-08-01T23:59:59.999Z');
+      expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(1);
 
-    server.clock.now = new Date('2025-08-02T00:00:00.000Z');
-    const validation = await rejectionOf(client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId }));
-    expect(validation).toBeInstanceOf(ResourceNotFound);
-    expect((validation as ResourceNotFound).detail).toBe('License key has expired.');
-    const activation = await rejectionOf(client.customerPortal.licenseKeys.activate({ key: issued.key, organizationId: org.organizationId, label: 'PC' }));
-    expect(activation).toBeInstanceOf(NotPermitted);
-    expect((activation as NotPermitted).detail).toBe('License key has expired.');
-    expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).validations).toBe(1);
+      server.clock.now = new Date('2025-08-02T00:00:00.000Z');
+      const validation = await rejectionOf(client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId }));
+      expect(validation).toBeInstanceOf(ResourceNotFound);
+      expect((validation as ResourceNotFound).detail).toBe('License key has expired.');
+      const activation = await rejectionOf(client.customerPortal.licenseKeys.activate({ key: issued.key, organizationId: org.organizationId, label: 'PC' }));
+      expect(activation).toBeInstanceOf(NotPermitted);
+      expect((activation as NotPermitted).detail).toBe('License key has expired.');
+      expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).validations).toBe(1);
 
-    // The organization extends it, and it works again.
-    await org.polar.licenseKeys.update({ id: issued.id, licenseKeyUpdate: { expiresAt: new Date('2026-08-02T00:00:00.000Z'), usage: 0 } });
-    expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(2);
+      // The organization extends it, and it works again.
+      await org.polar.licenseKeys.update({ id: issued.id, licenseKeyUpdate: { expiresAt: new Date('2026-08-02T00:00:00.000Z'), usage: 0 } });
+      expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(2);
+    } finally {
+      server.clock.now = null;
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createOrganization } from '../../src/modules/organizations/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
+import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
 import { startTestServer, restClient, graphqlClient, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
@@ -304,6 +305,61 @@ describe('attacks', () => {
     expect(stolen.body.error).toBe('invalid_grant');
   });
 
+  test('an authorization code past its expiry is refused with invalid_grant', async () => {
+    const code = await codeFor(client);
+    server.clock.now = new Date(Date.now() + (codeLifetimeSeconds + 60) * 1000);
+    try {
+      const late = await exchange(client, code);
+      expect(late.status).toBe(400);
+      expect(late.body.error).toBe('invalid_grant');
+      expect(late.body.error_description).toContain('expired');
+    } finally {
+      server.clock.now = null;
+    }
+  });
+
+  test('a refresh token presented by another client is refused with invalid_grant, and stays its own client’s', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const thief = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+    const stolen = await refresh(thief, tokens.body.refresh_token);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('invalid_grant');
+    expect(stolen.body.access_token).toBeUndefined();
+    expect((await refresh(client, tokens.body.refresh_token)).status).toBe(200);
+  });
+
+  test('a refresh token past its expiry is refused with invalid_grant', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    server.clock.now = new Date(Date.now() + (refreshTokenLifetimeSeconds + 60) * 1000);
+    try {
+      const late = await refresh(client, tokens.body.refresh_token);
+      expect(late.status).toBe(400);
+      expect(late.body.error).toBe('invalid_grant');
+      expect(late.body.error_description).toContain('expired');
+    } finally {
+      server.clock.now = null;
+    }
+  });
+
+  test('a client no longer registered for the refresh_token grant is refused it with unauthorized_client', async () => {
+    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const scope = 'openid email products:read';
+    const app = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], scope, grant_types: ['authorization_code', 'refresh_token'] });
+    const tokens = await exchange(app, await codeFor(app));
+    expect(tokens.body.refresh_token).toMatch(/^service_rt_/);
+    const narrowed = await fetch(`${server.base()}/oauth2/register/${app.client_id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${app.registration_access_token}` },
+      body: JSON.stringify({ client_id: app.client_id, client_name: 'Test App', redirect_uris: [redirectUri], scope, token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code'] }),
+    });
+    expect(narrowed.status).toBe(200);
+    const refused = await refresh(app, tokens.body.refresh_token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('unauthorized_client');
+    expect(refused.body.access_token).toBeUndefined();
+  });
+
   test('a wrong, missing or unneeded PKCE verifier is refused', async () => {
     const pkce = pkcePair();
     const withChallenge = () => codeFor(client, { code_challenge: pkce.challenge, code_challenge_method: 'S256' });
@@ -486,14 +542,17 @@ describe('signing in through the API', () => {
   test('signing in through GraphQL is throttled like the page: after five wrong passwords even the right one waits', async () => {
     // An hour on: the failures of the tests above have left the throttle's window.
     server.clock.now = new Date(Date.now() + 3600_000);
-    const victim = await newOrganization(server);
-    const signIn = (password: string) =>
-      graphqlClient(server.base(), undefined)('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: victim.userEmail, password });
-    for (let i = 0; i < 5; i++) expect((await signIn('wrong-password')).body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
-    const throttled = await signIn(victim.userPassword);
-    expect(throttled.status).toBe(429);
-    expect(throttled.body.errors![0].extensions.code).toBe('TOO_MANY_ATTEMPTS');
-    expect(throttled.body.data?.signIn ?? null).toBeNull();
-    server.clock.now = null;
+    try {
+      const victim = await newOrganization(server);
+      const signIn = (password: string) =>
+        graphqlClient(server.base(), undefined)('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: victim.userEmail, password });
+      for (let i = 0; i < 5; i++) expect((await signIn('wrong-password')).body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
+      const throttled = await signIn(victim.userPassword);
+      expect(throttled.status).toBe(429);
+      expect(throttled.body.errors![0].extensions.code).toBe('TOO_MANY_ATTEMPTS');
+      expect(throttled.body.data?.signIn ?? null).toBeNull();
+    } finally {
+      server.clock.now = null;
+    }
   });
 });

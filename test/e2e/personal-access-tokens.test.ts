@@ -219,9 +219,13 @@ describe('a personal access token in use', () => {
     const { token } = await createPat(owner.session, { scopes: ['products:read'], expiresAt: new Date(Date.now() + 5_000).toISOString() });
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
     server.clock.now = new Date(Date.now() + 3600_000);
-    expectUnauthorized(await rest(token)('GET', '/products/'), await graphql(token)(productsQuery));
-    // The owner's session (valid for days) is unaffected.
-    expect((await rest(owner.session)('GET', '/products/')).status).toBe(200);
+    try {
+      expectUnauthorized(await rest(token)('GET', '/products/'), await graphql(token)(productsQuery));
+      // The owner's session (valid for days) is unaffected.
+      expect((await rest(owner.session)('GET', '/products/')).status).toBe(200);
+    } finally {
+      server.clock.now = null;
+    }
   });
 
   it('minted in the sandbox is unknown in production', async () => {

@@ -264,9 +264,12 @@ describe('who may read or change the profile', () => {
     const me = await signedIn(org);
     expect((await me.api('GET', '/customer-portal/customers/me')).status).toBe(200);
     server.clock.now = new Date(me.session.expiresAt.getTime() + 1);
-    expectErrorBody(await me.api('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
-    expectErrorBody(await me.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Too late' }), 401, 'Unauthorized');
-    server.clock.now = null;
+    try {
+      expectErrorBody(await me.api('GET', '/customer-portal/customers/me'), 401, 'Unauthorized');
+      expectErrorBody(await me.api('PATCH', '/customer-portal/customers/me', { billing_name: 'Too late' }), 401, 'Unauthorized');
+    } finally {
+      server.clock.now = null;
+    }
     expect((await organizationView(org, me.id)).events).toEqual(['customer.created']);
   });
 });

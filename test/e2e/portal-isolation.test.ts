@@ -249,6 +249,8 @@ const surfaces = [
 
 const counted: Record<string, number> = {};
 const count = (what: string) => (counted[what] = (counted[what] ?? 0) + 1);
+/** A loop over an empty list passes with nothing checked: each sweep must run at least this many cases (about half of today's). */
+const expectCases = (what: string, atLeast: number) => expect(counted[what] ?? 0, `${what}: cases run`).toBeGreaterThanOrEqual(atLeast);
 afterAll(() => {
   console.log(`isolation cases: ${JSON.stringify(counted)}`);
 });
@@ -300,6 +302,7 @@ describe('the Core API refuses customer tokens', () => {
         }
       }
     }
+    expectCases('core field x customer token', 100);
     expect(await victimsRows()).toBe(before);
   });
 
@@ -313,6 +316,7 @@ describe('the Core API refuses customer tokens', () => {
         count('core route x customer token');
       }
     }
+    expectCases('core route x customer token', 60);
     expect(await victimsRows()).toBe(before);
   });
 });
@@ -330,6 +334,7 @@ describe('the Customer Portal refuses everyone but a customer', () => {
         count('portal field x wrong principal');
       }
     }
+    expectCases('portal field x wrong principal', 10);
   });
 
   it('on every portal REST route that needs a customer', async () => {
@@ -341,6 +346,7 @@ describe('the Customer Portal refuses everyone but a customer', () => {
       expect(anonymous.status, `${route.method} ${route.path}`).toBe(401);
       count('portal route x wrong principal');
     }
+    expectCases('portal route x wrong principal', 8);
   });
 });
 
@@ -380,6 +386,7 @@ describe("a customer never reaches another customer's data", () => {
         }
       }
     }
+    expectCases('portal field x foreign id', 20);
     expect(await victimsRows()).toBe(before);
   });
 
@@ -416,6 +423,7 @@ describe("a customer never reaches another customer's data", () => {
         }
       }
     }
+    expectCases('portal query x leak scan', 25);
   });
 
   it('on every portal REST route with an id: 404', async () => {
@@ -434,6 +442,7 @@ describe("a customer never reaches another customer's data", () => {
         }
       }
     }
+    expectCases('portal route x foreign id', 15);
     expect(await victimsRows()).toBe(before);
   });
 });

@@ -39,15 +39,18 @@ describe('a cached token', () => {
     const prisma = server.kassa.environments.production.environment.prisma;
     const start = Date.now();
     server.clock.now = new Date(start);
-    expect((await restClient(server.base(), token)('GET', '/products/')).status).toBe(200);
-    const first = (await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt;
-    server.clock.now = new Date(start + 30_000);
-    await restClient(server.base(), token)('GET', '/products/');
-    expect((await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).toEqual(first);
-    server.clock.now = new Date(start + 61_000);
-    await restClient(server.base(), token)('GET', '/products/');
-    expect((await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).toEqual(new Date(start + 61_000));
-    server.clock.now = null;
+    try {
+      expect((await restClient(server.base(), token)('GET', '/products/')).status).toBe(200);
+      const first = (await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt;
+      server.clock.now = new Date(start + 30_000);
+      await restClient(server.base(), token)('GET', '/products/');
+      expect((await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).toEqual(first);
+      server.clock.now = new Date(start + 61_000);
+      await restClient(server.base(), token)('GET', '/products/');
+      expect((await prisma.organizationAccessToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).toEqual(new Date(start + 61_000));
+    } finally {
+      server.clock.now = null;
+    }
   });
 
   it('stops working when its customer is deleted', async () => {
