@@ -28,6 +28,8 @@ beforeAll(async () => {
   expect(key.status).toBe(201);
   expect((await org.api('POST', `/products/${guide.id}/benefits`, { benefits: [key.body.id] })).status).toBe(200);
   const plan = await fixedProduct(org, 'Pro plan', 900, 'month');
+  // The organization creates the buyer, so both checkouts reach one customer.
+  expect((await org.api('POST', '/customers/', { email: 'portal-buyer@example.com' })).status).toBe(201);
   const order = await buy(org, guide.id, 'portal-buyer@example.com', 'Ada Buyer');
   customerId = order.customerId;
   await buy(org, plan.id, 'portal-buyer@example.com', 'Ada Buyer');
