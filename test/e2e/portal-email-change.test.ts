@@ -291,4 +291,18 @@ describe('who may confirm a change', () => {
     const me = await signedIn();
     expectValidationError(await me.api('POST', VERIFY, {}), ['body', 'code'], 'missing');
   });
+
+  it('answers a code of the wrong type, shape or size with 422 at body.code, and the pending change still takes the right code', async () => {
+    const me = await signedIn();
+    const next = address('shapes');
+    await me.api('PATCH', '/customer-portal/customers/me', { email: next });
+    for (const code of [123456, null, ['123456'], '12345a', ' 123456', '1'.repeat(100_000)]) {
+      const refused = await me.api('POST', VERIFY, { code });
+      expect(refused.status, JSON.stringify(code).slice(0, 40)).toBe(422);
+      expect(refused.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toContainEqual(['body', 'code']);
+    }
+    const confirmed = await me.api('POST', VERIFY, { code: codeSentTo(next) });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.body).toMatchObject({ email: next, email_verified: true });
+  });
 });
