@@ -53,6 +53,8 @@ const licenseEndpoint = /^\/v1\/customer-portal\/license-keys\/(validate|activat
 export interface KassaOptions {
   /** The clock every request reads; tests move it. */
   clock?: () => Date;
+  /** What `memory://` embedded databases start from (see `migratedMemoryImage` in db/client.ts). */
+  memoryImage?: ArrayBuffer;
 }
 
 interface ServedEnvironment {
@@ -74,8 +76,8 @@ export interface Kassa {
   close(): Promise<void>;
 }
 
-export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger, clock?: () => Date): Promise<{ environment: Environment; database: Database }> {
-  const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock);
+export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger, clock?: () => Date, memoryImage?: ArrayBuffer): Promise<{ environment: Environment; database: Database }> {
+  const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock, memoryImage);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
   const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
@@ -117,7 +119,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
-  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock)));
+  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock, options.memoryImage)));
   for (const { environment, database } of opened) {
     const name = environment.name;
     const base = name === 'production' ? '' : '/sandbox';

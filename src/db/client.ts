@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import type { MigrationTarget } from './migrate.ts';
+import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
 import { withClock } from './clock.ts';
 
@@ -58,8 +58,8 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   throw new DatabaseLockedError(`Could not lock the embedded database in ${dataDir}.`);
 }
 
-async function openPGlite(dataDir: string, onFailure?: (error: Error) => void): Promise<{ embedded: EmbeddedDatabase; unlock: () => Promise<void> }> {
-  if (dataDir.startsWith('memory://')) return { embedded: await EmbeddedDatabase.open(dataDir, onFailure), unlock: async () => {} };
+async function openPGlite(dataDir: string, onFailure?: (error: Error) => void, image?: ArrayBuffer): Promise<{ embedded: EmbeddedDatabase; unlock: () => Promise<void> }> {
+  if (dataDir.startsWith('memory://')) return { embedded: await EmbeddedDatabase.open(dataDir, onFailure, image), unlock: async () => {} };
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
@@ -73,11 +73,14 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void): 
 /**
  * `logger`, when given, hears of an embedded database whose thread stopped without being closed.
  * `clock` stamps the rows' `createdAt` and `modifiedAt` (see clock.ts): the server passes the clock its requests read.
+ * `memoryImage` is what a `memory://` embedded database starts from (see `migratedMemoryImage`).
  */
-export async function openDatabase(config: DatabaseConfig, logger?: Logger, clock: () => Date = () => new Date()): Promise<Database> {
+export async function openDatabase(config: DatabaseConfig, logger?: Logger, clock: () => Date = () => new Date(), memoryImage?: ArrayBuffer): Promise<Database> {
   if (config.kind === 'embedded') {
-    const { embedded, unlock } = await openPGlite(config.dataDir, (error) =>
-      logger?.error({ err: error }, 'the embedded database stopped: every query fails until the server restarts'),
+    const { embedded, unlock } = await openPGlite(
+      config.dataDir,
+      (error) => logger?.error({ err: error }, 'the embedded database stopped: every query fails until the server restarts'),
+      memoryImage,
     );
     const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
@@ -154,4 +157,21 @@ function postgresTarget(url: string): MigrationTarget {
       }
     },
   };
+}
+
+/**
+ * An image of a `memory://` embedded database with every migration applied, for servers that open
+ * many short-lived databases (the tests): each then starts in a fraction of a second, instead of
+ * creating a cluster and migrating it.
+ */
+export async function migratedMemoryImage(): Promise<ArrayBuffer> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create('memory://');
+  try {
+    await migrate(pgliteTarget(pglite));
+    const image = await pglite.dumpDataDir('none');
+    return await image.arrayBuffer();
+  } finally {
+    await pglite.close();
+  }
 }

@@ -38,7 +38,9 @@ function reply(id, answer) {
   }
 }
 
-const pglite = await PGlite.create(workerData.dataDir);
+// A `memory://` database may start from an image of a data directory (see EmbeddedDatabase.open).
+const image = workerData.image ? { loadDataDir: new Blob([workerData.image]) } : undefined;
+const pglite = await PGlite.create(workerData.dataDir, image);
 /** Open transactions by id: the transaction handle, and how to end it. */
 const transactions = new Map();
 

@@ -1,13 +1,16 @@
 // Starts a real Kassa server on 127.0.0.1 for end-to-end tests: embedded in-memory databases by
 // default, or two fresh databases on a PostgreSQL server with KASSA_TEST_DATABASE=postgres
 // (dropped again when the server closes).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { loadConfig, type Config, type EnvironmentName } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { bootstrapEnvironment, type BootstrapOptions } from '../../src/bootstrap.ts';
+import { migratedMemoryImage } from '../../src/db/client.ts';
+import { readMigrationFiles } from '../../src/db/migrate.ts';
 
 /** A token, code or secret of any kind Kassa issues, whatever the prefix, or a checkout's client secret; client ids (`_ci_`) are public. */
 const secretInLog = /[a-z][a-z0-9]{1,15}_((oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}|c_[A-Za-z0-9_-]{32})/;
@@ -52,6 +55,34 @@ async function createPostgresDatabases(): Promise<{ env: Record<string, string>;
   };
 }
 
+let memoryImage: Promise<ArrayBuffer> | undefined;
+
+/**
+ * A migrated embedded database to start every in-memory one from: creating a cluster takes
+ * seconds, loading an image a fraction of one. Kept on disk, named by the PGlite version and the
+ * migrations, so each test process makes it at most once and a changed migration makes a new one.
+ */
+function testMemoryImage(): Promise<ArrayBuffer> {
+  memoryImage ??= (async () => {
+    const pglitePackage = new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url);
+    const pgliteVersion = (JSON.parse(await readFile(pglitePackage, 'utf8')) as { version: string }).version;
+    const digest = createHash('sha256').update(pgliteVersion);
+    for (const migration of await readMigrationFiles()) digest.update(`${migration.name}:${migration.checksum}\n`);
+    const folder = new URL('../../node_modules/.cache/kassa/', import.meta.url);
+    const file = new URL(`memory-image-${digest.digest('hex').slice(0, 16)}.tar`, folder);
+    const cached = await readFile(file).catch(() => null);
+    if (cached) return cached.buffer.slice(cached.byteOffset, cached.byteOffset + cached.byteLength);
+    const image = await migratedMemoryImage();
+    await mkdir(folder, { recursive: true });
+    // Written aside and renamed, so a process reading it never sees half an image.
+    const partial = new URL(`${file.pathname.split('/').pop()}.${process.pid}.${randomBytes(4).toString('hex')}`, folder);
+    await writeFile(partial, new Uint8Array(image));
+    await rename(partial, file);
+    return image;
+  })();
+  return memoryImage;
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const databases = usePostgres ? await createPostgresDatabases() : { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
   // Every test talks from 127.0.0.1: the per-address limits are off unless a test turns them on.
@@ -64,7 +95,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   });
   const clock = { now: null as Date | null };
-  const kassa = await startKassa(config, createLogger(config.logLevel, sink), { clock: () => clock.now ?? new Date() });
+  const kassa = await startKassa(config, createLogger(config.logLevel, sink), {
+    clock: () => clock.now ?? new Date(),
+    memoryImage: usePostgres ? undefined : await testMemoryImage(),
+  });
   return {
     kassa,
     url: kassa.url,
