@@ -13,7 +13,7 @@ import type { Refund } from '@polar-sh/sdk/models/components/refund.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
-import { buy, declinedOrder, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
+import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { requestScope } from '../../src/context.ts';
@@ -545,6 +545,85 @@ describe('refunds through GraphQL in sandbox', () => {
       expect((await graphqlData(org.gql(ORDER, { id: order.id }))).core.order).toMatchObject({ status: 'partially_refunded', refundedAmount: 1400 });
       const listed = (await graphqlData(org.gql(LIST, { orderId: [order.id] }))).core.refunds;
       expect(listed.items.map((r: any) => r.amount)).toEqual([700, 700]);
+    });
+  });
+});
+
+describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
+  /** Puts `tax` on a paid order of 1999, as a checkout with tax would have: the tax comes on top of the net amount. */
+  async function taxOrder(orderId: string, tax: number) {
+    await prisma().order.update({ where: { id: orderId }, data: { taxAmount: tax, totalAmount: 1999 + tax } });
+  }
+
+  /** The order as REST returns it, reduced to what refunds move. */
+  async function refundState(org: Org, orderId: string) {
+    const { body } = await org.api('GET', `/orders/${orderId}`);
+    return { status: body.status, refunded_amount: body.refunded_amount, refunded_tax_amount: body.refunded_tax_amount };
+  }
+
+  it('returns tax in proportion, rounded down, and the last refund takes the tax that remains: 0, 125, 250, then 125 of 500', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const product = await fixedProduct(org, 'Taxed ebook');
+    const order = await buy(org, product.id, 'taxed@example.com');
+    await taxOrder(order.id, 500);
+    const taxes: number[] = [];
+    // 3 × 500 / 1999 is 0.75 of a cent: rounded down, as every part but the last is.
+    for (const amount of [3, 500, 1000, 496]) {
+      const created = await org.api('POST', '/refunds/', refundBody(order.id, amount));
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      taxes.push(created.body.tax_amount);
+    }
+    expect(taxes).toEqual([0, 125, 250, 125]);
+    expect(await refundState(org, order.id)).toEqual({ status: 'refunded', refunded_amount: 1999, refunded_tax_amount: 500 });
+    await refundsSettled(org, order.id, 4);
+    expect(await refundState(org, order.id)).toEqual({ status: 'refunded', refunded_amount: 1999, refunded_tax_amount: 500 });
+  });
+
+  describe('an order paid with tok_refundFail, whose bank refuses every refund', () => {
+    let org: Org;
+    let order: Order;
+    beforeAll(async () => {
+      org = await newOrganization(server, 'sandbox');
+      const product = await fixedProduct(org, 'Unrefundable ebook');
+      const checkout = await createAndConfirmCheckout(org, product.id, 'refund-fail@example.com', { card: 'tok_refundFail' });
+      order = await paidOrderOf(org, checkout.id);
+      await taxOrder(order.id, 400);
+    });
+
+    /** Waits for the refund job to have tried every refund of the order. */
+    const refundsTried = (count: number) =>
+      eventually(
+        () => storedRefunds(order.id),
+        (refunds) => refunds.length === count && refunds.every((r) => r.status !== 'pending'),
+        'the refunds to be tried',
+      );
+
+    it('records the refund as failed and gives its amount and tax back to the order, with an order.updated event', async () => {
+      const eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
+      const created = await org.api('POST', '/refunds/', refundBody(order.id, 500));
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ status: 'pending', amount: 500, tax_amount: 100 });
+      expect(await refundState(org, order.id)).toEqual({ status: 'partially_refunded', refunded_amount: 500, refunded_tax_amount: 100 });
+
+      const [refund] = await refundsTried(1);
+      expect(refund).toMatchObject({ status: 'failed', amount: 500, taxAmount: 100 });
+      expect(refund.processorId).toMatch(/^test_re_/);
+      expect(await refundState(org, order.id)).toEqual({ status: 'paid', refunded_amount: 0, refunded_tax_amount: 0 });
+      expect((await org.api('GET', `/refunds/${refund.id}`)).body).toMatchObject({ status: 'failed' });
+      const events = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
+      expect(events.slice(eventsBefore.length)).toEqual(['order.updated', 'order.refunded', 'refund.created', 'order.updated']);
+    });
+
+    it('lets the whole order be refunded again, the refund taking all of its tax, and gives two refused refunds back in turn', async () => {
+      const parts = await Promise.all([org.api('POST', '/refunds/', refundBody(order.id, 700)), org.api('POST', '/refunds/', refundBody(order.id, 1299))]);
+      expect(parts.map((r) => r.status)).toEqual([200, 200]);
+      // The first to take the order's lock gets its share rounded down; the other was the last
+      // part, and takes the tax that remained.
+      const taxes = Object.fromEntries(parts.map((r) => [r.body.amount, r.body.tax_amount]));
+      expect([{ 700: 140, 1299: 260 }, { 700: 141, 1299: 259 }]).toContainEqual(taxes);
+      const [failed, ...tried] = await refundsTried(3);
+      expect([failed, ...tried].map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+      expect(await refundState(org, order.id)).toEqual({ status: 'paid', refunded_amount: 0, refunded_tax_amount: 0 });
     });
   });
 });

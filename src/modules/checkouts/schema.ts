@@ -205,7 +205,7 @@ const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
     productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId' }),
     discountCode: t.string(),
     customFieldData: t.field({ type: 'JSONObject' }),
-    confirmationTokenId: t.string({ description: 'The payment method token; in sandbox a test card: tok_visa, tok_chargeDeclined, tok_delayedFailure.' }),
+    confirmationTokenId: t.string({ description: 'The payment method token; in sandbox a test card: tok_visa, tok_chargeDeclined, tok_delayedFailure, tok_delayedSuccess, tok_processorUnavailable, tok_refundFail.' }),
   }),
 });
 

@@ -19,6 +19,8 @@ export interface RefundRequest {
   chargeId: string;
   amount: number;
   currency: string;
+  /** The payment method the charge was made with. */
+  paymentMethod: string;
 }
 
 export interface PaymentProcessor {
@@ -35,7 +37,8 @@ export interface PaymentProcessor {
  * - `tok_delayedSuccess` succeeds after a delay, as a slow bank would;
  * - `tok_chargeDeclined` is declined at once (`card_declined`);
  * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would;
- * - `tok_processorUnavailable` cannot be charged at all: every call errors, as when the processor is down.
+ * - `tok_processorUnavailable` cannot be charged at all: every call errors, as when the processor is down;
+ * - `tok_refundFail` is charged, but the bank refuses every refund of the charge (`failed`).
  */
 export const testCards = {
   succeeds: 'tok_visa',
@@ -43,6 +46,7 @@ export const testCards = {
   declined: 'tok_chargeDeclined',
   failsAfterDelay: 'tok_delayedFailure',
   unavailable: 'tok_processorUnavailable',
+  refundFails: 'tok_refundFail',
 } as const;
 
 export const unknownPaymentMethod = `Unknown payment method. In sandbox, use a test card: ${Object.values(testCards).join(', ')}.`;
@@ -67,13 +71,13 @@ export class TestPaymentProcessor implements PaymentProcessor {
     return outcome;
   }
 
-  async refund({ refundId }: RefundRequest): Promise<{ status: 'succeeded'; processorId: string }> {
-    return { status: 'succeeded', processorId: `test_re_${refundId.replace(/-/g, '')}` };
+  async refund({ refundId, paymentMethod }: RefundRequest): Promise<{ status: 'succeeded' | 'failed'; processorId: string }> {
+    return { status: paymentMethod === testCards.refundFails ? 'failed' : 'succeeded', processorId: `test_re_${refundId.replace(/-/g, '')}` };
   }
 
   private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {
     const processorId = `test_ch_${paymentId.replace(/-/g, '')}`;
-    if (amount === 0 || paymentMethod === testCards.succeeds) return { status: 'succeeded', processorId };
+    if (amount === 0 || paymentMethod === testCards.succeeds || paymentMethod === testCards.refundFails) return { status: 'succeeded', processorId };
     if (paymentMethod === testCards.succeedsAfterDelay) {
       await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       return { status: 'succeeded', processorId };

@@ -141,7 +141,7 @@ defineJob<{ refundId: string }>(
     const processor = job.environment.paymentProcessor;
     if (!processor) throw new Error('No payment processor is configured for this environment.');
     const result = payment
-      ? await processor.refund({ refundId, chargeId: payment.processorId ?? payment.id, amount: refund.amount, currency: refund.currency })
+      ? await processor.refund({ refundId, chargeId: payment.processorId ?? payment.id, amount: refund.amount, currency: refund.currency, paymentMethod: payment.paymentMethod })
       : { status: 'succeeded' as const, processorId: 'nothing-charged' };
     await job.prisma.$transaction(async (tx) => {
       const db = tx as Db;
