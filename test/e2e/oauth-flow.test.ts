@@ -2,7 +2,7 @@
 // each attack on it refused with the RFC's error.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createOrganization } from '../../src/modules/organizations/service.ts';
+import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
 import { startTestServer, restClient, graphqlClient, type TestServer } from '../helpers/server.ts';
@@ -481,8 +481,11 @@ describe('a user who leaves the organization', () => {
     const tokens = await exchange(client, back.searchParams.get('code')!);
     const auth = { client_id: client.client_id, client_secret: client.client_secret! };
     expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body.active).toBe(true);
-    // No API removes a member yet: the row goes directly.
-    await prisma.organizationMember.deleteMany({ where: { organizationId: left.id, userId: owner.id } });
+    // Used once, the token's principal is cached: ending the membership must reach the cache.
+    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
+    const { environment } = server.kassa.environments.production;
+    expect(await endMembership(prisma, environment.principals, { organizationId: left.id, userId: owner.id })).toBe(true);
+    expect(await endMembership(prisma, environment.principals, { organizationId: left.id, userId: owner.id })).toBe(false);
     expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
     expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth })).body).toEqual({ active: false });
     expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);

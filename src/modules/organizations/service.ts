@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
-import { announcePrincipalChange } from '../../auth/principal-cache.ts';
+import { announcePrincipalChange, type PrincipalCache } from '../../auth/principal-cache.ts';
 import { type Scope, isResourceScope, resourceScopes } from '../../auth/scopes.ts';
 import { ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
@@ -95,6 +95,30 @@ export async function listAccessTokens(ctx: Context, args: PageArgs & { organiza
     ctx.prisma.organizationAccessToken.count({ where }),
   ]);
   return toPage(items, total, args);
+}
+
+/**
+ * Ends a user's membership of an organization. Every live credential of the user may have reached
+ * it (sessions, personal access tokens, OAuth access tokens, user- or organization-scoped), so
+ * each is announced in the same transaction and forgotten by this process's cache after the
+ * commit: a cached principal never outlives the membership. Returns whether there was one.
+ */
+export async function endMembership(prisma: Db, principals: PrincipalCache, input: { organizationId: string; userId: string }): Promise<boolean> {
+  const ended = await prisma.$transaction(async (tx) => {
+    const { count } = await tx.organizationMember.deleteMany({ where: input });
+    if (count === 0) return null;
+    const live = { userId: input.userId, revokedAt: null };
+    const [sessions, personal, oauth] = await Promise.all([
+      tx.userSession.findMany({ where: live, select: { tokenHash: true } }),
+      tx.personalAccessToken.findMany({ where: live, select: { tokenHash: true } }),
+      tx.oAuthToken.findMany({ where: live, select: { accessTokenHash: true } }),
+    ]);
+    const hashes = [...sessions.map((s) => s.tokenHash), ...personal.map((p) => p.tokenHash), ...oauth.map((o) => o.accessTokenHash)];
+    await announcePrincipalChange(tx as Db, hashes);
+    return hashes;
+  });
+  if (ended) principals.forget(ended);
+  return ended !== null;
 }
 
 export async function revokeAccessToken(ctx: Context, id: string, query: object) {
