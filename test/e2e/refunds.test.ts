@@ -226,7 +226,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'amount'] })]);
       const rest = await org.api('POST', '/refunds/', refundBody(order.id, amount));
       expect(rest.status).toBe(422);
-      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'amount'], msg: expect.any(String), type: expect.any(String) }] });
+      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'amount'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
       expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
@@ -263,7 +263,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'order_id'] })]);
       const rest = await org.api('POST', '/refunds/', refundBody(unknown, 100));
       expect(rest.status).toBe(422);
-      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: expect.any(String), type: expect.any(String) }] });
+      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: 'Order not found.', type: expect.any(String) }] });
       expect(await storedRefunds(unknown)).toEqual([]);
     });
 
@@ -276,12 +276,27 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'order_id'] })]);
       const rest = await stranger.api('POST', '/refunds/', refundBody(order.id, 100));
       expect(rest.status).toBe(422);
-      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: expect.any(String), type: expect.any(String) }] });
+      // Word for word what an order that does not exist gets: the answer does not tell it exists.
+      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: 'Order not found.', type: expect.any(String) }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
       expect(await eventsOf(server, stranger.organizationId, 'sandbox')).toHaveLength(strangerEvents);
       expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(ownerEvents);
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
+    });
+
+    it("answers 404 for a refund that does not exist and for another organization's, in the same words", async () => {
+      const created = await org.api('POST', '/refunds/', refundBody(order.id, 1));
+      expect(created.status).toBe(200);
+      const stranger = await newOrganization(server, 'sandbox');
+      for (const [client, id] of [
+        [org, randomUUID()],
+        [stranger, created.body.id],
+      ] as const) {
+        const answer = await client.api('GET', `/refunds/${id}`);
+        expect(answer.status).toBe(404);
+        expect(answer.body).toEqual({ error: 'ResourceNotFound', detail: 'Refund not found.' });
+      }
     });
   });
 
@@ -612,6 +627,37 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
       expect((await org.api('GET', `/refunds/${refund.id}`)).body).toMatchObject({ status: 'failed' });
       const events = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
       expect(events.slice(eventsBefore.length)).toEqual(['order.updated', 'order.refunded', 'refund.created', 'order.updated']);
+    });
+
+    it('gives back the benefits a refused refund with revoke_benefits had taken away', async () => {
+      const benefit = expectStatus(await org.api('POST', '/benefits/', { type: 'custom', description: 'Reading group', properties: { note: 'Welcome' } }), 201);
+      const product = await fixedProduct(org, 'Ebook with a reading group');
+      expectStatus(await org.api('POST', `/products/${product.id}/benefits`, { benefits: [benefit.id] }), 200);
+      const checkout = await createAndConfirmCheckout(org, product.id, 'refund-fail-benefits@example.com', { card: 'tok_refundFail' });
+      const bought = await paidOrderOf(org, checkout.id);
+      const granted = () => org.api('GET', `/customers/${bought.customerId}/state`).then((r) => r.body.granted_benefits.map((g: { benefit_id: string }) => g.benefit_id));
+      await eventually(granted, (ids) => ids.includes(benefit.id), 'the benefit to be granted');
+
+      const refund = expectStatus(await org.api('POST', '/refunds/', { order_id: bought.id, reason: 'customer_request', amount: 1999, revoke_benefits: true }), 200);
+      expect(refund.revoke_benefits).toBe(true);
+      const grantEvents = async () => {
+        const grant = await prisma().benefitGrant.findFirstOrThrow({ where: { benefitId: benefit.id, customerId: bought.customerId } });
+        return (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === grant.id).map((e) => e.type);
+      };
+      // The bank takes TEST_CARD_DELAY_MS to refuse: the refund's grant sync revokes the benefit first.
+      await eventually(grantEvents, (types) => types.includes('benefit_grant.revoked'), 'the benefit to be revoked');
+      await eventually(
+        () => prisma().refund.findUniqueOrThrow({ where: { id: refund.id } }),
+        (stored) => stored.status === 'failed',
+        'the refund to be refused',
+      );
+      // The refusal schedules another sync, which grants the benefit again.
+      expect(await eventually(grantEvents, (types) => types.length === 3, 'the benefit to be granted again')).toEqual([
+        'benefit_grant.created',
+        'benefit_grant.revoked',
+        'benefit_grant.created',
+      ]);
+      expect(await granted()).toEqual([benefit.id]);
     });
 
     it('lets the whole order be refunded again, the refund taking all of its tax, and gives two refused refunds back in turn', async () => {

@@ -38,7 +38,8 @@ export interface PaymentProcessor {
  * - `tok_chargeDeclined` is declined at once (`card_declined`);
  * - `tok_delayedFailure` fails after a delay (`processing_error`), as a slow bank would;
  * - `tok_processorUnavailable` cannot be charged at all: every call errors, as when the processor is down;
- * - `tok_refundFail` is charged, but the bank refuses every refund of the charge (`failed`).
+ * - `tok_refundFail` is charged, but the bank refuses every refund of the charge (`failed`), after a
+ *   delay, as Stripe's refund-failure test card does.
  */
 export const testCards = {
   succeeds: 'tok_visa',
@@ -72,7 +73,10 @@ export class TestPaymentProcessor implements PaymentProcessor {
   }
 
   async refund({ refundId, paymentMethod }: RefundRequest): Promise<{ status: 'succeeded' | 'failed'; processorId: string }> {
-    return { status: paymentMethod === testCards.refundFails ? 'failed' : 'succeeded', processorId: `test_re_${refundId.replace(/-/g, '')}` };
+    const processorId = `test_re_${refundId.replace(/-/g, '')}`;
+    if (paymentMethod !== testCards.refundFails) return { status: 'succeeded', processorId };
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return { status: 'failed', processorId };
   }
 
   private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {
