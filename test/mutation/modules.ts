@@ -1,0 +1,91 @@
+// The modules under mutation testing: the code that guards money and identity. Each names the
+// source files Stryker mutates and the test files that exercise them (all of the suite would take
+// hours per module on two cores; these are the files that reach the module's branches).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+
+export interface MutationModule {
+  /** Source files mutated, relative to the project root. */
+  mutate: string[];
+  /** Test files run against the mutants. */
+  tests: string[];
+}
+
+const e2e = (...names: string[]) => names.map((name) => `test/e2e/${name}.test.ts`);
+const unit = (...names: string[]) => names.map((name) => `test/unit/${name}.test.ts`);
+
+export const mutationModules: Record<string, MutationModule> = {
+  oauth: {
+    mutate: ['src/oauth/**/*.ts'],
+    tests: [...e2e('oauth-flow', 'oauth-clients', 'openid-client', 'openid-keys', 'oauth-browser', 'token-cache', 'cli'), ...unit('tokens')],
+  },
+  auth: {
+    mutate: ['src/auth/**/*.ts'],
+    tests: [...e2e('auth', 'token-cache', 'personal-access-tokens', 'customer-sessions', 'portal-isolation', 'environments'), ...unit('tokens', 'principal-cache')],
+  },
+  refunds: {
+    mutate: ['src/modules/refunds/service.ts'],
+    tests: e2e('refunds', 'portal-orders', 'subscription-revocation'),
+  },
+  checkouts: {
+    mutate: ['src/modules/checkouts/service.ts'],
+    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
+  },
+  subscriptions: {
+    mutate: ['src/modules/subscriptions/service.ts'],
+    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
+  },
+  orders: {
+    mutate: ['src/modules/orders/service.ts'],
+    tests: e2e('purchase', 'portal-orders', 'invoices', 'refunds'),
+  },
+  payments: {
+    mutate: ['src/modules/payments/**/*.ts'],
+    tests: e2e('purchase', 'checkout-rules', 'subscriptions', 'subscription-revocation'),
+  },
+  'license-keys': {
+    mutate: ['src/modules/license-keys/service.ts'],
+    tests: e2e('license-keys', 'portal-benefits'),
+  },
+  benefits: {
+    mutate: ['src/modules/benefits/service.ts', 'src/modules/benefits/grants.ts'],
+    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
+  },
+};
+
+// The files a module's patterns name, sorted: a pattern is a file or a folder followed by /**/*.ts.
+export function moduleSources(module: MutationModule, root: string): string[] {
+  const files = new Set<string>();
+  for (const pattern of module.mutate) {
+    if (!pattern.endsWith('/**/*.ts')) {
+      files.add(pattern);
+      continue;
+    }
+    const folder = pattern.slice(0, -'/**/*.ts'.length);
+    for (const entry of readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })) {
+      if (entry.endsWith('.ts')) files.add(`${folder}/${entry.split(sep).join('/')}`);
+    }
+  }
+  return [...files].sort();
+}
+
+/** What a module's score was measured against: a SHA-256 over its source files' paths and contents. */
+export function sourcesDigest(module: MutationModule, root: string): string {
+  const hash = createHash('sha256');
+  for (const file of moduleSources(module, root)) hash.update(`${file}\n`).update(readFileSync(join(root, file))).update('\n');
+  return hash.digest('hex');
+}
+
+/** A module's recorded result, written by `npm run mutate` to test/mutation/scores/<module>.json. */
+export interface MutationScore {
+  module: string;
+  /** Killed (and timed out) mutants over all mutants the tests reach or should reach, in percent. */
+  score: number;
+  counts: { killed: number; timeout: number; survived: number; noCoverage: number; ignored: number; errors: number };
+  /** `sourcesDigest` of the sources measured. */
+  sources: string;
+  testedAt: string;
+  /** Every mutant no test killed: `<file>:<line> <mutator>`, with what it changed. */
+  survivors: { at: string; replacement: string }[];
+}

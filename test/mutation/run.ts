@@ -1,0 +1,120 @@
+// `npm run mutate [-- <module>…] [--full]`: Stryker over the money and identity modules, one
+// module at a time. Reports go to reports/mutation/<module>/ (ignored); the score, the digest of the
+// sources it was measured on, and every surviving mutant go to test/mutation/scores/<module>.json
+// (committed), and the README's table is rewritten from those files.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Stryker } from '@stryker-mutator/core';
+import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
+import { mutationModules, sourcesDigest, type MutationScore } from './modules.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    full: { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '2' },
+  },
+});
+
+const unknown = positionals.filter((name) => !(name in mutationModules));
+if (unknown.length > 0) {
+  console.error(`Unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(mutationModules).join(', ')}.`);
+  process.exit(2);
+}
+const selected = positionals.length > 0 ? positionals : Object.keys(mutationModules);
+
+function options(name: string): PartialStrykerOptions {
+  const module = mutationModules[name];
+  const reports = `reports/mutation/${name}`;
+  return {
+    mutate: module.mutate,
+    testRunner: 'vitest-stories',
+    plugins: ['@stryker-mutator/vitest-runner', fileURLToPath(new URL('./story-runner.js', import.meta.url))],
+    vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
+    coverageAnalysis: 'perTest',
+    // A mutant reached only while a test file starts (module load, a beforeAll) has no test of its
+    // own to run; docs/testing.md says what that leaves out.
+    ignoreStatic: true,
+    concurrency: Number(values.concurrency),
+    // A mutant runs with the tests before it in its story, which the dry run timed apart: room for that.
+    timeoutMS: 60_000,
+    incremental: true,
+    incrementalFile: `${reports}/incremental.json`,
+    force: values.full,
+    reporters: ['html', 'json', 'progress'],
+    htmlReporter: { fileName: `${reports}/index.html` },
+    jsonReporter: { fileName: `${reports}/mutation.json` },
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: 'always',
+    // The Prisma client is generated, and ignored by git, but every test needs it.
+    ignorePatterns: ['!src/generated/**', 'reports', 'test-artifacts', 'scratch', '.data'],
+    checkers: [],
+  };
+}
+
+const detected = new Set(['Killed', 'Timeout']);
+const undetected = new Set(['Survived', 'NoCoverage']);
+
+function summarise(name: string, results: MutantResult[]): MutationScore {
+  const count = (status: string) => results.filter((result) => result.status === status).length;
+  const counts = {
+    killed: count('Killed'),
+    timeout: count('Timeout'),
+    survived: count('Survived'),
+    noCoverage: count('NoCoverage'),
+    ignored: count('Ignored'),
+    errors: count('RuntimeError') + count('CompileError'),
+  };
+  const valid = results.filter((result) => detected.has(result.status) || undetected.has(result.status)).length;
+  const score = valid === 0 ? 100 : Math.floor((10_000 * (counts.killed + counts.timeout)) / valid) / 100;
+  const survivors = results
+    .filter((result) => undetected.has(result.status))
+    .map((result) => ({
+      at: `${relative(root, result.fileName)}:${result.location.start.line} ${result.mutatorName}`,
+      replacement: (result.replacement ?? '').replace(/\s+/g, ' ').slice(0, 160),
+    }))
+    .sort((a, b) => a.at.localeCompare(b.at, 'en', { numeric: true }));
+  return { module: name, score, counts, sources: sourcesDigest(mutationModules[name], root), testedAt: new Date().toISOString(), survivors };
+}
+
+function scorePath(name: string): string {
+  return join(root, 'test/mutation/scores', `${name}.json`);
+}
+
+/** Rewrites the README's score table from the recorded files. */
+function writeReadmeTable(): void {
+  const readmePath = join(root, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = '<!-- mutation-scores:start -->';
+  const end = '<!-- mutation-scores:end -->';
+  const rows = Object.keys(mutationModules).map((name) => {
+    if (!existsSync(scorePath(name))) return `| ${name} | not measured | | |`;
+    const score = JSON.parse(readFileSync(scorePath(name), 'utf8')) as MutationScore;
+    const total = score.counts.killed + score.counts.timeout + score.counts.survived + score.counts.noCoverage;
+    return `| ${name} | ${score.score.toFixed(2)}% | ${score.counts.killed + score.counts.timeout} of ${total} | ${score.testedAt.slice(0, 10)} |`;
+  });
+  const table = ['| Module | Score | Mutants detected | Measured |', '| --- | --- | --- | --- |', ...rows].join('\n');
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section to write the scores into.`);
+  writeFileSync(readmePath, `${readme.slice(0, from + start.length)}\n${table}\n${readme.slice(to)}`);
+}
+
+let failed = false;
+for (const name of selected) {
+  process.env.KASSA_MUTATION_TESTS = mutationModules[name].tests.join(',');
+  const started = Date.now();
+  console.log(`\nmutation testing ${name}: ${mutationModules[name].mutate.join(', ')}`);
+  const results = await new Stryker(options(name)).runMutationTest();
+  const score = summarise(name, results);
+  writeFileSync(scorePath(name), `${JSON.stringify(score, null, 2)}\n`);
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  console.log(`${name}: ${score.score.toFixed(2)}% (${score.counts.killed + score.counts.timeout} detected, ${score.survivors.length} undetected, ${score.counts.ignored} static) in ${minutes} min`);
+  for (const survivor of score.survivors) console.log(`  ${survivor.at}: ${survivor.replacement}`);
+  if (score.score < 85) failed = true;
+}
+writeReadmeTable();
+process.exit(failed ? 1 : 0);
