@@ -285,6 +285,30 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
     });
 
+    it('refuses a comment over 1000 characters with 422 naming the comment, creating nothing', async () => {
+      const rest = await org.api('POST', '/refunds/', { ...refundBody(order.id, 100), comment: 'x'.repeat(1001) });
+      expect(rest.status).toBe(422);
+      expect(rest.body).toEqual({ detail: [{ loc: ['body', 'comment'], msg: 'String should have at most 1000 characters', type: 'string_too_long' }] });
+      expect(await storedRefunds(order.id)).toEqual([]);
+      const longest = await org.api('POST', '/refunds/', { ...refundBody(order.id, 100), comment: 'x'.repeat(1000) });
+      expect(longest.status).toBe(200);
+      expect((await storedRefunds(order.id)).map((r) => r.comment?.length)).toEqual([1000]);
+    });
+
+    it("refuses revoke_benefits on a subscription's order with 422 naming it: the benefits end with the subscription", async () => {
+      const monthly = await fixedProduct(org, 'Monthly newsletter', 500, 'month');
+      const renewal = await buy(org, monthly.id, 'subscriber-refund@example.com');
+      expect(renewal.billingReason).toBe('subscription_create');
+      const refused = await org.api('POST', '/refunds/', { ...refundBody(renewal.id, 100), revoke_benefits: true });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({
+        detail: [{ loc: ['body', 'revoke_benefits'], msg: 'The benefits of a subscription end with it: revoke the subscription instead (DELETE /v1/subscriptions/{id}).', type: expect.any(String) }],
+      });
+      expect(await storedRefunds(renewal.id)).toEqual([]);
+      // Without it, the subscription's order is refunded as any other.
+      expect((await org.api('POST', '/refunds/', refundBody(renewal.id, 100))).status).toBe(200);
+    });
+
     it("answers 404 for a refund that does not exist and for another organization's, in the same words", async () => {
       const created = await org.api('POST', '/refunds/', refundBody(order.id, 1));
       expect(created.status).toBe(200);
