@@ -18,6 +18,8 @@ import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { requestScope } from '../../src/context.ts';
 import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
+import { enqueueJob } from '../../src/jobs/runner.ts';
+import type { RefundRequest } from '../../src/modules/payments/processor.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -28,7 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const sandbox = () => server.kassa.environments.sandbox;
+const prisma = () => sandbox().environment.prisma;
 
 /** The organization's events with the id of the transaction that wrote each (PostgreSQL's xmin). */
 async function eventTransactions(organizationId: string) {
@@ -429,6 +432,12 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.items).toHaveLength(4);
     });
 
+    it('filters by id', async () => {
+      const rest = expectStatus(await org.api('GET', `/refunds/?id=${small.id}&id=${bobs.id}`), 200);
+      expect(ids(rest.items).sort()).toEqual([small.id, bobs.id].sort());
+      expect(rest.pagination.total_count).toBe(2);
+    });
+
     it('filters by customer_id', async () => {
       expect(ids((await org.polar.refunds.list({ customerId: aliceOrder.customerId })).result.items).sort()).toEqual([small.id, large.id].sort());
       const rest = expectStatus(await org.api('GET', `/refunds/?customer_id=${bobOrder.customerId}`), 200);
@@ -694,6 +703,53 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
       const [failed, ...tried] = await refundsTried(3);
       expect([failed, ...tried].map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
       expect(await refundState(org, order.id)).toEqual({ status: 'paid', refunded_amount: 0, refunded_tax_amount: 0 });
+    });
+
+    it('gives a refused refund back once when two jobs process it at once, and settles no other refund', async () => {
+      const environment = server.kassa.environments.sandbox.environment;
+      const anHourAhead = new Date(Date.now() + 3600_000);
+      // A bystander: another order's refund, whose job is an hour away, stays pending throughout.
+      const other = await buy(org, (await fixedProduct(org, 'Bystander ebook')).id, 'bystander@example.com');
+      const bystander = await withRequestClockAt(anHourAhead, () => org.api('POST', '/refunds/', refundBody(other.id, 100)));
+      const refund = await withRequestClockAt(anHourAhead, () => org.api('POST', '/refunds/', refundBody(order.id, 300)));
+      expect([bystander.status, refund.status]).toEqual([200, 200]);
+      await enqueueJob(prisma(), 'refund.process', { refundId: refund.body.id }, anHourAhead);
+      const requests: RefundRequest[] = [];
+      const processor = environment.paymentProcessor!;
+      const refundThroughProcessor = processor.refund;
+      processor.refund = (request) => {
+        requests.push(request);
+        return refundThroughProcessor.call(processor, request);
+      };
+      try {
+        const jobs = await prisma().job.updateMany({
+          where: { kind: 'refund.process', completedAt: null, payload: { path: ['refundId'], equals: refund.body.id } },
+          data: { runAt: new Date() },
+        });
+        expect(jobs.count).toBe(2);
+        await sandbox().jobs.runDue();
+        const unfinished = () => prisma().job.count({ where: { kind: 'refund.process', completedAt: null, payload: { path: ['refundId'], equals: refund.body.id } } });
+        await eventually(unfinished, (left) => left === 0, 'both jobs to finish');
+        // A job that comes after the refund has its outcome leaves it, and the processor, alone.
+        const asked = requests.length;
+        await enqueueJob(prisma(), 'refund.process', { refundId: refund.body.id }, new Date());
+        await sandbox().jobs.runDue();
+        await eventually(unfinished, (left) => left === 0, 'the late job to finish');
+        expect(requests).toHaveLength(asked);
+      } finally {
+        processor.refund = refundThroughProcessor;
+      }
+      expect((await prisma().refund.findUniqueOrThrow({ where: { id: refund.body.id } })).status).toBe('failed');
+      expect(await refundState(org, order.id)).toEqual({ status: 'paid', refunded_amount: 0, refunded_tax_amount: 0 });
+      expect((await prisma().refund.findUniqueOrThrow({ where: { id: bystander.body.id } })).status).toBe('pending');
+      expect(await refundState(org, other.id)).toEqual({ status: 'partially_refunded', refunded_amount: 100, refunded_tax_amount: 0 });
+      // The processor is asked with the charge it made, the refund's own id as idempotency key.
+      const payment = await prisma().payment.findFirstOrThrow({ where: { orderId: order.id, status: 'succeeded' } });
+      expect(requests.length).toBeGreaterThan(0);
+      for (const request of requests) {
+        expect(request).toEqual({ refundId: refund.body.id, chargeId: payment.processorId, amount: 300, currency: 'usd', paymentMethod: 'tok_refundFail' });
+      }
+      expect(payment.processorId).toMatch(/^test_ch_/);
     });
   });
 });
