@@ -69,13 +69,14 @@ function testMemoryImage(): Promise<ArrayBuffer> {
     const digest = createHash('sha256').update(pgliteVersion);
     for (const migration of await readMigrationFiles()) digest.update(`${migration.name}:${migration.checksum}\n`);
     const folder = new URL('../../node_modules/.cache/kassa/', import.meta.url);
-    const file = new URL(`memory-image-${digest.digest('hex').slice(0, 16)}.tar`, folder);
+    const name = `memory-image-${digest.digest('hex').slice(0, 16)}.tar`;
+    const file = new URL(name, folder);
     const cached = await readFile(file).catch(() => null);
     if (cached) return cached.buffer.slice(cached.byteOffset, cached.byteOffset + cached.byteLength);
     const image = await migratedMemoryImage();
     await mkdir(folder, { recursive: true });
     // Written aside and renamed, so a process reading it never sees half an image.
-    const partial = new URL(`${file.pathname.split('/').pop()}.${process.pid}.${randomBytes(4).toString('hex')}`, folder);
+    const partial = new URL(`${name}.${process.pid}.${randomBytes(4).toString('hex')}`, folder);
     await writeFile(partial, new Uint8Array(image));
     await rename(partial, file);
     return image;

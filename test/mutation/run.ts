@@ -24,6 +24,11 @@ if (unknown.length > 0) {
   console.error(`Unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(mutationModules).join(', ')}.`);
   process.exit(2);
 }
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`--concurrency takes a whole number of mutants to run at once, 1 or more; got ${values.concurrency}.`);
+  process.exit(2);
+}
 const selected = positionals.length > 0 ? positionals : Object.keys(mutationModules);
 
 function options(name: string): PartialStrykerOptions {
@@ -38,7 +43,7 @@ function options(name: string): PartialStrykerOptions {
     // A mutant reached only while a test file starts (module load, a beforeAll) has no test of its
     // own to run; docs/testing.md says what that leaves out.
     ignoreStatic: true,
-    concurrency: Number(values.concurrency),
+    concurrency,
     // A mutant runs with the tests before it in its story, which the dry run timed apart: room for that.
     timeoutMS: 60_000,
     incremental: true,

@@ -67,7 +67,8 @@ class StoryRunner {
           direct.push(id);
           this.#chapters.set(id, [...before, ...direct]);
           const file = id.slice(0, id.indexOf('#'));
-          this.#files.set(file, [...(this.#files.get(file) ?? []), id]);
+          if (!this.#files.has(file)) this.#files.set(file, []);
+          this.#files.get(file).push(id);
         } else if (task.type === 'suite') {
           walk(task, [...before, ...direct]);
         }

@@ -8,6 +8,7 @@ import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
 import { Product, ProductPrice } from '../products/schema.ts';
+import { testCards } from '../payments/processor.ts';
 import {
   checkoutSortProperties,
   confirmCheckout,
@@ -205,7 +206,7 @@ const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
     productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId' }),
     discountCode: t.string(),
     customFieldData: t.field({ type: 'JSONObject' }),
-    confirmationTokenId: t.string({ description: 'The payment method token; in sandbox a test card: tok_visa, tok_chargeDeclined, tok_delayedFailure, tok_delayedSuccess, tok_processorUnavailable, tok_refundFail.' }),
+    confirmationTokenId: t.string({ description: `The payment method token; in sandbox a test card: ${Object.values(testCards).join(', ')}.` }),
   }),
 });
 

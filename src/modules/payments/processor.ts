@@ -75,19 +75,24 @@ export class TestPaymentProcessor implements PaymentProcessor {
   async refund({ refundId, paymentMethod }: RefundRequest): Promise<{ status: 'succeeded' | 'failed'; processorId: string }> {
     const processorId = `test_re_${refundId.replace(/-/g, '')}`;
     if (paymentMethod !== testCards.refundFails) return { status: 'succeeded', processorId };
-    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await this.bankDelay();
     return { status: 'failed', processorId };
+  }
+
+  /** How long a slow bank takes to answer (TEST_CARD_DELAY_MS). */
+  private bankDelay(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.delayMs));
   }
 
   private async decide({ paymentId, amount, paymentMethod }: ChargeRequest): Promise<ChargeResult> {
     const processorId = `test_ch_${paymentId.replace(/-/g, '')}`;
     if (amount === 0 || paymentMethod === testCards.succeeds || paymentMethod === testCards.refundFails) return { status: 'succeeded', processorId };
     if (paymentMethod === testCards.succeedsAfterDelay) {
-      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      await this.bankDelay();
       return { status: 'succeeded', processorId };
     }
     if (paymentMethod === testCards.failsAfterDelay) {
-      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      await this.bankDelay();
       return { status: 'failed', processorId, declineReason: 'processing_error' };
     }
     return { status: 'failed', processorId, declineReason: 'card_declined' };
