@@ -66,13 +66,17 @@ export interface EmailConfig {
 
 export interface RateLimitConfig {
   enabled: boolean;
-  /** Requests (GraphQL: cost units) per minute per organization, customer, user or OAuth client. */
+  /** Requests (a GraphQL operation is one) per minute per organization, customer, user or OAuth client. */
   perPrincipalPerMinute: number;
   /** Organizations that arranged a different per-minute budget. */
   organizationOverrides: ReadonlyMap<string, number>;
   perIpPerSecond: number;
-  /** GraphQL cost units per minute per client address for operations sent without a token. */
+  /** GraphQL operations per minute per client address sent without a token. */
   anonymousPerMinute: number;
+  /** The GraphQL points bucket of each principal (and of each address without a token): what it holds at most. */
+  pointsMaximum: number;
+  /** Points the bucket gains back per second. */
+  pointsRestorePerSecond: number;
   /** The unauthenticated license key validate, activate and deactivate endpoints, per client IP. */
   licensePerIpPerSecond: number;
   /** When the shared store (Redis) cannot be reached: admit the request (open) or refuse it (closed). */
@@ -188,6 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
       organizationOverrides: organizationOverrides(env),
       perIpPerSecond: integer(env, 'RATE_LIMIT_IP_PER_SECOND', 100, 1, 1_000_000),
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300, 1, 1_000_000),
+      pointsMaximum: integer(env, 'GRAPHQL_POINTS_MAXIMUM', 20_000, 1, 100_000_000),
+      pointsRestorePerSecond: integer(env, 'GRAPHQL_POINTS_RESTORE_RATE', 5_000, 1, 100_000_000),
       licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
     },
@@ -195,7 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: trustedProxies(env),
     secretScanningKeys: secretScanningKeys(env),
     graphqlLimits: {
-      maxCost: integer(env, 'GRAPHQL_MAX_COST', 1000, 1, 1_000_000),
+      maxCost: integer(env, 'GRAPHQL_MAX_COST', 10_000, 1, 100_000_000),
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 100),
       maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 10_000),
       maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),

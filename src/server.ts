@@ -25,6 +25,7 @@ import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { reportLeakedTokens } from './integrations/secret-scanning.ts';
 import { clientIpOf } from './rate-limits/client-ip.ts';
 import { useRateLimits, type RateMeter } from './rate-limits/graphql.ts';
+import { usePartialDataStatus } from './graphql/partial-data.ts';
 import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
 import { MemoryStore, RedisStore } from './rate-limits/store.ts';
 import { schema } from './graphql/schema.ts';
@@ -132,7 +133,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes()],
+      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });

@@ -1,6 +1,7 @@
 // The one Pothos builder. Plugins: scope-auth (who may resolve each field, declared on the field),
-// stable paths (./stable-paths.ts) and prisma (GraphQL selections become Prisma selections, so
-// nested queries need no batching code).
+// stable paths (./stable-paths.ts), prisma (GraphQL selections become Prisma selections, so
+// nested queries need no batching code) and partial data (./partial-data.ts: the fields of the
+// roots are nullable, so one failure does not erase its siblings).
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin, { type prismaModelName } from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -12,6 +13,7 @@ import { getDatamodel } from '../generated/prisma/pothos-types.ts';
 import type PrismaTypes from '../generated/prisma/pothos-types.ts';
 import { NotPermittedError, UnauthenticatedError } from './errors.ts';
 import StablePathsPlugin from './stable-paths.ts';
+import PartialDataPlugin from './partial-data.ts';
 
 export type PrincipalKind = Exclude<Principal['kind'], 'anonymous'>;
 
@@ -48,7 +50,7 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin, PartialDataPlugin],
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),

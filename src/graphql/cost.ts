@@ -1,13 +1,17 @@
-// Static cost of a GraphQL operation, computed before execution so an expensive request is refused
-// before it touches the database. The rules, in the spirit of Shopify's cost model:
+// Cost of a GraphQL operation, in the spirit of Shopify's cost model: what it costs is the objects
+// its answer holds. The static measure below is the operation's requested cost, computed before
+// execution so an expensive request is refused before it touches the database; its actual cost,
+// counted on the answer once it has run (src/rate-limits/graphql.ts), uses the same rule.
 //
-// - Each selected field of an object, interface or union type costs 1. Scalar and enum fields cost
-//   0, and so does introspection: `__typename`, `__schema`, `__type` and everything under them.
-// - A list field multiplies the cost of its sub-selection by its size: its `limit` argument (a
-//   literal, a variable, the variable's default or the argument's default), else 10 items.
-// - A field with a `limit` that returns a `*List` page costs 1, and the page's `items` field
-//   multiplies its sub-selection by that limit: `products(limit: 100) { items { organization { id } } }`
-//   costs 1 + (1 + 100 * 1) = 102.
+// - Each object, interface or union value the answer may hold costs 1: a field returning one
+//   costs 1 plus what is selected under it; a list costs that for each item it may hold. Scalar
+//   and enum fields cost 0, and so does introspection: `__typename`, `__schema`, `__type` and
+//   everything under them.
+// - A list's size is its bound: its `limit` argument (a literal, a variable, the variable's default
+//   or the argument's default), else 10 items.
+// - A field with a `limit` that returns a `*List` page is one object, and the page's `items` field
+//   holds up to that limit: `products(limit: 100) { items { organization { id } } }` costs
+//   1 + 100 * (1 + 1) = 201.
 // - Fragments, named and inline, are expanded. On an interface or union the cost is that of the
 //   most expensive possible type. A recursive spread counts as empty.
 // - Depth is the deepest nesting of fields (a root field is at depth 1), except that `__Type.ofType`
@@ -289,11 +293,13 @@ class Walker {
 
     const limit = this.limit(node, def);
     const nullable = getNullableType(def.type);
-    const size = isListType(nullable) ? (limit ?? (name === 'items' ? itemsLimit : undefined) ?? defaultListSize) : 1;
-    const isPage = !isListType(nullable) && type.name.endsWith('List');
+    const isList = isListType(nullable);
+    const size = isList ? (limit ?? (name === 'items' ? itemsLimit : undefined) ?? defaultListSize) : 1;
+    const isPage = !isList && type.name.endsWith('List');
     const children = this.selectionSet(node.selectionSet, type, isPage ? limit : undefined);
+    // Each object the field may return is one: a list of them `size` times over.
     return {
-      cost: (introspection ? 0 : 1) + size * children.cost,
+      cost: size * ((introspection ? 0 : 1) + children.cost),
       depth: own.depth + children.depth,
       aliases: own.aliases + children.aliases,
     };

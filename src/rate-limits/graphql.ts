@@ -1,7 +1,11 @@
-// Limits in the GraphQL pipeline. Before any resolver runs, an operation gets its static cost
-// (src/graphql/cost.ts); one over the maximum cost, depth or alias count is refused. The principal's
-// budget (or, without a token, the client address's) is then charged by that cost, and the license
-// key endpoints' per-address limit by how many of them the operation calls. The answer carries `extensions.cost`, as Shopify's API does.
+// Limits in the GraphQL pipeline, as Shopify's API counts them. Before any resolver runs, an
+// operation gets its requested cost (src/graphql/cost.ts: its objects, every list at its bound);
+// one over the maximum cost, depth or alias count is refused. The operation then counts one
+// request against the principal's per-minute budget (or, without a token, the client address's),
+// as a REST call does, and the license key endpoints' per-address limit by how many of them it
+// calls. Its requested cost is taken from the caller's points bucket; once it has run, the
+// points it did not use (requested minus actual, the objects the answer holds) go back. The
+// answer carries `extensions.cost`.
 // Only GraphQL requests over HTTP are metered here: a REST route is charged once per request by
 // the HTTP layer, whatever operation it runs.
 import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, type SelectionNode } from 'graphql';
@@ -79,38 +83,53 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       const violation = costViolation(cost, limits);
       if (violation) return setResultAndStopExecution(refusal(violation, 'QUERY_TOO_COMPLEX', 400));
       const { limiter } = meter;
-      if (!limiter.config.enabled) return;
-      const licenses = licenseCalls(args.document, args.operationName);
-      const units = Math.max(1, cost.cost);
-      const anonymous = ctx.principal.kind === 'anonymous';
-      const budget = anonymous ? limiter.anonymous(meter.clientIp, units) : limiter.principal(ctx.principal, units);
-      // An operation dearer than a whole window's budget would be refused for ever: say so, not "retry".
-      if (budget && budget.units > budget.limit) {
-        const spender = anonymous ? 'a client address may spend without a token' : 'this token may spend';
-        return setResultAndStopExecution(refusal(`The query costs ${cost.cost}, more than the ${budget.limit} ${spender} in a minute: ask for fewer items with smaller \`limit\` arguments, or select fewer nested objects.`, 'QUERY_TOO_COMPLEX', 400));
+      const points = limiter.config.enabled ? limiter.points(ctx.principal, meter.clientIp) : null;
+      // An operation dearer than a full bucket would be refused for ever: say so, not "retry".
+      if (points && cost.cost > points.capacity) {
+        return setResultAndStopExecution(refusal(`The query costs ${cost.cost} points, more than the ${points.capacity} a bucket holds: ask for fewer items with smaller \`limit\` or \`first\` arguments, or select fewer nested objects.`, 'QUERY_TOO_COMPLEX', 400));
       }
-      const verdict = await limiter.charge([licenses ? limiter.license(meter.clientIp, licenses) : null, budget], ctx.now().getTime());
+      // With the limits off nothing is counted, and nothing is reported.
+      if (!points) return;
+      let throttle: ThrottleStatus | null = null;
+      const now = ctx.now().getTime();
+      const licenses = licenseCalls(args.document, args.operationName);
+      const anonymous = ctx.principal.kind === 'anonymous';
+      // The operation counts one request, as a REST call does; its cost goes to the points bucket.
+      const requests = anonymous ? limiter.anonymous(meter.clientIp) : limiter.principal(ctx.principal);
+      const verdict = await limiter.charge([licenses ? limiter.license(meter.clientIp, licenses) : null, requests], now);
       if (!verdict.allowed) {
         meter.refused = true;
-        if (verdict.reason === 'store_unavailable') return setResultAndStopExecution(refusal('The rate limit store cannot be reached. Retry shortly.', 'RATE_LIMITER_UNAVAILABLE', 503, { 'retry-after': '1' }));
+        if (verdict.reason === 'store_unavailable') return setResultAndStopExecution(unavailable());
         meter.state = verdict.state;
         return setResultAndStopExecution(refusal(limiter.explain(verdict.state), 'RATE_LIMITED', 429, rateLimitHeaders(verdict.state, true)));
       }
       if (verdict.state) meter.state = verdict.state;
-      const throttle = verdict.state?.name === 'principal' || verdict.state?.name === 'anonymous' ? verdict.state : null;
+      let taken: Awaited<ReturnType<typeof limiter.take>>;
+      try {
+        taken = await limiter.take(points, cost.cost, now);
+      } catch {
+        return setResultAndStopExecution(unavailable());
+      }
+      if (taken && !taken.allowed) {
+        // The request budget admitted it: its RateLimit-* headers stay, and Retry-After is the points'.
+        const wait = Math.max(1, Math.ceil((cost.cost - taken.available) / points.restorePerSecond));
+        const message = `Throttled: the query costs ${cost.cost} points and ${taken.available} of ${points.capacity} are available, restored at ${points.restorePerSecond} a second. Retry after ${wait} second${wait === 1 ? '' : 's'}.`;
+        const result = refusal(message, 'THROTTLED', 429, { 'retry-after': String(wait) });
+        return setResultAndStopExecution({ ...result, extensions: { cost: costExtension(cost.cost, 0, { maximumAvailable: points.capacity, currentlyAvailable: taken.available, restoreRate: points.restorePerSecond }) } });
+      }
+      if (taken) throttle = { maximumAvailable: points.capacity, currentlyAvailable: taken.available, restoreRate: points.restorePerSecond };
       return {
-        onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
+        async onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
           if (Symbol.asyncIterator in result) return;
-          const extensions = {
-            ...result.extensions,
-            cost: {
-              requestedQueryCost: cost.cost,
-              // The data root is no field; every object under it is one.
-              actualQueryCost: Math.max(0, objectsIn(result.data) - 1),
-              throttleStatus: throttle && { maximumAvailable: throttle.limit, currentlyAvailable: throttle.remaining, windowSeconds: throttle.windowSeconds, resetSeconds: throttle.resetSeconds },
-            },
-          };
-          setResult({ ...result, extensions });
+          // The data root is no field; every object under it is one.
+          const actual = Math.max(0, objectsIn(result.data) - 1);
+          if (throttle) {
+            // What the operation did not use goes back; what it used beyond the estimate (a list
+            // without a bound that held more than assumed) is taken, as the work is done.
+            const settled = await limiter.take(points, actual - cost.cost, ctx.now().getTime(), true).catch(() => null);
+            if (settled) throttle = { ...throttle, currentlyAvailable: settled.available };
+          }
+          setResult({ ...result, extensions: { ...result.extensions, cost: costExtension(cost.cost, actual, throttle) } });
         },
       };
     },
@@ -120,6 +139,21 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       for (const [name, value] of Object.entries(rateLimitHeaders(meter.state, meter.refused))) response.headers.set(name, value);
     },
   };
+}
+
+/** Shopify's `throttleStatus`: the caller's points bucket after this operation. */
+interface ThrottleStatus {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+}
+
+function costExtension(requested: number, actual: number, throttleStatus: ThrottleStatus | null) {
+  return { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus };
+}
+
+function unavailable() {
+  return refusal('The rate limit store cannot be reached. Retry shortly.', 'RATE_LIMITER_UNAVAILABLE', 503, { 'retry-after': '1' });
 }
 
 /** The objects an answer holds: what resolving it actually cost. */

@@ -1,14 +1,15 @@
 // The documented limits, one place: per client IP on every request, per IP on the unauthenticated
 // license key endpoints, per principal (organization, customer, user or OAuth client) per
-// minute, charged by GraphQL cost, and per client IP per minute for GraphQL sent without a token,
-// charged by cost too. Each environment counts on its own. Several limits on one
+// minute, where a REST request and a GraphQL operation count one each, and per client IP per
+// minute for GraphQL sent without a token. Apart from those, GraphQL cost is taken from a bucket
+// of points per principal (or per address without a token). Each environment counts on its own. Several limits on one
 // request are charged in order and the first exhausted one refuses; a refused request does not
 // count against the limits after it.
 import type { RateLimitConfig } from '../config.ts';
 import type { Principal } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { addressKey } from './client-ip.ts';
-import { RedisUnavailableError, type ChargeResult, type RateLimitStore } from './store.ts';
+import { RedisUnavailableError, type BucketCharge, type ChargeResult, type RateLimitStore } from './store.ts';
 
 export type LimitName = 'ip' | 'license' | 'principal' | 'anonymous';
 
@@ -76,6 +77,27 @@ export class RateLimiter {
     return { name: 'principal', who, units, limit: override ?? this.config.perPrincipalPerMinute, windowMs: 60_000 };
   }
 
+  /** The GraphQL points bucket of a principal, or of a client address without a token. */
+  points(principal: Principal, address: string): BucketCharge {
+    const who = identityOf(principal) ?? `address:${addressKey(address)}`;
+    return { key: `${this.environment}:points:${who}`, units: 0, capacity: this.config.pointsMaximum, restorePerSecond: this.config.pointsRestorePerSecond };
+  }
+
+  /**
+   * Takes points from a bucket (gives them back when negative). Null when the store cannot be
+   * reached and the deployment fails open; throws RedisUnavailableError when it fails closed.
+   */
+  async take(bucket: BucketCharge, units: number, now: number, force = false): Promise<{ allowed: boolean; available: number } | null> {
+    try {
+      return await this.store.take({ ...bucket, units, force }, now);
+    } catch (error) {
+      if (!(error instanceof RedisUnavailableError)) throw error;
+      this.warn(error);
+      if (this.config.onStoreFailure === 'closed') throw error;
+      return null;
+    }
+  }
+
   /** Charges every limit in order until one refuses. */
   async charge(charges: (LimitCharge | null)[], now: number): Promise<Verdict> {
     if (!this.config.enabled) return { allowed: true, state: null };
@@ -100,9 +122,9 @@ export class RateLimiter {
   /** The sentence a refusal carries. */
   explain(state: LimitState): string {
     const where = state.name === 'license' ? ' on the license key endpoints' : state.name === 'anonymous' ? ' for GraphQL without a token' : '';
-    const cost = state.name === 'principal' || state.name === 'anonymous' ? ' (a GraphQL operation counts its cost)' : '';
+    const operations = state.name === 'principal' || state.name === 'anonymous' ? ' (a GraphQL operation counts as one)' : '';
     const seconds = `${state.resetSeconds} second${state.resetSeconds === 1 ? '' : 's'}`;
-    return `Rate limit exceeded: ${state.limit} requests per ${windowWords[state.windowSeconds]} per ${state.subject}${where}${cost}. Retry after ${seconds}.`;
+    return `Rate limit exceeded: ${state.limit} requests per ${windowWords[state.windowSeconds]} per ${state.subject}${where}${operations}. Retry after ${seconds}.`;
   }
 
   /** One warning per 10 s while the store is down, not one per request. */

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/auth/tokens.ts';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectNoData } from '../helpers/responses.ts';
 
 let server: TestServer;
 /** Organization A: its owner's credentials, its all-scopes token, and a signed-in session of its owner. */
@@ -63,7 +64,7 @@ function expectRestUnauthorized(response: { status: number; body: any }) {
 
 function expectGraphQLUnauthenticated(response: { status: number; body: { data?: any; errors?: any[] } }) {
   expect(response.status).toBe(401);
-  expect(response.body.data?.core ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
 }
@@ -75,7 +76,7 @@ function expectRestNotPermitted(response: { status: number; body: any }, scope: 
 
 function expectGraphQLNotPermitted(response: { status: number; body: { data?: any; errors?: any[] } }, mention: string) {
   expect(response.status).toBe(403);
-  expect(response.body.data?.core ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors![0].extensions.code).toBe('NOT_PERMITTED');
   expect(response.body.errors![0].message).toContain(mention);
@@ -199,7 +200,7 @@ describe('an expired organization access token', () => {
       input: { organizationId: a.organizationId, comment: 'born dead', scopes: ['products:read'], expiresAt: new Date(Date.now() - 1_000).toISOString() },
     });
     expect(response.status).toBe(422);
-    expect(response.body.data?.core ?? null).toBeNull();
+    expectNoData(response.body.data);
     expect(response.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(response.body.errors![0].extensions.issues).toEqual([expect.objectContaining({ loc: ['input', 'expiresAt'] })]);
     expect(await tokenCount(a.organizationId)).toBe(before);
@@ -309,7 +310,7 @@ describe('an attacker', () => {
       input: { organizationId: b.organizationId, comment: 'foreign', scopes: ['products:read', 'products:write'] },
     });
     expect(response.status).toBe(422);
-    expect(response.body.data?.core ?? null).toBeNull();
+    expectNoData(response.body.data);
     expect(response.body.errors).toHaveLength(1);
     expect(response.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(response.body.errors![0].message).toMatch(/organization/i);
@@ -348,7 +349,7 @@ describe('an attacker', () => {
     for (const attacker of [a.session, a.token]) {
       const response = await graphql(attacker)(revokeTokenMutation, { id: victim.id });
       expect(response.status).toBe(404);
-      expect(response.body.data?.core ?? null).toBeNull();
+      expectNoData(response.body.data);
       expect(response.body.errors![0].extensions.code).toBe('RESOURCE_NOT_FOUND');
     }
 

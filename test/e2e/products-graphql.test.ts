@@ -136,7 +136,7 @@ describe('reading products', () => {
     const response = await org.gql(GET, { id: unknownId });
     expectGraphQLError(response, 'RESOURCE_NOT_FOUND');
     expect(response.body.errors![0].path).toEqual(['core', 'product']);
-    expect(response.body.data).toBeNull();
+    expect(response.body.data).toEqual({ core: { product: null } });
   });
 
   it("answers another organization's product id with RESOURCE_NOT_FOUND and never lists it", async () => {
@@ -398,7 +398,7 @@ describe('GraphQL errors', () => {
   it('answers a request without a token with UNAUTHENTICATED', async () => {
     const response = await graphqlClient(server.base())(LIST);
     expectGraphQLError(response, 'UNAUTHENTICATED');
-    expect(response.body.data).toBeNull();
+    expect(response.body.data).toEqual({ core: null });
   });
 
   it('lets a products:read token list products', async () => {

@@ -109,12 +109,13 @@ describe('per principal', () => {
     server.clock.now = null;
   });
 
-  test('GraphQL answers 429 with RATE_LIMITED and Retry-After', async () => {
-    // The query below costs 3 (core, products, pagination): three of them spend a budget of 9.
+  test('GraphQL answers 429 with RATE_LIMITED and Retry-After, an operation counting one request as a REST call does', async () => {
     const server = await serverWith({ RATE_LIMIT_PER_MINUTE: '9' });
     const org = await newOrganization(server);
     freezeAtWindowStart(server);
-    for (let i = 0; i < 3; i++) expect((await org.gql('{ core { products { pagination { totalCount } } } }')).status).toBe(200);
+    // Five GraphQL operations and four REST calls spend the budget of nine, whatever each costs.
+    for (let i = 0; i < 5; i++) expect((await org.gql('{ core { products(limit: 100) { items { id prices { id } } pagination { totalCount } } } }')).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await org.api('GET', '/products/?limit=100')).status).toBe(200);
     const refused = await fetch(`${server.base()}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
@@ -124,7 +125,7 @@ describe('per principal', () => {
     expect(refused.headers.get('retry-after')).toBe('60');
     const body = await refused.json();
     expect(body.errors[0].extensions.code).toBe('RATE_LIMITED');
-    expect(body.errors[0].message).toContain('9 requests per minute per organization (a GraphQL operation counts its cost)');
+    expect(body.errors[0].message).toContain('9 requests per minute per organization (a GraphQL operation counts as one)');
     expect(body.data ?? null).toBeNull();
     server.clock.now = null;
   });
@@ -163,29 +164,48 @@ describe('GraphQL cost', () => {
   const gql = (server: TestServer, token: string, query: string) =>
     fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
 
-  test('the budget is charged by cost: a list of 100 orders with their items costs far more than one product', async () => {
-    const server = await serverWith({ RATE_LIMIT_PER_MINUTE: '1000' });
+  test('the points bucket is charged the requested cost, then given back all the answer did not hold', async () => {
+    const server = await serverWith({ GRAPHQL_POINTS_MAXIMUM: '1000', GRAPHQL_POINTS_RESTORE_RATE: '1' });
     const org = await newOrganization(server);
-    freezeAtWindowStart(server);
+    const start = freezeAtWindowStart(server);
     const product = await (await gql(server, org.token, `{ core { product(id: "${unknownOrganization}") { id name } } }`)).json();
-    expect(product.extensions.cost).toMatchObject({ requestedQueryCost: 2, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 998 } });
-    // No order exists yet: what resolving cost is the `core` and `orders` objects only.
-    const orders = await gql(server, org.token, '{ core { orders(limit: 100) { items { id customer { id } items { id } } } } }');
+    // Requested: core and the product. Actual: core only, the product being null.
+    expect(product.extensions.cost).toEqual({ requestedQueryCost: 2, actualQueryCost: 1, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 999, restoreRate: 1 } });
+    // Requested: core, the page, 100 orders and their customers. No order exists yet: the answer holds core and the page.
+    const orders = await gql(server, org.token, '{ core { orders(limit: 100) { items { id customer { id } } } } }');
     const body = await orders.json();
-    expect(body.extensions.cost).toMatchObject({ requestedQueryCost: 203, actualQueryCost: 2, throttleStatus: { currentlyAvailable: 998 - 203 } });
-    expect(orders.headers.get('ratelimit-remaining')).toBe(String(998 - 203));
+    expect(body.extensions.cost).toEqual({ requestedQueryCost: 202, actualQueryCost: 2, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 997, restoreRate: 1 } });
+    // The request budget counts requests, one for each operation, whatever its cost.
+    expect(orders.headers.get('ratelimit-remaining')).toBe('298');
+
+    // core 1 + a page of 90 products with 10 prices each (1 + 90 × 11) + a page of 7 (1 + 7): the whole bucket, 1000.
+    const whole = '{ core { a: products(limit: 90) { items { prices { id } } } b: products(limit: 7) { items { id } } } }';
+    const throttled = await gql(server, org.token, whole);
+    expect(throttled.status).toBe(429);
+    const refused = await throttled.json();
+    expect(refused.errors[0].extensions.code).toBe('THROTTLED');
+    expect(refused.errors[0].message).toBe('Throttled: the query costs 1000 points and 997 of 1000 are available, restored at 1 a second. Retry after 3 seconds.');
+    expect(throttled.headers.get('retry-after')).toBe('3');
+    expect(refused.extensions.cost).toEqual({ requestedQueryCost: 1000, actualQueryCost: 0, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 997, restoreRate: 1 } });
+    expect(refused.data ?? null).toBeNull();
+
+    // Three seconds on, the bucket is full again and the query runs; it gives back all but the three objects it held.
+    server.clock.now = new Date(start + 100 + 3_000);
+    const admitted = await (await gql(server, org.token, whole)).json();
+    expect(admitted.data).toEqual({ core: { a: { items: [] }, b: { items: [] } } });
+    expect(admitted.extensions.cost).toEqual({ requestedQueryCost: 1000, actualQueryCost: 3, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 997, restoreRate: 1 } });
     server.clock.now = null;
   });
 
   test('an operation over the maximum cost, depth, aliases or tokens is refused before any resolver runs, and costs nothing', async () => {
-    const server = await serverWith({ RATE_LIMIT_PER_MINUTE: '1000', GRAPHQL_MAX_COST: '150', GRAPHQL_MAX_DEPTH: '4' });
+    const server = await serverWith({ GRAPHQL_MAX_COST: '150', GRAPHQL_MAX_DEPTH: '4', GRAPHQL_POINTS_MAXIMUM: '1000' });
     const org = await newOrganization(server);
     freezeAtWindowStart(server);
     const tooCostly = await gql(server, org.token, '{ core { orders(limit: 100) { items { id customer { id } items { id } } } } }');
     expect(tooCostly.status).toBe(400);
     const costly = await tooCostly.json();
     expect(costly.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(costly.errors[0].message).toBe('The query costs 203, above the limit of 150: ask for fewer items with smaller `limit` arguments, or select fewer nested objects.');
+    expect(costly.errors[0].message).toBe('The query costs 1202, above the limit of 150: ask for fewer items with smaller `limit` arguments, or select fewer nested objects.');
 
     const aliases = Array.from({ length: 31 }, (_, i) => `p${i}: productCreate(input: { name: "Alias ${i}", prices: [{ amountType: free }] }) { id }`).join(' ');
     const manyAliases = await (await gql(server, org.token, `mutation { core { ${aliases} } }`)).json();
@@ -199,22 +219,22 @@ describe('GraphQL cost', () => {
     expect(tokensBody.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
     expect(tokensBody.errors[0].message).toContain('more that 2000 tokens');
 
-    // Nothing ran and nothing was charged: no product was made, and the budget is whole but for this query.
+    // Nothing ran and nothing was charged: no product was made, and the bucket is whole but for this query.
     const listed = await (await gql(server, org.token, '{ core { products { pagination { totalCount } } } }')).json();
     expect(listed.data.core.products.pagination.totalCount).toBe(0);
-    expect(listed.extensions.cost.throttleStatus.currentlyAvailable).toBe(1000 - listed.extensions.cost.requestedQueryCost);
+    expect(listed.extensions.cost).toEqual({ requestedQueryCost: 3, actualQueryCost: 3, throttleStatus: expect.objectContaining({ currentlyAvailable: 997 }) });
     server.clock.now = null;
   });
 
-  test('an operation dearer than the whole per-minute budget is refused as too complex, not told to retry', async () => {
-    const server = await serverWith({ RATE_LIMIT_PER_MINUTE: '100' });
+  test('an operation dearer than a full bucket is refused as too complex, not told to retry', async () => {
+    const server = await serverWith({ GRAPHQL_POINTS_MAXIMUM: '100' });
     const org = await newOrganization(server);
     const response = await gql(server, org.token, '{ core { products(limit: 100) { items { id prices { __typename } } } } }');
     expect(response.status).toBe(400);
     expect(response.headers.get('retry-after')).toBeNull();
     const body = await response.json();
     expect(body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(body.errors[0].message).toContain('more than the 100 this token may spend in a minute');
+    expect(body.errors[0].message).toContain('more than the 100 a bucket holds');
   });
 
   test('introspection is allowed and cheap', async () => {
@@ -231,27 +251,27 @@ describe('GraphQL cost', () => {
 describe('GraphQL without a token', () => {
   const anonymous = (server: TestServer, query: string) =>
     fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-  // Two objects: the organization and its product list.
+  // Requested: the organization and up to 10 products, 11.
   const shop = '{ customerPortalOrganization(slug: "no-such-shop") { products { id } } }';
 
-  test('is charged its cost against the client address’s own per-minute budget, apart from any token’s', async () => {
-    const server = await serverWith({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10', RATE_LIMIT_PER_MINUTE: '1000' });
+  test('counts each operation against the client address’s own per-minute budget, apart from any token’s', async () => {
+    const server = await serverWith({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '1000' });
     const org = await newOrganization(server);
     const start = freezeAtWindowStart(server);
     const first = await anonymous(server, shop);
     expect(first.status).not.toBe(429);
-    expect((await first.json()).extensions.cost).toMatchObject({ requestedQueryCost: 2, throttleStatus: { maximumAvailable: 10, currentlyAvailable: 8 } });
-    expect(first.headers.get('ratelimit-limit')).toBe('10');
-    expect(first.headers.get('ratelimit-remaining')).toBe('8');
+    expect((await first.json()).extensions.cost).toMatchObject({ requestedQueryCost: 11, throttleStatus: { maximumAvailable: 20_000, restoreRate: 5_000 } });
+    expect(first.headers.get('ratelimit-limit')).toBe('5');
+    expect(first.headers.get('ratelimit-remaining')).toBe('4');
 
-    // 8 units left: four more at 2 fit, whatever the order they arrive in; the rest are refused.
+    // 4 operations left: four of eight fit, whatever the order they arrive in; the rest are refused.
     const responses = await burst(8, () => anonymous(server, shop));
     expect(refusedCount(responses)).toBe(4);
     const refused = responses.find((r) => r.status === 429)!;
     expect(refused.headers.get('retry-after')).toBe(String(Math.ceil((start + 60_000 - server.clock.now!.getTime()) / 1000)));
     const error = (await refused.json()).errors[0];
     expect(error.extensions.code).toBe('RATE_LIMITED');
-    expect(error.message).toContain('10 requests per minute per client address for GraphQL without a token (a GraphQL operation counts its cost)');
+    expect(error.message).toContain('5 requests per minute per client address for GraphQL without a token (a GraphQL operation counts as one)');
 
     // A token's budget is its own, from the same address.
     const withToken = await fetch(`${server.base()}/graphql`, {
@@ -268,14 +288,14 @@ describe('GraphQL without a token', () => {
     server.clock.now = null;
   });
 
-  test('an operation dearer than the whole budget is refused as too complex, not told to retry', async () => {
-    const server = await serverWith({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+  test('an operation dearer than a full bucket is refused as too complex, not told to retry', async () => {
+    const server = await serverWith({ GRAPHQL_POINTS_MAXIMUM: '1' });
     const response = await anonymous(server, shop);
     expect(response.status).toBe(400);
     expect(response.headers.get('retry-after')).toBeNull();
     const error = (await response.json()).errors[0];
     expect(error.extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(error.message).toContain('more than the 1 a client address may spend without a token in a minute');
+    expect(error.message).toContain('more than the 1 a bucket holds');
   });
 });
 

@@ -57,3 +57,15 @@ function singleGraphQLError(response: GqlResponse, code: string) {
   expect(error.extensions.code).toBe(code);
   return error;
 }
+
+/**
+ * An answer that holds nothing: every field null down to the first value (`{core: null}`,
+ * `{core: {productCreate: null}}`), as a refused request leaves it, or no `data` at all (refused
+ * before execution). Root fields are nullable, so a failure answers null at its own path rather
+ * than erasing `data`.
+ */
+export function expectNoData(data: unknown) {
+  const values = (value: unknown): unknown[] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.values(value).flatMap(values) : [value];
+  expect(values(data).filter((value) => value !== null && value !== undefined), JSON.stringify(data)).toEqual([]);
+}

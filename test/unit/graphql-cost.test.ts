@@ -3,7 +3,7 @@ import { describe, expect, it, test } from 'vitest';
 import { checkNesting, costViolation, countTokens, documentSize, maxDocumentNesting, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
 import { loadConfig } from '../../src/config.ts';
 
-/** The documented defaults: GRAPHQL_MAX_COST 1000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
+/** The documented defaults: GRAPHQL_MAX_COST 10000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
 const defaultCostLimits = loadConfig({}).graphqlLimits;
 import type { OperationCost } from '../../src/graphql/cost.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -17,33 +17,37 @@ function measure(query: string, variables?: Record<string, unknown>, operationNa
 const cost = (query: string, variables?: Record<string, unknown>) => measure(query, variables).cost;
 
 describe('operationCost', () => {
-  it('charges 1 per object field and nothing for scalars', () => {
+  it('charges 1 per object and nothing for scalars', () => {
     // core 1 + product 1
     expect(measure(`{ core { product(id: ${id}) { id name } } }`)).toMatchObject({ cost: 2, depth: 3, aliases: 0 });
   });
 
-  it('multiplies a page’s items by the limit of the field that returned it', () => {
-    // core 1 + orders 1 + items (1 + 100 × (customer 1 + items (1 + 10 × 0)))
+  it('counts every item a page may hold, up to the limit of the field that returned it', () => {
+    // core 1 + orders 1 + items 100 × (order 1 + customer 1 + items 10 × 1)
     const orders = `{ core { orders(limit: 100) { items { id customer { id } items { id } } } } }`;
-    expect(cost(orders)).toBe(203);
+    expect(cost(orders)).toBe(1202);
     expect(cost(`{ core { product(id: ${id}) { id name } } }`)).toBeLessThan(cost(orders));
-    // core 1 + products 1 + items (1 + 100 × prices (1 + 10 × 0)) + pagination 1
+    // core 1 + products 1 + items 100 × (product 1 + prices 10 × 1) + pagination 1
     const products = `{ core { products(limit: 100) { items { id prices { __typename } } pagination { totalCount } } } }`;
-    expect(measure(products)).toMatchObject({ cost: 104, depth: 5 });
+    expect(measure(products)).toMatchObject({ cost: 1103, depth: 5 });
+    // The catalogue a storefront shows: 100 products with their prices and benefits.
+    const catalogue = `{ core { products(limit: 100) { items { id name prices { id } benefits { id description } } pagination { totalCount } } } }`;
+    expect(cost(catalogue)).toBe(2103);
+    expect(costViolation(measure(catalogue), defaultCostLimits)).toBeNull();
   });
 
   it('reads the limit from a literal, a variable, the variable’s default or the argument’s default', () => {
     const page = (args: string) => `products${args} { items { organization { id } } }`;
-    // core 1 + products 1 + items (1 + limit × organization 1)
-    expect(cost(`{ core { ${page('')} } }`)).toBe(13);
-    expect(cost(`{ core { ${page('(limit: 40)')} } }`)).toBe(43);
+    // core 1 + products 1 + items limit × (product 1 + organization 1)
+    expect(cost(`{ core { ${page('')} } }`)).toBe(22);
+    expect(cost(`{ core { ${page('(limit: 40)')} } }`)).toBe(82);
     const withVariable = `query ($n: Int!) { core { ${page('(limit: $n)')} } }`;
-    expect(cost(withVariable, { n: 70 })).toBe(73);
-    expect(cost(withVariable, {})).toBe(13);
+    expect(cost(withVariable, { n: 70 })).toBe(142);
+    expect(cost(withVariable, {})).toBe(22);
     const withDefault = `query ($n: Int! = 25) { core { ${page('(limit: $n)')} } }`;
-    expect(measure(withDefault, undefined).cost).toBe(28);
-    expect(operationCost(schema, parse(withDefault), null, null).cost).toBe(28);
-    expect(cost(withDefault, { n: 5 })).toBe(8);
+    expect(measure(withDefault, undefined).cost).toBe(52);
+    expect(operationCost(schema, parse(withDefault), null, null).cost).toBe(52);
+    expect(cost(withDefault, { n: 5 })).toBe(12);
   });
 
   it('measures a reused document again when a variable it reads changes, and not for one it ignores', () => {
@@ -51,42 +55,42 @@ describe('operationCost', () => {
     const document = parse(`query ($n: Int!, $q: String) { core { products(limit: $n, query: $q) { items { organization { id } } } } }`);
     const again = (variables: Record<string, unknown>) => operationCost(schema, document, null, variables);
     const first = again({ n: 70, q: 'a' });
-    expect(first.cost).toBe(73);
+    expect(first.cost).toBe(142);
     expect(again({ n: 70, q: 'b' })).toBe(first);
-    expect(again({ n: 5, q: 'a' }).cost).toBe(8);
-    expect(again({}).cost).toBe(13);
+    expect(again({ n: 5, q: 'a' }).cost).toBe(12);
+    expect(again({}).cost).toBe(22);
     // More variants than are kept still measure right.
-    for (let n = 1; n <= 20; n++) expect(again({ n }).cost).toBe(3 + n);
-    expect(again({ n: 70 }).cost).toBe(73);
+    for (let n = 1; n <= 20; n++) expect(again({ n }).cost).toBe(2 + 2 * n);
+    expect(again({ n: 70 }).cost).toBe(142);
   });
 
   it('counts a plain list as 10 items', () => {
-    // core 1 + product 1 + benefits (1 + 10 × 0)
-    expect(cost(`{ core { product(id: ${id}) { benefits { id } } } }`)).toBe(3);
-    // customerPortalOrganization 1 + organization 1 + products (1 + 10 × 0)
-    expect(cost(`{ customerPortalOrganization(slug: "x") { organization { id } products { id } } }`)).toBe(3);
+    // core 1 + product 1 + benefits 10 × 1
+    expect(cost(`{ core { product(id: ${id}) { benefits { id } } } }`)).toBe(12);
+    // customerPortalOrganization 1 + organization 1 + products 10 × 1
+    expect(cost(`{ customerPortalOrganization(slug: "x") { organization { id } products { id } } }`)).toBe(12);
   });
 
   it('expands fragments and takes the dearest type of an interface', () => {
     const benefits = (selection: string) => `{ core { product(id: ${id}) { benefits { id ${selection} } } } }`;
-    // Each type's properties cost 1; a benefit is one type at a time: core 1 + product 1 + benefits (1 + 10 × 1)
+    // Each type's properties cost 1; a benefit is one type at a time: core 1 + product 1 + benefits 10 × (1 + 1)
     expect(
       cost(
         benefits(`... on BenefitCustom { properties { note } } ... on BenefitDownloadables { properties { files } }`),
       ),
-    ).toBe(13);
-    // Two fragments on the same type add up: benefits (1 + 10 × 2)
-    expect(cost(benefits(`... on BenefitCustom { properties { note } } ...More`) + ` fragment More on BenefitCustom { again: properties { note } }`)).toBe(23);
+    ).toBe(22);
+    // Two fragments on the same type add up: benefits 10 × (1 + 2)
+    expect(cost(benefits(`... on BenefitCustom { properties { note } } ...More`) + ` fragment More on BenefitCustom { again: properties { note } }`)).toBe(32);
     // A fragment on the interface itself applies to every type
-    expect(cost(benefits(`...All ... on BenefitCustom { properties { note } }`) + ` fragment All on Benefit { id }`)).toBe(13);
+    expect(cost(benefits(`...All ... on BenefitCustom { properties { note } }`) + ` fragment All on Benefit { id }`)).toBe(22);
   });
 
   it('expands named fragments where they are spread, with the page limit of the spread', () => {
     const query = `
       { core { first: products(limit: 50) { ...Page } second: products { ...Page } } }
       fragment Page on ProductList { items { organization { id } } }`;
-    // core 1 + (1 + (1 + 50)) + (1 + (1 + 10))
-    expect(measure(query)).toMatchObject({ cost: 65, depth: 5, aliases: 2 });
+    // core 1 + (1 + 50 × 2) + (1 + 10 × 2)
+    expect(measure(query)).toMatchObject({ cost: 123, depth: 5, aliases: 2 });
   });
 
   it('does not loop on recursive fragments', () => {
@@ -126,8 +130,8 @@ describe('operationCost', () => {
   it('measures only the operation that would run', () => {
     const document = `query A { core { product(id: ${id}) { id } } } query B { core { orders { items { id } } } }`;
     expect(measure(document, {}, 'A').cost).toBe(2);
-    // core 1 + orders 1 + items (1 + 10 × 0)
-    expect(measure(document, {}, 'B').cost).toBe(3);
+    // core 1 + orders 1 + items 10 × 1
+    expect(measure(document, {}, 'B').cost).toBe(12);
     expect(measure(document, {}, 'C').cost).toBe(0);
     expect(measure(document).cost).toBe(0);
   });
@@ -138,24 +142,24 @@ describe('operationCost', () => {
 });
 
 describe('costViolation', () => {
-  const within: OperationCost = { cost: 1000, depth: 12, aliases: 30, tokens: 2000 };
+  const within: OperationCost = { cost: 10_000, depth: 12, aliases: 30, tokens: 2000 };
 
   it('is null within every limit', () => {
     expect(costViolation(within, defaultCostLimits)).toBeNull();
   });
 
   it('names the limit broken and what to change', () => {
-    expect(costViolation({ ...within, cost: 1001 }, defaultCostLimits)).toMatch(/costs 1001, above the limit of 1000.*limit/);
+    expect(costViolation({ ...within, cost: 10_001 }, defaultCostLimits)).toMatch(/costs 10001, above the limit of 10000.*limit/);
     expect(costViolation({ ...within, depth: 13 }, defaultCostLimits)).toMatch(/13 deep, above the limit of 12/);
     expect(costViolation({ ...within, aliases: 31 }, defaultCostLimits)).toMatch(/31 aliases, above the limit of 30.*split/);
     expect(costViolation({ ...within, tokens: 2001 }, defaultCostLimits)).toMatch(/2001 tokens, above the limit of 2000/);
   });
 
-  it('rejects a page of 100 orders that each select a list of objects', () => {
-    // core 1 + orders 1 + items (1 + 100 × product (1 + benefits (1 + 10 × properties 1)))
-    const query = `{ core { orders(limit: 100) { items { product { benefits { ... on BenefitCustom { properties { note } } } } } } } }`;
-    expect(measure(query).cost).toBe(1203);
-    expect(costViolation(measure(query), defaultCostLimits)).toMatch(/^The query costs \d+, above the limit of 1000/);
+  it('rejects a page of 100 orders that each select lists of objects when above the limit', () => {
+    // core 1 + orders 1 + items 100 × (order 1 + product 1 + benefits 10 × (benefit 1 + properties 1) + items 10 × 1)
+    const query = `{ core { orders(limit: 100) { items { items { id } product { benefits { ... on BenefitCustom { properties { note } } } } } } } }`;
+    expect(measure(query).cost).toBe(3202);
+    expect(costViolation(measure(query), { ...defaultCostLimits, maxCost: 3000 })).toMatch(/^The query costs 3202, above the limit of 3000/);
   });
 });
 
