@@ -125,6 +125,8 @@ builder.scalarType('UUID', {
 builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });
-builder.mutationType({});
+builder.mutationType({
+  description: 'Kassa. `core` changes an organization\'s data; `customerPortal` the signed-in customer\'s own. The other fields need no token: they are keyed by a secret the caller holds.',
+});
 // `Subscription` is the name of the billing resource; the root is named for what it is.
 builder.subscriptionType({ name: 'SubscriptionRoot', description: 'Live streams, served over SSE (`Accept: text/event-stream`).' });
