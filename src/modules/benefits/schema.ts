@@ -64,7 +64,7 @@ export const licenseKeyActivationsFields = (t: PropertiesFieldBuilder) => ({
 
 /** A license_keys benefit's properties, with `expires` and `activations` as the given types show them. */
 export const licenseKeysPropertiesFields = (t: PropertiesFieldBuilder, shown: { expires: PropertiesRef; activations: PropertiesRef }) => ({
-  prefix: t.string({ nullable: true, description: 'Put before each key, with a dash; null: no prefix.', resolve: (p) => p.prefix ?? null }),
+  prefix: t.string({ nullable: true, description: 'Put before each key, uppercased, with a dash; null: no prefix.', resolve: (p) => p.prefix ?? null }),
   expires: t.field({ type: shown.expires, nullable: true, description: 'How long a key lasts from its grant; null: forever.', resolve: (p) => p.expires ?? null }),
   activations: t.field({ type: shown.activations, nullable: true, description: 'null: keys cannot be activated.', resolve: (p) => p.activations ?? null }),
   limitUsage: t.int({ nullable: true, description: 'How many uses a key allows (counted by validations that increment usage); null: no limit.', resolve: (p) => p.limit_usage ?? null }),
