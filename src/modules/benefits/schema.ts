@@ -122,7 +122,7 @@ export const Benefit = builder.prismaInterface('Benefit', {
   description: 'An entitlement a product grants its buyers. `properties` depend on the type.',
   fields: (t) => ({
     ...benefitFields(t as unknown as BenefitFieldBuilder),
-    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; shown on the customer's grants as benefitMetadata.", resolve: (benefit) => benefit.metadata as Metadata }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; the benefit's holders see it too.", resolve: (benefit) => benefit.metadata as Metadata }),
   }),
   resolveType: (benefit) => benefitObjects[benefit.type]?.name,
 });

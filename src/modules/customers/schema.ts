@@ -69,7 +69,7 @@ export const customerProfileFields = (t: CustomerFieldBuilder) => ({
 // the portal's LicenseKeyCustomer (a key's holder, as the client library has it).
 export const customerFields = (t: CustomerFieldBuilder) => ({
   ...customerProfileFields(t),
-  metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; never shown to the customer.", resolve: (customer) => customer.metadata as Metadata }),
+  metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data.", resolve: (customer) => customer.metadata as Metadata }),
   externalId: t.exposeString('externalId', { nullable: true, description: "The customer's id in the organization's own system." }),
   organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization the customer buys from.' }),
   deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true, description: 'When the customer was deleted; null while they exist.' }),

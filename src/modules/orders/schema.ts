@@ -85,7 +85,7 @@ export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
     ...orderFields(t as unknown as OrderFieldBuilder),
     amount: t.exposeInt('netAmount', { deprecationReason: 'use netAmount', description: 'The former name of netAmount.' }),
-    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data, copied from the checkout.", resolve: (order) => order.metadata as Metadata }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data: the checkout's, on an order a checkout made; empty on a renewal.", resolve: (order) => order.metadata as Metadata }),
     customer: t.relation('customer', { description: 'The customer who bought.' }),
     product: t.relation('product', { description: 'The product bought.' }),
     productPriceId: t.field({
