@@ -1,7 +1,7 @@
 // The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys, and
 // writing the next migration.
 import { parseArgs } from 'node:util';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -26,7 +26,9 @@ Commands:
 ${patUsage}
 ${signingKeysUsage}
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
-  schema                         Print the GraphQL schema (the contract in schema.graphql).
+  schema [--write]               Print the GraphQL schema (the contract in schema.graphql). With
+                                 --write, write it to schema.graphql, refusing a breaking change
+                                 that schema-changes.json does not declare.
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -50,12 +52,37 @@ async function main(argv: string[]): Promise<number> {
     case 'migration':
       return createMigration(rest);
     case 'schema':
-      process.stdout.write((await import('./graphql/schema.ts')).printContract());
-      return 0;
+      return printSchema(rest);
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
       return 2;
   }
+}
+
+async function printSchema(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { write: { type: 'boolean', default: false } } });
+  const printed = (await import('./graphql/schema.ts')).printContract();
+  if (!values.write) {
+    process.stdout.write(printed);
+    return 0;
+  }
+  const root = new URL('../', import.meta.url);
+  const file = new URL('schema.graphql', root);
+  const committed = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (committed !== null) {
+    const { describeUndeclared, readDeclarations, undeclaredBreakingChanges } = await import('./graphql/breaking-changes.ts');
+    const undeclared = await undeclaredBreakingChanges(committed, printed, await readDeclarations(root));
+    if (undeclared.length > 0) {
+      process.stderr.write(`${describeUndeclared(undeclared)}\n\nschema.graphql was not written.\n`);
+      return 1;
+    }
+  }
+  await writeFile(file, printed);
+  process.stdout.write(committed === printed ? 'schema.graphql is up to date.\n' : 'Wrote schema.graphql.\n');
+  return 0;
 }
 
 async function serve(): Promise<number> {

@@ -127,6 +127,9 @@ builder.scalarType('UUID', {
 builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });
-builder.mutationType({});
+builder.mutationType({
+  description:
+    "Kassa. `core` changes an organization's data and `customerPortal` the signed-in customer's own; signIn and signOut open and end a user session. The checkout and license key fields need no token: the client secret or the key itself is the capability.",
+});
 // `Subscription` is the name of the billing resource; the root is named for what it is.
 builder.subscriptionType({ name: 'SubscriptionRoot', description: 'Live streams, served over SSE (`Accept: text/event-stream`).' });

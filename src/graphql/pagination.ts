@@ -17,8 +17,9 @@ export interface Page<T> {
 }
 
 export const Pagination = builder.objectRef<Page<unknown>['pagination']>('Pagination').implement({
+  description: 'Where a page sits in the whole list.',
   fields: (t) => ({
-    totalCount: t.exposeInt('totalCount'),
+    totalCount: t.exposeInt('totalCount', { description: 'How many items match the filters, over all pages.' }),
     maxPage: t.exposeInt('maxPage', { description: 'The last page that has items; 0 when there are none.' }),
   }),
 });
@@ -48,8 +49,8 @@ export function listType<T>(name: string, item: ObjectRef<any, T> | InterfaceRef
   return builder.objectRef<Page<T>>(`${name}List`).implement({
     description: `A page of ${name} items.`,
     fields: (t) => ({
-      items: t.field({ type: [item], resolve: (page) => page.items }),
-      pagination: t.field({ type: Pagination, resolve: (page) => page.pagination }),
+      items: t.field({ type: [item], description: 'The items of this page, in the requested order; empty past the last page.', resolve: (page) => page.items }),
+      pagination: t.field({ type: Pagination, description: 'The total count and the last page.', resolve: (page) => page.pagination }),
     }),
   });
 }

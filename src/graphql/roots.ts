@@ -20,7 +20,10 @@ export const CustomerPortalMutation = builder.objectRef<object>('CustomerPortalM
 const core = { authScopes: { principal: ['organization', 'user', 'system'] as PrincipalKind[] }, resolve: () => ({}) };
 const portal = { authScopes: { principal: 'customer' as PrincipalKind }, resolve: () => ({}) };
 
-builder.queryField('core', (t) => t.field({ type: CoreQuery, ...core }));
-builder.mutationField('core', (t) => t.field({ type: CoreMutation, ...core }));
-builder.queryField('customerPortal', (t) => t.field({ type: CustomerPortalQuery, ...portal }));
-builder.mutationField('customerPortal', (t) => t.field({ type: CustomerPortalMutation, ...portal }));
+const coreDescription = 'The Core API. Needs an organization access token, a personal access token, an OAuth access token or a user session; a customer session gets NOT_PERMITTED, no token UNAUTHENTICATED.';
+const portalDescription = 'The Customer Portal API. Needs a customer session token (from `customerSessionCreate` or a checkout); any other token gets NOT_PERMITTED, no token UNAUTHENTICATED.';
+
+builder.queryField('core', (t) => t.field({ type: CoreQuery, description: coreDescription, ...core }));
+builder.mutationField('core', (t) => t.field({ type: CoreMutation, description: coreDescription, ...core }));
+builder.queryField('customerPortal', (t) => t.field({ type: CustomerPortalQuery, description: portalDescription, ...portal }));
+builder.mutationField('customerPortal', (t) => t.field({ type: CustomerPortalMutation, description: portalDescription, ...portal }));

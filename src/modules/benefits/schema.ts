@@ -5,29 +5,47 @@ import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graph
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
+import type { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
-export const BenefitType = builder.enumType(BenefitTypes, { name: 'BenefitType' });
+const needsIntegration = 'Needs an integration Kassa does not have: creating one is refused with BAD_USER_INPUT.';
+export const BenefitType = builder.enumType('BenefitType', {
+  description: 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.',
+  values: {
+    custom: { description: 'A note shown to the customer, for anything granted by hand.' },
+    discord: { description: `Access to a Discord server. ${needsIntegration}` },
+    github_repository: { description: `Access to a GitHub repository. ${needsIntegration}` },
+    downloadables: { description: 'Files the customer may download.' },
+    license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
+    meter_credit: { description: `Credits on a usage meter. ${needsIntegration}` },
+  } satisfies Record<BenefitTypes, object>,
+});
 const BenefitSortProperty = builder.scalarType('BenefitSortProperty', sortingScalarConfig(benefitSortProperties));
-const Timeframe = builder.enumType('LicenseKeyTimeframe', { values: ['year', 'month', 'day'] as const });
+const Timeframe = builder.enumType('LicenseKeyTimeframe', {
+  description: 'The unit of a license key lifetime.',
+  values: {
+    year: { description: 'Calendar years.' },
+    month: { description: 'Calendar months.' },
+    day: { description: 'Days.' },
+  },
+});
 
 type BenefitFieldBuilder = PrismaFieldBuilder<'Benefit'>;
 
 /** What a benefit is, not how it is configured: what anyone who sees the benefit may see. */
 export const benefitFields = (t: BenefitFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  type: t.expose('type', { type: BenefitType }),
-  description: t.exposeString('description'),
-  selectable: t.exposeBoolean('selectable'),
-  deletable: t.exposeBoolean('deletable'),
-  organizationId: t.expose('organizationId', { type: 'UUID' }),
+  id: t.expose('id', { type: 'UUID', description: "The benefit's id." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the benefit was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the benefit was last changed; null if never.' }),
+  type: t.expose('type', { type: BenefitType, description: 'What the benefit gives; fixed at creation.' }),
+  description: t.exposeString('description', { description: 'What the benefit is, shown to customers: 3 to 42 characters.' }),
+  selectable: t.exposeBoolean('selectable', { description: 'Whether the benefit may be attached to products.' }),
+  deletable: t.exposeBoolean('deletable', { description: 'Whether benefitDelete may delete it.' }),
+  organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization that grants it.' }),
 });
 
 /** A benefit's or a grant's `properties` as stored: snake_case keys, by the benefit's type. */
@@ -40,16 +58,16 @@ export const customPropertiesFields = (t: PropertiesFieldBuilder) => ({
 });
 
 export const licenseKeyActivationsFields = (t: PropertiesFieldBuilder) => ({
-  limit: t.int({ resolve: (p) => p.limit }),
-  enableCustomerAdmin: t.boolean({ resolve: (p) => p.enable_customer_admin }),
+  limit: t.int({ description: 'How many activations (devices, installs) one key allows, 1 to 50.', resolve: (p) => p.limit }),
+  enableCustomerAdmin: t.boolean({ description: 'Whether the customer may deactivate their own activations in the portal.', resolve: (p) => p.enable_customer_admin }),
 });
 
 /** A license_keys benefit's properties, with `expires` and `activations` as the given types show them. */
 export const licenseKeysPropertiesFields = (t: PropertiesFieldBuilder, shown: { expires: PropertiesRef; activations: PropertiesRef }) => ({
-  prefix: t.string({ nullable: true, resolve: (p) => p.prefix ?? null }),
+  prefix: t.string({ nullable: true, description: 'Put before each key, uppercased, with a dash; null: no prefix.', resolve: (p) => p.prefix ?? null }),
   expires: t.field({ type: shown.expires, nullable: true, description: 'How long a key lasts from its grant; null: forever.', resolve: (p) => p.expires ?? null }),
   activations: t.field({ type: shown.activations, nullable: true, description: 'null: keys cannot be activated.', resolve: (p) => p.activations ?? null }),
-  limitUsage: t.int({ nullable: true, resolve: (p) => p.limit_usage ?? null }),
+  limitUsage: t.int({ nullable: true, description: 'How many uses a key allows (counted by validations that increment usage); null: no limit.', resolve: (p) => p.limit_usage ?? null }),
 });
 
 /** The object types implementing a benefit interface, one per benefit type: its name, and the type of its `properties`. */
@@ -61,23 +79,35 @@ export function implementBenefitObjects(benefit: typeof Benefit, objects: Benefi
       variant: name,
       description,
       interfaces: [benefit],
-      fields: (t) => ({ properties: t.field({ type: properties, resolve: (b) => b.properties as StoredProperties }) }),
+      fields: (t) => ({ properties: t.field({ type: properties, description: "The benefit's settings for its type.", resolve: (b) => b.properties as StoredProperties }) }),
     });
   }
 }
 
-const BenefitCustomProperties = builder.objectRef<StoredProperties>('BenefitCustomProperties').implement({ fields: customPropertiesFields });
+const BenefitCustomProperties = builder.objectRef<StoredProperties>('BenefitCustomProperties').implement({
+  description: "A custom benefit's settings.",
+  fields: customPropertiesFields,
+});
 
 const LicenseKeyExpiration = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpiration').implement({
-  fields: (t) => ({ ttl: t.int({ resolve: (p) => p.ttl }), timeframe: t.field({ type: Timeframe, resolve: (p) => p.timeframe }) }),
+  description: 'How long a license key lasts from its grant: ttl timeframes.',
+  fields: (t) => ({
+    ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }),
+    timeframe: t.field({ type: Timeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }),
+  }),
 });
-const LicenseKeyActivations = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivations').implement({ fields: licenseKeyActivationsFields });
+const LicenseKeyActivations = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivations').implement({
+  description: 'Whether and how often a license key may be activated.',
+  fields: licenseKeyActivationsFields,
+});
 const BenefitLicenseKeysProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeysProperties').implement({
+  description: "A license_keys benefit's settings: what each granted key is like.",
   fields: (t) => licenseKeysPropertiesFields(t, { expires: LicenseKeyExpiration, activations: LicenseKeyActivations }),
 });
 const BenefitDownloadablesProperties = builder.objectRef<StoredProperties>('BenefitDownloadablesProperties').implement({
+  description: "A downloadables benefit's settings: its files.",
   fields: (t) => ({
-    files: t.field({ type: ['UUID'], resolve: (p) => p.files ?? [] }),
+    files: t.field({ type: ['UUID'], description: 'The files granted, in order: ids of downloadable files.', resolve: (p) => p.files ?? [] }),
     archived: t.field({ type: 'JSONObject', description: 'Files kept for past grants but no longer granted: {fileId: true}.', resolve: (p) => p.archived ?? {} }),
   }),
 });
@@ -92,7 +122,7 @@ export const Benefit = builder.prismaInterface('Benefit', {
   description: 'An entitlement a product grants its buyers. `properties` depend on the type.',
   fields: (t) => ({
     ...benefitFields(t as unknown as BenefitFieldBuilder),
-    metadata: t.field({ type: MetadataScalar, resolve: (benefit) => benefit.metadata as Metadata }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; the benefit's holders see it too.", resolve: (benefit) => benefit.metadata as Metadata }),
   }),
   resolveType: (benefit) => benefitObjects[benefit.type]?.name,
 });
@@ -103,17 +133,17 @@ type BenefitGrantFieldBuilder = PrismaFieldBuilder<'BenefitGrant'>;
 
 /** A grant's own fields, without the customer and the benefit it links. */
 export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true }),
-  isGranted: t.boolean({ resolve: (grant) => grant.grantedAt !== null && grant.revokedAt === null }),
-  revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-  isRevoked: t.boolean({ resolve: (grant) => grant.revokedAt !== null }),
-  subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true }),
-  orderId: t.expose('orderId', { type: 'UUID', nullable: true }),
-  customerId: t.expose('customerId', { type: 'UUID' }),
-  benefitId: t.expose('benefitId', { type: 'UUID' }),
+  id: t.expose('id', { type: 'UUID', description: "The grant's id." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the grant was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the grant was last changed; null if never.' }),
+  grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true, description: 'When the benefit was (last) granted; null while pending.' }),
+  isGranted: t.boolean({ description: 'Whether the customer holds the benefit now: granted and not revoked.', resolve: (grant) => grant.grantedAt !== null && grant.revokedAt === null }),
+  revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When the benefit was revoked; null while held or pending.' }),
+  isRevoked: t.boolean({ description: 'Whether the benefit was revoked.', resolve: (grant) => grant.revokedAt !== null }),
+  subscriptionId: t.expose('subscriptionId', { type: 'UUID', nullable: true, description: 'The subscription that grants it; null when an order does.' }),
+  orderId: t.expose('orderId', { type: 'UUID', nullable: true, description: 'The one-time order that grants it; null when a subscription does.' }),
+  customerId: t.expose('customerId', { type: 'UUID', description: 'The customer who holds it.' }),
+  benefitId: t.expose('benefitId', { type: 'UUID', description: 'The benefit granted.' }),
   properties: t.field({
     type: 'JSONObject',
     description: 'What the grant gave: `{license_key_id, display_key}` for license keys, `{files}` for downloadables, `{}` for custom.',
@@ -125,8 +155,8 @@ export const BenefitGrant = builder.prismaObject('BenefitGrant', {
   description: 'A benefit held by a customer through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as BenefitGrantFieldBuilder),
-    customer: t.relation('customer'),
-    benefit: t.relation('benefit', { type: Benefit }),
+    customer: t.relation('customer', { description: 'The customer who holds it.' }),
+    benefit: t.relation('benefit', { type: Benefit, description: 'The benefit granted.' }),
   }),
 });
 
@@ -149,45 +179,55 @@ const BenefitList = listType('Benefit', Benefit);
 const BenefitGrantList = listType('BenefitGrant', BenefitGrant);
 
 const LicenseKeyExpirationInput = builder.inputType('BenefitLicenseKeyExpirationInput', {
-  fields: (t) => ({ ttl: t.int({ required: true }), timeframe: t.field({ type: Timeframe, required: true }) }),
+  description: 'How long a license key lasts from its grant: ttl timeframes.',
+  fields: (t) => ({
+    ttl: t.int({ required: true, description: 'How many timeframes, 1 to 1000.' }),
+    timeframe: t.field({ type: Timeframe, required: true, description: 'The unit of ttl.' }),
+  }),
 });
 const LicenseKeyActivationsInput = builder.inputType('BenefitLicenseKeyActivationsInput', {
-  fields: (t) => ({ limit: t.int({ required: true }), enableCustomerAdmin: t.boolean({ required: true }) }),
+  description: 'Whether and how often a license key may be activated.',
+  fields: (t) => ({
+    limit: t.int({ required: true, description: 'How many activations one key allows, 1 to 50.' }),
+    enableCustomerAdmin: t.boolean({ required: true, description: 'Whether the customer may deactivate their own activations in the portal.' }),
+  }),
 });
 const BenefitPropertiesInput = builder.inputType('BenefitPropertiesInput', {
   description: 'The properties of the benefit’s type: custom {note}; license_keys {prefix, expires, activations, limitUsage}; downloadables {files, archived}.',
   fields: (t) => ({
-    note: t.string(),
-    prefix: t.string(),
-    expires: t.field({ type: LicenseKeyExpirationInput }),
-    activations: t.field({ type: LicenseKeyActivationsInput }),
-    limitUsage: t.int(),
-    files: t.field({ type: ['UUID'] }),
-    archived: t.field({ type: 'JSONObject' }),
+    note: t.string({ description: 'custom: a note shown to the customer once granted.' }),
+    prefix: t.string({ description: 'license_keys: put before each key; 1 to 24 letters, digits, "_" or "-".' }),
+    expires: t.field({ type: LicenseKeyExpirationInput, description: 'license_keys: how long a key lasts; forever when omitted.' }),
+    activations: t.field({ type: LicenseKeyActivationsInput, description: 'license_keys: activation limits; keys cannot be activated when omitted.' }),
+    limitUsage: t.int({ description: 'license_keys: how many uses a key allows, at least 1; no limit when omitted.' }),
+    files: t.field({ type: ['UUID'], description: 'downloadables: at least one downloadable file of the organization, each once.' }),
+    archived: t.field({ type: 'JSONObject', description: 'downloadables: {fileId: true} for listed files kept for past grants but no longer granted.' }),
   }),
 });
 
 const BenefitCreateInput = builder.inputType('BenefitCreateInput', {
+  description: 'A new benefit.',
   fields: (t) => ({
-    type: t.field({ type: BenefitType, required: true }),
+    type: t.field({ type: BenefitType, required: true, description: 'custom, license_keys or downloadables; the other types are refused.' }),
     description: t.string({ required: true, description: '3 to 42 characters, shown to customers.' }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
-    metadata: t.field({ type: MetadataScalar }),
-    properties: t.field({ type: BenefitPropertiesInput, required: true }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
+    properties: t.field({ type: BenefitPropertiesInput, required: true, description: 'The settings of its type.' }),
   }),
 });
 
 const BenefitUpdateInput = builder.inputType('BenefitUpdateInput', {
   description: 'Only the fields given change. `type`, when given, must be the benefit’s own.',
   fields: (t) => ({
-    type: t.field({ type: BenefitType }),
-    description: t.string(),
-    metadata: t.field({ type: MetadataScalar }),
-    properties: t.field({ type: BenefitPropertiesInput }),
+    type: t.field({ type: BenefitType, description: "The benefit's own type, if given; it cannot change." }),
+    description: t.string({ description: 'A new description, 3 to 42 characters.' }),
+    metadata: t.field({ type: MetadataScalar, description: 'Replaces the whole metadata object.' }),
+    properties: t.field({ type: BenefitPropertiesInput, description: 'Replaces the settings; existing grants follow.' }),
   }),
 });
 
 const ProductBenefitsInput = builder.inputType('ProductBenefitsInput', {
+  description: 'The complete list of benefits a product grants.',
   fields: (t) => ({ benefits: t.field({ type: ['UUID'], required: true, description: 'All the benefits the product grants, in order.' }) }),
 });
 
@@ -197,12 +237,13 @@ const write = { scope: 'benefits:write' } as const;
 builder.objectFields(CoreQuery, (t) => ({
   benefits: t.field({
     type: BenefitList,
+    description: 'The benefits (not deleted) of the organizations the token reaches, newest first unless `sorting` says otherwise.',
     authScopes: { scope: [...read.scope] },
     args: {
       ...pageArgs(t.arg),
-      organizationId: t.arg({ type: ['UUID'] }),
-      type: t.arg({ type: [BenefitType] }),
-      id: t.arg({ type: ['UUID'] }),
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
+      type: t.arg({ type: [BenefitType], description: 'Only benefits of these types.' }),
+      id: t.arg({ type: ['UUID'], description: 'Only these benefits.' }),
       query: t.arg.string({ description: 'Matches descriptions, case-insensitively.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
       sorting: t.arg({ type: [BenefitSortProperty], description: 'Default: -created_at.' }),
@@ -211,20 +252,28 @@ builder.objectFields(CoreQuery, (t) => ({
   }),
   benefit: t.prismaField({
     type: Benefit,
+    description: 'One benefit; RESOURCE_NOT_FOUND if the token does not reach it or it was deleted.',
     authScopes: { scope: [...read.scope] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The benefit's id." }) },
     resolve: (query, _root, { id }, ctx) => getBenefit(ctx, id, query),
   }),
   benefitGrants: t.field({
     type: BenefitGrantList,
+    description: 'The grants of one benefit, newest first. RESOURCE_NOT_FOUND if the token does not reach the benefit.',
     authScopes: { scope: [...read.scope] },
-    args: { ...pageArgs(t.arg), benefitId: t.arg({ type: 'UUID', required: true }), isGranted: t.arg.boolean(), customerId: t.arg({ type: ['UUID'] }) },
+    args: {
+      ...pageArgs(t.arg),
+      benefitId: t.arg({ type: 'UUID', required: true, description: 'The benefit whose grants to list.' }),
+      isGranted: t.arg.boolean({ description: 'true: only grants held now; false: only pending or revoked ones; omitted: all.' }),
+      customerId: t.arg({ type: ['UUID'], description: 'Only grants of these customers.' }),
+    },
     resolve: (_root, { benefitId, ...args }, ctx, info) => listBenefitGrants(ctx, benefitId, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   benefitGrant: t.prismaField({
     type: 'BenefitGrant',
+    description: 'One grant; RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: [...read.scope] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The grant's id." }) },
     resolve: async (query, _root, { id }, ctx) => {
       const grant = await ctx.prisma.benefitGrant.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
       if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
@@ -236,27 +285,38 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   benefitCreate: t.prismaField({
     type: Benefit,
+    description:
+      'Creates a benefit; attach it to products with productBenefitsUpdate. BAD_USER_INPUT names each invalid field: the description length, a type Kassa cannot grant, properties out of range, files not found or not downloadable.',
     authScopes: write,
-    args: { input: t.arg({ type: BenefitCreateInput, required: true }) },
+    args: { input: t.arg({ type: BenefitCreateInput, required: true, description: 'The benefit to create.' }) },
     resolve: (query, _root, { input }, ctx) => createBenefit(ctx, input, query),
   }),
   benefitUpdate: t.prismaField({
     type: Benefit,
+    description: 'Changes a benefit; current grants follow the new settings. RESOURCE_NOT_FOUND if the token does not reach it; BAD_USER_INPUT as for benefitCreate, or for another type.',
     authScopes: write,
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: BenefitUpdateInput, required: true }) },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The benefit's id." }),
+      input: t.arg({ type: BenefitUpdateInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => updateBenefit(ctx, id, input, query),
   }),
   benefitDelete: t.boolean({
     authScopes: write,
-    description: 'Deletes the benefit: it leaves every product and all its grants are revoked.',
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description:
+      'Deletes the benefit and returns true: it leaves every product and all its grants are revoked. NOT_PERMITTED for a benefit that is not deletable; RESOURCE_NOT_FOUND if the token does not reach it.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The benefit's id." }) },
     resolve: (_root, { id }, ctx) => deleteBenefit(ctx, id),
   }),
   productBenefitsUpdate: t.prismaField({
     type: 'Product',
     authScopes: { scope: 'products:write' },
-    description: 'Sets the benefits a product grants. Existing buyers are granted new benefits, and lose removed ones.',
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: ProductBenefitsInput, required: true }) },
+    description:
+      'Sets the benefits a product grants. Existing buyers are granted new benefits, and lose removed ones. RESOURCE_NOT_FOUND for a product the token does not reach; BAD_USER_INPUT for a benefit listed twice or not found.',
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The product's id." }),
+      input: t.arg({ type: ProductBenefitsInput, required: true, description: 'The benefits, in order.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => setProductBenefits(ctx, id, input.benefits, query),
   }),
 }));

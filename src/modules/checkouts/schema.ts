@@ -5,7 +5,7 @@ import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
-import { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
+import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
 import { Product, ProductPrice } from '../products/schema.ts';
 import { testCards } from '../payments/processor.ts';
@@ -20,20 +20,39 @@ import {
   updateClientCheckout,
 } from './service.ts';
 
-export const CheckoutStatus = builder.enumType(CheckoutStatuses, { name: 'CheckoutStatus' });
+export const CheckoutStatus = builder.enumType('CheckoutStatus', {
+  description: 'Where a checkout is: open until the buyer confirms or it expires, then confirmed until the payment settles.',
+  values: {
+    open: { description: 'The buyer can fill it in and confirm it, until expiresAt.' },
+    expired: { description: 'It passed expiresAt unconfirmed; it can no longer change.' },
+    confirmed: { description: 'The buyer confirmed: a pending order exists and the payment is being processed.' },
+    succeeded: { description: 'The payment went through: the order is paid.' },
+    failed: { description: 'The payment was declined.' },
+  } satisfies Record<CheckoutStatuses, object>,
+});
 const CheckoutSortProperty = builder.scalarType('CheckoutSortProperty', sortingScalarConfig(checkoutSortProperties));
-const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', { values: ['required', 'optional', 'disabled'] as const });
+const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', {
+  description: 'Whether the checkout asks for a billing address field.',
+  values: {
+    required: { description: 'The buyer must fill it in.' },
+    optional: { description: 'The buyer may fill it in.' },
+    disabled: { description: 'Not asked.' },
+  },
+});
+
+// Inputs the client library sends for features Kassa does not have: they are taken and dropped.
+const ignored = 'Accepted for compatibility and ignored.';
 
 type Mode = 'required' | 'optional' | 'disabled';
 const BillingAddressFields = builder.objectRef<Record<'country' | 'state' | 'city' | 'postalCode' | 'line1' | 'line2', Mode>>('CheckoutBillingAddressFields').implement({
   description: 'Which billing address fields the checkout asks for.',
   fields: (t) => ({
-    country: t.expose('country', { type: BillingAddressFieldMode }),
-    state: t.expose('state', { type: BillingAddressFieldMode }),
-    city: t.expose('city', { type: BillingAddressFieldMode }),
-    postalCode: t.expose('postalCode', { type: BillingAddressFieldMode }),
-    line1: t.expose('line1', { type: BillingAddressFieldMode }),
-    line2: t.expose('line2', { type: BillingAddressFieldMode }),
+    country: t.expose('country', { type: BillingAddressFieldMode, description: 'The country: always required.' }),
+    state: t.expose('state', { type: BillingAddressFieldMode, description: 'The state or region: required when requireBillingAddress, else optional.' }),
+    city: t.expose('city', { type: BillingAddressFieldMode, description: 'The city: required when requireBillingAddress, else optional.' }),
+    postalCode: t.expose('postalCode', { type: BillingAddressFieldMode, description: 'The postal code: required when requireBillingAddress, else optional.' }),
+    line1: t.expose('line1', { type: BillingAddressFieldMode, description: 'The street line: required when requireBillingAddress, else optional.' }),
+    line2: t.expose('line2', { type: BillingAddressFieldMode, description: 'The second line: required when requireBillingAddress, else optional.' }),
   }),
 });
 
@@ -46,50 +65,51 @@ function checkoutUrl(environment: Environment, clientSecret: string): string {
 
 // Fields a buyer may see: shared by the organization's view (Checkout) and the buyer's (CheckoutPublic).
 const publicFields = (t: CheckoutFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  id: t.expose('id', { type: 'UUID', description: "The checkout's id." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the checkout was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the checkout was last changed; null if never.' }),
   paymentProcessor: t.string({
     description: 'The payment API the checkout speaks: Stripe-style payment method tokens (in sandbox, the test cards).',
     resolve: () => 'stripe',
   }),
-  status: t.expose('status', { type: CheckoutStatus }),
+  status: t.expose('status', { type: CheckoutStatus, description: 'Where the checkout is; see CheckoutStatus.' }),
   clientSecret: t.exposeString('clientSecret', { description: 'Addresses the buyer-facing endpoints of this checkout.' }),
   url: t.string({ description: 'The checkout page to send the buyer to.', resolve: (c, _a, ctx) => checkoutUrl(ctx.environment, c.clientSecret) }),
-  expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+  expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When an unconfirmed checkout expires: an hour after creation.' }),
   successUrl: t.string({
     description: 'Where the buyer goes after paying; the checkout confirmation page when none was given.',
     resolve: (c, _a, ctx) => c.successUrl?.replace('{CHECKOUT_ID}', c.id) ?? `${checkoutUrl(ctx.environment, c.clientSecret)}/confirmation`,
   }),
-  embedOrigin: t.string({ nullable: true, resolve: () => null }),
-  amount: t.exposeInt('amount', { description: 'Before discount and tax.' }),
-  discountAmount: t.exposeInt('discountAmount'),
-  netAmount: t.int({ resolve: (c) => c.amount - c.discountAmount }),
-  taxAmount: t.exposeInt('taxAmount', { nullable: true }),
-  totalAmount: t.int({ resolve: (c) => c.amount - c.discountAmount + c.taxAmount }),
-  currency: t.exposeString('currency'),
-  productId: t.expose('productId', { type: 'UUID' }),
-  productPriceId: t.expose('productPriceId', { type: 'UUID' }),
-  discountId: t.field({ type: 'UUID', nullable: true, resolve: () => null }),
-  allowDiscountCodes: t.boolean({ resolve: () => false }),
-  requireBillingAddress: t.exposeBoolean('requireBillingAddress'),
-  isDiscountApplicable: t.boolean({ resolve: () => false }),
+  embedOrigin: t.string({ nullable: true, description: 'The origin of a page embedding the checkout. Embedding is not supported: always null.', resolve: () => null }),
+  amount: t.exposeInt('amount', { description: 'Before discount and tax, in integer minor units of currency (cents for usd).' }),
+  discountAmount: t.exposeInt('discountAmount', { description: 'The discount, in minor units of currency. Discounts are not supported: always 0.' }),
+  netAmount: t.int({ description: 'amount less discountAmount, in minor units of currency.', resolve: (c) => c.amount - c.discountAmount }),
+  taxAmount: t.exposeInt('taxAmount', { nullable: true, description: 'The tax, in minor units of currency. Kassa charges no tax: 0.' }),
+  totalAmount: t.int({ description: 'What the buyer pays: netAmount plus taxAmount, in minor units of currency.', resolve: (c) => c.amount - c.discountAmount + c.taxAmount }),
+  currency: t.exposeString('currency', { description: "The selected price's currency: an ISO 4217 code, lowercase." }),
+  productId: t.expose('productId', { type: 'UUID', description: 'The selected product.' }),
+  productPriceId: t.expose('productPriceId', { type: 'UUID', description: "The selected product's price the buyer pays." }),
+  discountId: t.field({ type: 'UUID', nullable: true, description: 'The discount applied. Discounts are not supported: always null.', resolve: () => null }),
+  allowDiscountCodes: t.boolean({ description: 'Whether the buyer may enter a discount code. Discounts are not supported: always false.', resolve: () => false }),
+  requireBillingAddress: t.exposeBoolean('requireBillingAddress', { description: 'Whether the buyer must give a full billing address; otherwise only the country is required.' }),
+  isDiscountApplicable: t.boolean({ description: 'Whether a discount could apply. Discounts are not supported: always false.', resolve: () => false }),
   // Paid prices are at least 50 minor units, so nothing is due exactly when the price is free.
-  isFreeProductPrice: t.boolean({ resolve: (c) => c.amount === 0 }),
-  isPaymentRequired: t.boolean({ resolve: (c) => c.amount > 0 }),
-  isPaymentSetupRequired: t.boolean({ resolve: () => false }),
-  isPaymentFormRequired: t.boolean({ resolve: (c) => c.amount > 0 }),
-  customerId: t.expose('customerId', { type: 'UUID', nullable: true }),
-  isBusinessCustomer: t.exposeBoolean('isBusinessCustomer'),
-  customerName: t.exposeString('customerName', { nullable: true }),
-  customerEmail: t.exposeString('customerEmail', { nullable: true }),
-  customerIpAddress: t.exposeString('customerIpAddress', { nullable: true }),
-  customerBillingName: t.exposeString('customerBillingName', { nullable: true }),
-  customerBillingAddress: t.field({ type: Address, nullable: true, resolve: (c) => c.customerBillingAddress as never }),
-  customerTaxId: t.string({ nullable: true, resolve: (c) => (c.customerTaxId as string | null) ?? null }),
-  paymentProcessorMetadata: t.field({ type: MetadataScalar, resolve: () => ({}) }),
+  isFreeProductPrice: t.boolean({ description: 'Whether the selected price costs nothing.', resolve: (c) => c.amount === 0 }),
+  isPaymentRequired: t.boolean({ description: 'Whether the buyer must pay (the amount is above 0); confirming then needs confirmationTokenId.', resolve: (c) => c.amount > 0 }),
+  isPaymentSetupRequired: t.boolean({ description: 'Whether a payment method must be saved without a payment now. Never the case: always false.', resolve: () => false }),
+  isPaymentFormRequired: t.boolean({ description: 'Whether the checkout page shows a payment form: when a payment is required.', resolve: (c) => c.amount > 0 }),
+  customerId: t.expose('customerId', { type: 'UUID', nullable: true, description: 'The customer buying: set when the checkout names one, and at confirmation; null before.' }),
+  isBusinessCustomer: t.exposeBoolean('isBusinessCustomer', { description: 'Whether the buyer buys as a business rather than as an individual.' }),
+  customerName: t.exposeString('customerName', { nullable: true, description: "The buyer's name; null until given." }),
+  customerEmail: t.exposeString('customerEmail', { nullable: true, description: "The buyer's email address; null until given." }),
+  customerIpAddress: t.exposeString('customerIpAddress', { nullable: true, description: "The buyer's IP address, as the organization gave it; null if not given." }),
+  customerBillingName: t.exposeString('customerBillingName', { nullable: true, description: 'The name on the invoice, when not the buyer\'s own; null until given.' }),
+  customerBillingAddress: t.field({ type: Address, nullable: true, description: "The buyer's billing address; null until given.", resolve: (c) => c.customerBillingAddress as never }),
+  customerTaxId: t.string({ nullable: true, description: "The buyer's tax id, as entered; null until given.", resolve: (c) => (c.customerTaxId as string | null) ?? null }),
+  paymentProcessorMetadata: t.field({ type: MetadataScalar, description: 'Data the checkout page needs from the payment processor: none, an empty object.', resolve: () => ({}) }),
   billingAddressFields: t.field({
     type: BillingAddressFields,
+    description: 'Which billing address fields the checkout page asks for, following requireBillingAddress.',
     resolve: (c) => {
       const mode: Mode = c.requireBillingAddress ? 'required' : 'optional';
       return { country: 'required' as Mode, state: mode, city: mode, postalCode: mode, line1: mode, line2: mode };
@@ -101,26 +121,26 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
     select: ((_args: unknown, _ctx: unknown, nested: () => object) => ({ products: { select: { product: nested() }, orderBy: { position: 'asc' } } })) as never,
     resolve: (c: unknown) => (c as { products: { product: never }[] }).products.map((offered) => offered.product),
   }),
-  product: t.relation('product'),
-  productPrice: t.relation('productPrice', { type: ProductPrice }),
+  product: t.relation('product', { description: 'The selected product.' }),
+  productPrice: t.relation('productPrice', { type: ProductPrice, description: "The selected product's price the buyer pays." }),
 });
 
 export const Checkout = builder.prismaObject('Checkout', {
   description: "A buyer's purchase in progress, as the organization sees it.",
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
-    metadata: t.field({ type: MetadataScalar, resolve: (c) => c.metadata as Metadata }),
-    customerMetadata: t.field({ type: MetadataScalar, resolve: (c) => c.customerMetadata as Metadata }),
-    externalCustomerId: t.exposeString('externalCustomerId', { nullable: true }),
-    customerExternalId: t.exposeString('externalCustomerId', { nullable: true, deprecationReason: 'use externalCustomerId' }),
-    subscriptionId: t.field({ type: 'UUID', nullable: true, resolve: () => null }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data, copied to the order.", resolve: (c) => c.metadata as Metadata }),
+    customerMetadata: t.field({ type: MetadataScalar, description: 'Key-value data given to the customer created at confirmation.', resolve: (c) => c.customerMetadata as Metadata }),
+    externalCustomerId: t.exposeString('externalCustomerId', { nullable: true, description: "The buyer's id in the organization's system; null if not given." }),
+    customerExternalId: t.exposeString('externalCustomerId', { nullable: true, deprecationReason: 'use externalCustomerId', description: 'The former name of externalCustomerId.' }),
+    subscriptionId: t.field({ type: 'UUID', nullable: true, description: 'The subscription this checkout upgrades. Upgrades are not supported: always null.', resolve: () => null }),
   }),
 });
 
 export const CheckoutPublic = builder.prismaObject('Checkout', {
   variant: 'CheckoutPublic',
   description: 'A checkout as its buyer sees it: no merchant metadata.',
-  fields: (t) => ({ ...publicFields(t as unknown as CheckoutFieldBuilder), organization: t.relation('organization') }),
+  fields: (t) => ({ ...publicFields(t as unknown as CheckoutFieldBuilder), organization: t.relation('organization', { description: 'The organization selling.' }) }),
 });
 
 export const CheckoutPublicConfirmed = builder.prismaObject('Checkout', {
@@ -128,7 +148,7 @@ export const CheckoutPublicConfirmed = builder.prismaObject('Checkout', {
   description: 'A checkout just confirmed, with a customer session token to follow the order in the customer portal.',
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
-    organization: t.relation('organization'),
+    organization: t.relation('organization', { description: 'The organization selling.' }),
     customerSessionToken: t.string({
       description: 'A customer session token for the buyer. Shown only in this response.',
       resolve: (c) => (c as typeof c & { customerSessionToken: string }).customerSessionToken,
@@ -141,71 +161,79 @@ const CheckoutList = listType('Checkout', Checkout);
 const buyerFields = (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => ({
   productId: t.field({ type: 'UUID', description: 'Switch to another product the checkout offers.' }),
   amount: t.int({ description: 'For pay-what-you-want prices: the amount chosen, within the price bounds.' }),
-  isBusinessCustomer: t.boolean(),
-  customerName: t.string(),
-  customerEmail: t.string(),
-  customerBillingName: t.string(),
-  customerBillingAddress: t.field({ type: AddressInput }),
-  customerTaxId: t.string(),
+  isBusinessCustomer: t.boolean({ description: 'Whether the buyer buys as a business.' }),
+  customerName: t.string({ description: "The buyer's name." }),
+  customerEmail: t.string({ description: "The buyer's email address; must be valid." }),
+  customerBillingName: t.string({ description: 'The name on the invoice, when not the buyer\'s own.' }),
+  customerBillingAddress: t.field({ type: AddressInput, description: "The buyer's billing address; null clears it." }),
+  customerTaxId: t.string({ description: "The buyer's tax id." }),
 });
 
 const CheckoutCreateInput = builder.inputType('CheckoutCreateInput', {
+  description: 'A new checkout: the products offered, and what is known of the buyer in advance.',
   fields: (t) => ({
-    products: t.field({ type: ['UUID'], required: true, description: 'The products offered; the first is selected.' }),
-    amount: t.int({ description: 'For pay-what-you-want prices: the amount proposed.' }),
-    customerId: t.field({ type: 'UUID' }),
-    externalCustomerId: t.string({ description: "The buyer's id in the organization's system." }),
-    customerExternalId: t.string({ deprecationReason: 'use externalCustomerId' }),
-    customerName: t.string(),
-    customerEmail: t.string(),
-    customerIpAddress: t.string(),
-    customerBillingName: t.string(),
-    customerBillingAddress: t.field({ type: AddressInput }),
-    customerTaxId: t.string(),
-    isBusinessCustomer: t.boolean(),
-    metadata: t.field({ type: MetadataScalar }),
+    products: t.field({
+      type: ['UUID'],
+      required: true,
+      description: 'The products offered, at least one, each once, of one organization and not archived; the first is selected.',
+    }),
+    amount: t.int({ description: 'For pay-what-you-want prices: the amount proposed, in minor units, within the price bounds; the preset or minimum when omitted.' }),
+    customerId: t.field({ type: 'UUID', description: 'An existing customer of the organization who is buying.' }),
+    externalCustomerId: t.string({ description: "The buyer's id in the organization's system; links the order to the customer with this external id, or gives it to the new customer." }),
+    customerExternalId: t.string({ deprecationReason: 'use externalCustomerId', description: 'The former name of externalCustomerId.' }),
+    customerName: t.string({ description: "The buyer's name, filled in in advance." }),
+    customerEmail: t.string({ description: "The buyer's email address, filled in in advance." }),
+    customerIpAddress: t.string({ description: "The buyer's IP address, when the organization's server creates the checkout for them." }),
+    customerBillingName: t.string({ description: 'The name on the invoice, filled in in advance.' }),
+    customerBillingAddress: t.field({ type: AddressInput, description: "The buyer's billing address, filled in in advance." }),
+    customerTaxId: t.string({ description: "The buyer's tax id, filled in in advance." }),
+    isBusinessCustomer: t.boolean({ description: 'Whether the buyer buys as a business; false when omitted.' }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data, copied to the order." }),
     customerMetadata: t.field({ type: MetadataScalar, description: 'Copied to the customer created at confirmation.' }),
-    successUrl: t.string({ description: 'May contain {CHECKOUT_ID}.' }),
-    requireBillingAddress: t.boolean(),
-    allowDiscountCodes: t.boolean(),
-    discountId: t.field({ type: 'UUID' }),
-    subscriptionId: t.field({ type: 'UUID' }),
-    embedOrigin: t.string(),
-    customFieldData: t.field({ type: 'JSONObject' }),
+    successUrl: t.string({ description: 'Where the buyer goes after paying: an http(s) URL, which may contain {CHECKOUT_ID}.' }),
+    requireBillingAddress: t.boolean({ description: 'Whether the buyer must give a full billing address; false when omitted.' }),
+    allowDiscountCodes: t.boolean({ description: `Whether the buyer may enter a discount code. ${ignored}` }),
+    discountId: t.field({ type: 'UUID', description: 'A discount to apply. Discounts are not supported: BAD_USER_INPUT when given.' }),
+    subscriptionId: t.field({ type: 'UUID', description: 'A subscription to upgrade. Upgrades are not supported: BAD_USER_INPUT when given.' }),
+    embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
   }),
 });
 
 const CheckoutUpdateInput = builder.inputType('CheckoutUpdateInput', {
+  description: 'The fields to change on an open checkout; fields left out keep their value.',
   fields: (t) => ({
     ...buyerFields(t),
-    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId' }),
-    metadata: t.field({ type: MetadataScalar }),
-    customerMetadata: t.field({ type: MetadataScalar }),
-    customerIpAddress: t.string(),
-    successUrl: t.string(),
-    requireBillingAddress: t.boolean(),
-    allowDiscountCodes: t.boolean(),
-    discountId: t.field({ type: 'UUID' }),
-    embedOrigin: t.string(),
-    customFieldData: t.field({ type: 'JSONObject' }),
+    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId', description: `The former way to select a product. ${ignored}` }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; replaces the whole object." }),
+    customerMetadata: t.field({ type: MetadataScalar, description: 'Key-value data for the customer created at confirmation; null empties it.' }),
+    customerIpAddress: t.string({ description: "The buyer's IP address." }),
+    successUrl: t.string({ description: 'Where the buyer goes after paying: an http(s) URL, which may contain {CHECKOUT_ID}.' }),
+    requireBillingAddress: t.boolean({ description: 'Whether the buyer must give a full billing address.' }),
+    allowDiscountCodes: t.boolean({ description: `Whether the buyer may enter a discount code. ${ignored}` }),
+    discountId: t.field({ type: 'UUID', description: `A discount to apply. ${ignored}` }),
+    embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
   }),
 });
 
 const CheckoutUpdatePublicInput = builder.inputType('CheckoutUpdatePublicInput', {
+  description: 'What the buyer fills in; fields left out keep their value.',
   fields: (t) => ({
     ...buyerFields(t),
-    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId' }),
-    discountCode: t.string(),
-    customFieldData: t.field({ type: 'JSONObject' }),
+    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId', description: `The former way to select a product. ${ignored}` }),
+    discountCode: t.string({ description: `A discount code. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
   }),
 });
 
 const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
+  description: 'The last buyer fields, applied before confirming, and the payment method.',
   fields: (t) => ({
     ...buyerFields(t),
-    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId' }),
-    discountCode: t.string(),
-    customFieldData: t.field({ type: 'JSONObject' }),
+    productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId', description: `The former way to select a product. ${ignored}` }),
+    discountCode: t.string({ description: `A discount code. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
     confirmationTokenId: t.string({ description: `The payment method token; in sandbox a test card: ${Object.values(testCards).join(', ')}.` }),
   }),
 });
@@ -213,13 +241,14 @@ const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
 builder.objectFields(CoreQuery, (t) => ({
   checkouts: t.field({
     type: CheckoutList,
+    description: 'The checkouts of the organizations the token reaches, newest first unless `sorting` says otherwise.',
     authScopes: { scope: ['checkouts:read', 'checkouts:write'] },
     args: {
       ...pageArgs(t.arg),
-      organizationId: t.arg({ type: ['UUID'] }),
-      productId: t.arg({ type: ['UUID'] }),
-      customerId: t.arg({ type: ['UUID'] }),
-      status: t.arg({ type: [CheckoutStatus] }),
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
+      productId: t.arg({ type: ['UUID'], description: 'Only checkouts with one of these products selected.' }),
+      customerId: t.arg({ type: ['UUID'], description: 'Only checkouts of these customers.' }),
+      status: t.arg({ type: [CheckoutStatus], description: 'Only checkouts in one of these statuses.' }),
       query: t.arg.string({ description: 'Matches the customer email.' }),
       sorting: t.arg({ type: [CheckoutSortProperty], description: 'Default: -created_at.' }),
     },
@@ -227,8 +256,9 @@ builder.objectFields(CoreQuery, (t) => ({
   }),
   checkout: t.prismaField({
     type: 'Checkout',
+    description: 'One checkout; RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: ['checkouts:read', 'checkouts:write'] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The checkout's id." }) },
     resolve: (query, _root, { id }, ctx) => getCheckout(ctx, id, query),
   }),
 }));
@@ -236,14 +266,21 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   checkoutCreate: t.prismaField({
     type: 'Checkout',
+    description:
+      'Opens a checkout for an hour; send the buyer to its url. BAD_USER_INPUT names each problem: no or repeated products, a product not found or archived, products of two organizations, an amount out of bounds, an unknown customer, a discount or subscription id.',
     authScopes: { scope: 'checkouts:write' },
-    args: { input: t.arg({ type: CheckoutCreateInput, required: true }) },
+    args: { input: t.arg({ type: CheckoutCreateInput, required: true, description: 'The checkout to open.' }) },
     resolve: (query, _root, { input }, ctx) => createCheckout(ctx, input, query),
   }),
   checkoutUpdate: t.prismaField({
     type: 'Checkout',
+    description:
+      'Changes an open checkout. RESOURCE_NOT_FOUND if the token does not reach it; NOT_OPEN_CHECKOUT once it is expired or confirmed; BAD_USER_INPUT for a product it does not offer, an amount out of bounds, an invalid email or URL.',
     authScopes: { scope: 'checkouts:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CheckoutUpdateInput, required: true }) },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The checkout's id." }),
+      input: t.arg({ type: CheckoutUpdateInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => updateCheckout(ctx, id, input, query),
   }),
 }));
@@ -252,8 +289,8 @@ builder.objectFields(CoreMutation, (t) => ({
 builder.queryField('checkoutClient', (t) =>
   t.prismaField({
     type: CheckoutPublic,
-    description: 'A checkout as its buyer sees it, by client secret.',
-    args: { clientSecret: t.arg.string({ required: true }) },
+    description: 'A checkout as its buyer sees it, by client secret; needs no token. RESOURCE_NOT_FOUND for an unknown secret, EXPIRED_CHECKOUT once expired.',
+    args: { clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }) },
     resolve: (query, _root, { clientSecret }, ctx) => getClientCheckout(ctx, clientSecret, query),
   }),
 );
@@ -261,14 +298,22 @@ builder.queryField('checkoutClient', (t) =>
 builder.mutationFields((t) => ({
   checkoutClientUpdate: t.prismaField({
     type: CheckoutPublic,
-    description: 'The buyer fills in the checkout.',
-    args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutUpdatePublicInput, required: true }) },
+    description:
+      'The buyer fills in the checkout; needs no token. RESOURCE_NOT_FOUND for an unknown secret, EXPIRED_CHECKOUT once expired, NOT_OPEN_CHECKOUT once confirmed; BAD_USER_INPUT as for checkoutUpdate.',
+    args: {
+      clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }),
+      input: t.arg({ type: CheckoutUpdatePublicInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, { clientSecret, input }, ctx) => updateClientCheckout(ctx, clientSecret, input, query),
   }),
   checkoutClientConfirm: t.prismaField({
     type: CheckoutPublicConfirmed,
-    description: 'The buyer confirms: a pending order is created and the payment is processed right after.',
-    args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutConfirmInput, required: true }) },
+    description:
+      'The buyer confirms: a pending order is created and the payment is processed right after (status moves to succeeded or failed). Needs no token. BAD_USER_INPUT when the email, a required billing address or the payment method is missing or unknown; PAYMENT_ERROR when the environment has no payment processor; EXPIRED_CHECKOUT and NOT_OPEN_CHECKOUT as for checkoutClientUpdate.',
+    args: {
+      clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }),
+      input: t.arg({ type: CheckoutConfirmInput, required: true, description: 'The last changes and the payment method.' }),
+    },
     resolve: (query, _root, { clientSecret, input }, ctx) => confirmCheckout(ctx, clientSecret, input, query),
   }),
 }));

@@ -28,21 +28,28 @@ import { CustomerPortalCustomer, customerPortalCustomerWire } from './customers.
 
 const CustomerBenefitGrantSortProperty = builder.scalarType('CustomerBenefitGrantSortProperty', sortingScalarConfig(customerBenefitGrantSortProperties));
 
-const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('BenefitCustomSubscriberProperties').implement({ fields: customPropertiesFields });
+const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('BenefitCustomSubscriberProperties').implement({
+  description: 'What a custom benefit gives its holder.',
+  fields: customPropertiesFields,
+});
 
 const BenefitLicenseKeyExpirationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpirationProperties').implement({
-  fields: (t) => ({ ttl: t.int({ resolve: (p) => p.ttl }), timeframe: t.string({ description: 'year, month or day.', resolve: (p) => p.timeframe }) }),
+  description: 'How long a license key lasts from its grant: ttl timeframes.',
+  fields: (t) => ({ ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }), timeframe: t.string({ description: 'year, month or day.', resolve: (p) => p.timeframe }) }),
 });
 const BenefitLicenseKeyActivationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivationProperties').implement({
+  description: 'Whether and how often a license key may be activated.',
   fields: licenseKeyActivationsFields,
 });
 const BenefitLicenseKeysSubscriberProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeysSubscriberProperties').implement({
+  description: "A license_keys benefit's settings: what the holder's key is like.",
   fields: (t) => licenseKeysPropertiesFields(t, { expires: BenefitLicenseKeyExpirationProperties, activations: BenefitLicenseKeyActivationProperties }),
 });
 
 // Archived files stay with those who hold them already (their grant's `files`), so the benefit
 // shows only the files it gives now.
 const BenefitDownloadablesSubscriberProperties = builder.objectRef<StoredProperties>('BenefitDownloadablesSubscriberProperties').implement({
+  description: 'What a downloadables benefit gives; the holder\'s own files are in their grant and in `downloadables`.',
   fields: (t) => ({
     activeFiles: t.field({
       type: ['UUID'],
@@ -53,9 +60,9 @@ const BenefitDownloadablesSubscriberProperties = builder.objectRef<StoredPropert
 });
 
 const subscriberObjects: BenefitObjects = {
-  custom: { name: 'BenefitCustomSubscriber', properties: BenefitCustomSubscriberProperties },
-  license_keys: { name: 'BenefitLicenseKeysSubscriber', properties: BenefitLicenseKeysSubscriberProperties },
-  downloadables: { name: 'BenefitDownloadablesSubscriber', properties: BenefitDownloadablesSubscriberProperties },
+  custom: { name: 'BenefitCustomSubscriber', description: 'A custom benefit the customer holds: a note.', properties: BenefitCustomSubscriberProperties },
+  license_keys: { name: 'BenefitLicenseKeysSubscriber', description: 'A license_keys benefit the customer holds.', properties: BenefitLicenseKeysSubscriberProperties },
+  downloadables: { name: 'BenefitDownloadablesSubscriber', description: 'A downloadables benefit the customer holds.', properties: BenefitDownloadablesSubscriberProperties },
 };
 
 /** A benefit as its holder sees it: what it is and gives, and the organization behind it. */
@@ -65,7 +72,7 @@ export const BenefitSubscriber = builder.prismaInterface('Benefit', {
   fields: (t) => ({
     ...benefitFields(t as unknown as PrismaFieldBuilder<'Benefit'>),
     metadata: t.field({ type: MetadataScalar, description: "The organization's metadata of the benefit, which its holders see too.", resolve: (benefit) => benefit.metadata as Metadata }),
-    organization: t.relation('organization', { type: Organization }),
+    organization: t.relation('organization', { type: Organization, description: "The organization that grants it (its public profile)." }),
   }),
   resolveType: (benefit) => subscriberObjects[benefit.type]?.name,
 });
@@ -77,8 +84,8 @@ export const CustomerBenefitGrant = builder.prismaObject('BenefitGrant', {
   description: 'A benefit the signed-in customer holds through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as PrismaFieldBuilder<'BenefitGrant'>),
-    customer: t.relation('customer', { type: CustomerPortalCustomer }),
-    benefit: t.relation('benefit', { type: BenefitSubscriber }),
+    customer: t.relation('customer', { type: CustomerPortalCustomer, description: 'The signed-in customer.' }),
+    benefit: t.relation('benefit', { type: BenefitSubscriber, description: 'The benefit granted.' }),
   }),
 });
 
@@ -91,20 +98,21 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
     authScopes: { principal: 'customer' },
     args: {
       ...pageArgs(t.arg),
-      type: t.arg({ type: [BenefitType] }),
-      benefitId: t.arg({ type: ['UUID'] }),
-      organizationId: t.arg({ type: ['UUID'] }),
+      type: t.arg({ type: [BenefitType], description: 'Only grants of benefits of these types.' }),
+      benefitId: t.arg({ type: ['UUID'], description: 'Only grants of these benefits.' }),
+      organizationId: t.arg({ type: ['UUID'], description: "Only these organizations' grants." }),
       checkoutId: t.arg({ type: ['UUID'], description: 'Grants of the purchases this checkout made.' }),
-      orderId: t.arg({ type: ['UUID'] }),
-      subscriptionId: t.arg({ type: ['UUID'] }),
+      orderId: t.arg({ type: ['UUID'], description: 'Only grants through these orders.' }),
+      subscriptionId: t.arg({ type: ['UUID'], description: 'Only grants through these subscriptions.' }),
       sorting: t.arg({ type: [CustomerBenefitGrantSortProperty], description: 'Default: -granted_at.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomerBenefitGrants(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   benefitGrant: t.prismaField({
     type: CustomerBenefitGrant,
+    description: "One of the customer's grants; RESOURCE_NOT_FOUND if it is not theirs or is revoked.",
     authScopes: { principal: 'customer' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The grant's id." }) },
     resolve: (query, _root, { id }, ctx) => getCustomerBenefitGrant(ctx, id, query),
   }),
 }));

@@ -39,8 +39,8 @@ const CustomerPortalCustomerUpdateInput = builder.inputType('CustomerPortalCusto
       description:
         'A new address: a code is sent to it, and it replaces `email` once confirmed with customerEmailVerify. The answer is the same whether or not the address is taken.',
     }),
-    billingName: t.string(),
-    billingAddress: t.field({ type: AddressInput }),
+    billingName: t.string({ description: 'The name invoices carry, at most 256 characters.' }),
+    billingAddress: t.field({ type: AddressInput, description: 'The address invoices carry; a new country re-reads the kept tax id.' }),
     taxId: t.string({ description: "The tax id number; its format follows from the billing address's country, which it requires." }),
   }),
 });
@@ -63,9 +63,10 @@ builder.objectField(CustomerPortalQuery, 'customer', (t) =>
 builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
   t.prismaField({
     type: CustomerPortalCustomer,
-    description: "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify).",
+    description:
+      "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify). BAD_USER_INPUT for an invalid email, address or tax id; TOO_MANY_REQUESTS past the hourly limit of email changes. Needs a session the organization issued, not a checkout's.",
     authScopes: { fullCustomerSession: true },
-    args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true }) },
+    args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true, description: 'The fields to change.' }) },
     resolve: async (query, _root, { input }, ctx) => {
       const key = signedIn(ctx);
       const issues = new ValidationIssues();
@@ -88,9 +89,10 @@ const CustomerPortalEmailVerifyInput = builder.inputType('CustomerPortalEmailVer
 builder.objectField(CustomerPortalMutation, 'customerEmailVerify', (t) =>
   t.prismaField({
     type: CustomerPortalCustomer,
-    description: 'Confirms the pending email change with the code sent to the new address: the address becomes the customer’s, verified.',
+    description:
+      'Confirms the pending email change with the code sent to the new address: the address becomes the customer’s, verified. BAD_USER_INPUT when no change is pending, the code is wrong or expired (codes last 15 minutes), or the address was taken meanwhile.',
     authScopes: { fullCustomerSession: true },
-    args: { input: t.arg({ type: CustomerPortalEmailVerifyInput, required: true }) },
+    args: { input: t.arg({ type: CustomerPortalEmailVerifyInput, required: true, description: 'The code received.' }) },
     resolve: (query, _root, { input }, ctx) => confirmEmailChange(ctx, signedIn(ctx), input.code, query),
   }),
 );

@@ -34,7 +34,7 @@ export const CustomerLicenseKey = builder.prismaObject('LicenseKey', {
   description: 'A license key the signed-in customer holds.',
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as PrismaFieldBuilder<'LicenseKey'>),
-    customer: t.relation('customer', { type: LicenseKeyCustomer }),
+    customer: t.relation('customer', { type: LicenseKeyCustomer, description: 'The customer who holds it.' }),
     activations: t.field({
       type: [CustomerLicenseKeyActivation],
       description: "The key's activations, shown only where the benefit lets customers manage them (enable_customer_admin); otherwise empty.",
@@ -54,13 +54,18 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
     type: CustomerLicenseKeyList,
     description: "The customer's license keys, oldest first, whatever their status.",
     authScopes: { principal: 'customer' },
-    args: { ...pageArgs(t.arg), benefitId: t.arg({ type: ['UUID'] }), organizationId: t.arg({ type: ['UUID'] }) },
+    args: {
+      ...pageArgs(t.arg),
+      benefitId: t.arg({ type: ['UUID'], description: 'Only keys granted by these benefits.' }),
+      organizationId: t.arg({ type: ['UUID'], description: "Only these organizations' keys." }),
+    },
     resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   licenseKey: t.prismaField({
     type: CustomerLicenseKey,
+    description: "One of the customer's license keys; RESOURCE_NOT_FOUND if it is not theirs.",
     authScopes: { principal: 'customer' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The key's id." }) },
     resolve: (query, _root, { id }, ctx) => getLicenseKey(ctx, id, query),
   }),
 }));

@@ -44,8 +44,8 @@ export const CustomerOrder = builder.prismaObject('Order', {
   description: 'An order of the signed-in customer. Amounts are integer minor units: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),
-    product: t.relation('product', { type: CustomerOrderProduct }),
-    subscription: t.relation('subscription', { type: CustomerOrderSubscription, nullable: true }),
+    product: t.relation('product', { type: CustomerOrderProduct, description: 'The product bought.' }),
+    subscription: t.relation('subscription', { type: CustomerOrderSubscription, nullable: true, description: 'The subscription the order bills; null for a one-time purchase.' }),
     nextPaymentAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -60,24 +60,28 @@ const CustomerOrderList = listType('CustomerOrder', CustomerOrder);
 
 const CustomerOrderInvoice = builder.objectRef<{ url: string }>('CustomerOrderInvoice').implement({
   description: "A link to the order's invoice PDF. It expires after an hour; ask again for a fresh one.",
-  fields: (t) => ({ url: t.exposeString('url') }),
+  fields: (t) => ({ url: t.exposeString('url', { description: 'A signed link to the PDF, valid for an hour; needs no token.' }) }),
 });
 
 const CustomerOrderUpdateInput = builder.inputType('CustomerOrderUpdateInput', {
   description: 'Billing details, which can change until the invoice is generated.',
-  fields: (t) => ({ billingName: t.string(), billingAddress: t.field({ type: AddressInput }) }),
+  fields: (t) => ({
+    billingName: t.string({ description: 'The name on the invoice; null clears it.' }),
+    billingAddress: t.field({ type: AddressInput, description: 'The address on the invoice; null clears it.' }),
+  }),
 });
 
 builder.objectFields(CustomerPortalQuery, (t) => ({
   orders: t.field({
     type: CustomerOrderList,
+    description: "The signed-in customer's orders (a checkout's session: that checkout's), newest first unless `sorting` says otherwise.",
     authScopes: { principal: 'customer' },
     args: {
       ...pageArgs(t.arg),
-      organizationId: t.arg({ type: ['UUID'] }),
-      productId: t.arg({ type: ['UUID'] }),
-      productBillingType: t.arg({ type: [ProductBillingType] }),
-      subscriptionId: t.arg({ type: ['UUID'] }),
+      organizationId: t.arg({ type: ['UUID'], description: "Only these organizations' orders." }),
+      productId: t.arg({ type: ['UUID'], description: 'Only orders of these products.' }),
+      productBillingType: t.arg({ type: [ProductBillingType], description: 'Only orders of one-time or of recurring products; both when omitted or both given.' }),
+      subscriptionId: t.arg({ type: ['UUID'], description: 'Only orders billing these subscriptions.' }),
       query: t.arg.string({ description: "Matches the product's name, case-insensitively." }),
       sorting: t.arg({ type: [CustomerOrderSortProperty], description: 'Default: -created_at.' }),
     },
@@ -85,15 +89,16 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
   }),
   order: t.prismaField({
     type: CustomerOrder,
+    description: "One of the customer's orders; RESOURCE_NOT_FOUND if it is not theirs.",
     authScopes: { principal: 'customer' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
     resolve: (query, _root, { id }, ctx) => getOrder(ctx, id, query),
   }),
   orderInvoice: t.field({
     type: CustomerOrderInvoice,
     authScopes: { principal: 'customer' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
-    description: 'The invoice of an order, once generated (see orderInvoiceGenerate).',
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
+    description: 'The invoice of an order, once generated (see orderInvoiceGenerate). RESOURCE_NOT_FOUND for an order that is not theirs or has no invoice.',
     resolve: (_root, { id }, ctx) => invoiceUrl(ctx, id),
   }),
 }));
@@ -102,15 +107,19 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   orderUpdate: t.prismaField({
     type: CustomerOrder,
     authScopes: { fullCustomerSession: true },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerOrderUpdateInput, required: true }) },
-    description: 'Sets the billing details the invoice will carry. Refused once the invoice exists.',
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The order's id." }),
+      input: t.arg({ type: CustomerOrderUpdateInput, required: true, description: 'The billing details to change.' }),
+    },
+    description: 'Sets the billing details the invoice will carry. BAD_USER_INPUT once the invoice exists or for an invalid address; RESOURCE_NOT_FOUND for an order that is not theirs.',
     resolve: (query, _root, { id, input }, ctx) => updateOrder(ctx, id, input, query),
   }),
   orderInvoiceGenerate: t.prismaField({
     type: CustomerOrder,
     authScopes: { fullCustomerSession: true },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
-    description: 'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
+    description:
+      'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on. INVOICE_ALREADY_EXISTS, NOT_PAID_ORDER and MISSING_INVOICE_BILLING_DETAILS as in the Core API.',
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
 }));

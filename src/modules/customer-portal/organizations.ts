@@ -12,7 +12,7 @@ export const CustomerOrganization = builder.prismaObject('Organization', {
   variant: 'CustomerOrganization',
   description: 'An organization as its customers see it: its public profile and the products it sells.',
   fields: (t) => ({
-    organization: t.variant('Organization'),
+    organization: t.variant('Organization', { description: "The organization's public profile." }),
     products: t.relation('products', {
       type: CustomerProduct,
       description: 'The products on sale: the first 100 not archived, oldest first. A public field, so its size is bounded.',
@@ -24,8 +24,8 @@ export const CustomerOrganization = builder.prismaObject('Organization', {
 builder.queryField('customerPortalOrganization', (t) =>
   t.prismaField({
     type: CustomerOrganization,
-    description: 'An organization and its products, by slug. Public: no token needed.',
-    args: { slug: t.arg.string({ required: true }) },
+    description: 'An organization and its products, by slug. Public: no token needed. RESOURCE_NOT_FOUND for an unknown slug.',
+    args: { slug: t.arg.string({ required: true, description: "The organization's slug." }) },
     resolve: async (query, _root, { slug }, ctx) => {
       const organization = await ctx.prisma.organization.findUnique({ ...query, where: { slug } });
       if (!organization) throw new ResourceNotFoundError('Organization not found.');

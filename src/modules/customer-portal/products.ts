@@ -16,6 +16,7 @@ type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
 /** A benefit as a product's buyers see it before buying: what it is, not how it is configured. */
 export const BenefitPublic = builder.prismaObject('Benefit', {
   variant: 'BenefitPublic',
+  description: 'A benefit of a product, as its buyers see it before buying: what it is, not how it is configured.',
   fields: (t) => benefitFields(t as unknown as BenefitFieldBuilder),
 });
 
@@ -56,7 +57,7 @@ export const CustomerSubscriptionProduct = builder.prismaObject('Product', {
   fields: (t) => ({
     ...productFields(t as unknown as ProductFieldBuilder),
     benefits: productBenefitsField(t as unknown as ProductFieldBuilder, CustomerSubscriptionBenefit),
-    organization: t.relation('organization', { type: CustomerSubscriptionOrganization }),
+    organization: t.relation('organization', { type: CustomerSubscriptionOrganization, description: "The organization's public profile." }),
   }),
 });
 

@@ -30,7 +30,7 @@ export const CustomerSubscription = builder.prismaObject('Subscription', {
   description: "One of the signed-in customer's subscriptions.",
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
-    product: t.relation('product', { type: CustomerSubscriptionProduct }),
+    product: t.relation('product', { type: CustomerSubscriptionProduct, description: 'The product subscribed to now.' }),
     prices: subscriptionPricesField(t as unknown as SubscriptionFieldBuilder),
   }),
 });
@@ -41,9 +41,9 @@ const CustomerSubscriptionUpdateInput = builder.inputType('CustomerSubscriptionU
   description:
     'One kind of change: cancelAtPeriodEnd (true cancels at the end of the period, false resumes; with an optional reason and comment), or productId (moves to that product, prorated).',
   fields: (t) => ({
-    cancelAtPeriodEnd: t.boolean(),
-    cancellationReason: t.field({ type: CustomerCancellationReason }),
-    cancellationComment: t.string(),
+    cancelAtPeriodEnd: t.boolean({ description: 'true: end at the end of the paid period; false: renew again (resume).' }),
+    cancellationReason: t.field({ type: CustomerCancellationReason, description: 'With cancelAtPeriodEnd true: why.' }),
+    cancellationComment: t.string({ description: 'With cancelAtPeriodEnd true: a free-text comment.' }),
     productId: t.field({ type: 'UUID', description: 'A recurring, live product of the same organization.' }),
   }),
 });
@@ -53,10 +53,11 @@ const write = { fullCustomerSession: true } as const;
 builder.objectFields(CustomerPortalQuery, (t) => ({
   subscriptions: t.field({
     type: CustomerSubscriptionList,
+    description: "The signed-in customer's subscriptions, most recently started first unless `sorting` says otherwise.",
     authScopes: read,
     args: {
       ...pageArgs(t.arg),
-      productId: t.arg({ type: ['UUID'] }),
+      productId: t.arg({ type: ['UUID'], description: 'Only subscriptions to these products.' }),
       active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
       query: t.arg.string({ description: "Matches the product's or the organization's name, case-insensitively." }),
       sorting: t.arg({ type: [CustomerSubscriptionSortProperty], description: 'Default: -started_at.' }),
@@ -65,8 +66,9 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
   }),
   subscription: t.prismaField({
     type: CustomerSubscription,
+    description: "One of the customer's subscriptions; RESOURCE_NOT_FOUND if it is not theirs.",
     authScopes: read,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }) },
     resolve: (query, _root, { id }, ctx) => getSubscription(ctx, id, query),
   }),
 }));
@@ -75,15 +77,20 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   subscriptionUpdate: t.prismaField({
     type: CustomerSubscription,
     authScopes: write,
-    description: 'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules as the Core API.',
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true }) },
+    description:
+      'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules and with the same errors as core.subscriptionUpdate.',
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }),
+      input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true, description: 'The one change to make.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => updateSubscriptionAsCustomer(ctx, id, input, query),
   }),
   subscriptionCancel: t.prismaField({
     type: CustomerSubscription,
     authScopes: write,
-    description: 'Cancels the subscription at the end of the paid period; it can be resumed until then.',
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description:
+      'Cancels the subscription at the end of the paid period; it can be resumed until then. ALREADY_CANCELED_SUBSCRIPTION if it is canceled already; SUBSCRIPTION_LOCKED while its first payment is in progress.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }) },
     resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
   }),
 }));

@@ -13,11 +13,11 @@ import { principalStillLive, type Context } from '../../context.ts';
 const LiveEvent = builder.objectRef<LiveEventShape>('LiveEvent').implement({
   description: 'An event as it is recorded: the same type and data a webhook endpoint receives.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    type: t.exposeString('type'),
-    timestamp: t.field({ type: 'DateTime', resolve: (event) => event.timestamp }),
-    organizationId: t.field({ type: 'UUID', resolve: (event) => event.organizationId }),
-    resourceId: t.field({ type: 'UUID', nullable: true, resolve: (event) => event.resourceId }),
+    id: t.exposeID('id', { description: "The event's id, one per change; each endpoint's WebhookEvent has its own." }),
+    type: t.exposeString('type', { description: 'The event type, such as `order.paid`.' }),
+    timestamp: t.field({ type: 'DateTime', description: 'When the change was recorded.', resolve: (event) => event.timestamp }),
+    organizationId: t.field({ type: 'UUID', description: 'The organization whose event it is.', resolve: (event) => event.organizationId }),
+    resourceId: t.field({ type: 'UUID', nullable: true, description: 'The resource that changed; null for an event about no one resource.', resolve: (event) => event.resourceId }),
     data: t.field({ type: 'JSONObject', description: 'The resource at the moment of the change, as the REST API renders it.', resolve: (event) => event.data }),
   }),
 });

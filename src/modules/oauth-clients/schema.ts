@@ -14,22 +14,22 @@ export const OAuth2Client = builder.prismaObject('OAuthClient', {
   name: 'OAuth2Client',
   description: 'An application registered to ask users for access through OAuth 2.0 / OpenID Connect. Its secret is stored hashed and never shown again.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
+    id: t.expose('id', { type: 'UUID', description: "The registration's id in Kassa (not the OAuth client_id)." }),
     clientId: t.exposeString('clientId', { description: 'The public identifier the application sends as client_id.' }),
-    clientName: t.exposeString('clientName'),
-    redirectUris: t.exposeStringList('redirectUris'),
+    clientName: t.exposeString('clientName', { description: 'The name users see on the consent page.' }),
+    redirectUris: t.exposeStringList('redirectUris', { description: 'The URLs users may be sent back to, matched exactly.' }),
     scopes: t.exposeStringList('scopes', { description: 'The scopes the application may ask for.' }),
     tokenEndpointAuthMethod: t.exposeString('tokenEndpointAuthMethod', { description: `How it authenticates at the token endpoint: ${tokenEndpointAuthMethods.join(', ')}.` }),
-    grantTypes: t.exposeStringList('grantTypes'),
-    responseTypes: t.exposeStringList('responseTypes'),
-    clientUri: t.exposeString('clientUri', { nullable: true }),
-    logoUri: t.exposeString('logoUri', { nullable: true }),
-    tosUri: t.exposeString('tosUri', { nullable: true }),
-    policyUri: t.exposeString('policyUri', { nullable: true }),
+    grantTypes: t.exposeStringList('grantTypes', { description: 'The grants it may use: authorization_code, and refresh_token when it gets refresh tokens.' }),
+    responseTypes: t.exposeStringList('responseTypes', { description: 'The response types it may ask for: code.' }),
+    clientUri: t.exposeString('clientUri', { nullable: true, description: 'The application home page; null if not given.' }),
+    logoUri: t.exposeString('logoUri', { nullable: true, description: 'The application logo shown on the consent page; null if not given.' }),
+    tosUri: t.exposeString('tosUri', { nullable: true, description: 'The terms of service; null if not given.' }),
+    policyUri: t.exposeString('policyUri', { nullable: true, description: 'The privacy policy; null if not given.' }),
     isPublic: t.boolean({ description: 'A public client has no secret (token_endpoint_auth_method none) and must use PKCE.', resolve: (client) => client.tokenEndpointAuthMethod === 'none' }),
     clientSecretExpiresAt: t.expose('clientSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'When the secret stops working; null: it works until rotated.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the client was registered.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the registration was last changed; null if never.' }),
   }),
 });
 
@@ -41,8 +41,9 @@ interface ClientWithSecrets {
 }
 
 const OAuth2ClientCreated = builder.objectRef<ClientWithSecrets & { registrationAccessToken: string }>('OAuth2ClientCreated').implement({
+  description: 'A new OAuth client, with the secrets shown only once.',
   fields: (t) => ({
-    client: t.field({ type: OAuth2Client, resolve: (created) => created.client }),
+    client: t.field({ type: OAuth2Client, description: 'The registered client.', resolve: (created) => created.client }),
     clientSecret: t.exposeString('clientSecret', { nullable: true, description: 'The client secret; null for a public client. Shown only in this response.' }),
     registrationAccessToken: t.exposeString('registrationAccessToken', {
       description: 'Manages this registration through RFC 7592 (`/v1/oauth2/register/{client_id}`). Shown only in this response.',
@@ -51,15 +52,17 @@ const OAuth2ClientCreated = builder.objectRef<ClientWithSecrets & { registration
 });
 
 const OAuth2ClientUpdated = builder.objectRef<ClientWithSecrets>('OAuth2ClientUpdated').implement({
+  description: 'A changed OAuth client, with a new secret when the change needs one.',
   fields: (t) => ({
-    client: t.field({ type: OAuth2Client, resolve: (updated) => updated.client }),
+    client: t.field({ type: OAuth2Client, description: 'The client as it is now.', resolve: (updated) => updated.client }),
     clientSecret: t.exposeString('clientSecret', { nullable: true, description: 'A new secret, when the change made a public client confidential; otherwise null. Shown only in this response.' }),
   }),
 });
 
 const OAuth2ClientSecretRotated = builder.objectRef<{ client: OAuthClient; clientSecret: string }>('OAuth2ClientSecretRotated').implement({
+  description: 'An OAuth client with its new secret.',
   fields: (t) => ({
-    client: t.field({ type: OAuth2Client, resolve: (rotated) => rotated.client }),
+    client: t.field({ type: OAuth2Client, description: 'The client whose secret was replaced.', resolve: (rotated) => rotated.client }),
     clientSecret: t.exposeString('clientSecret', { description: 'The new secret; the old one no longer works. Shown only in this response.' }),
   }),
 });
@@ -80,7 +83,10 @@ const inputFields = (required: boolean) => (t: Parameters<Parameters<typeof buil
   policyUri: t.string({ description: 'The privacy policy: an https URL, or null.' }),
 });
 
-const OAuth2ClientCreateInput = builder.inputType('OAuth2ClientCreateInput', { fields: inputFields(true) });
+const OAuth2ClientCreateInput = builder.inputType('OAuth2ClientCreateInput', {
+  description: 'A new OAuth client registration.',
+  fields: inputFields(true),
+});
 const OAuth2ClientUpdateInput = builder.inputType('OAuth2ClientUpdateInput', {
   description: 'The fields to change; fields left out keep their value, and null clears an optional URL.',
   fields: inputFields(false),
@@ -99,30 +105,35 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   oauth2ClientCreate: t.field({
     type: OAuth2ClientCreated,
-    description: 'Registers an OAuth client for the signed-in user. Its secret and registration access token are shown only in the answer.',
+    description:
+      'Registers an OAuth client for the signed-in user. Its secret and registration access token are shown only in the answer. BAD_USER_INPUT names the field of an invalid redirect URI, scope, grant type or URL.',
     authScopes: signedInUserOnly,
-    args: { input: t.arg({ type: OAuth2ClientCreateInput, required: true }) },
+    args: { input: t.arg({ type: OAuth2ClientCreateInput, required: true, description: 'The client to register.' }) },
     resolve: (_root, { input }, ctx) => createOAuth2Client(ctx, input),
   }),
   oauth2ClientUpdate: t.field({
     type: OAuth2ClientUpdated,
-    description: "Changes one of the signed-in user's OAuth clients.",
+    description: "Changes one of the signed-in user's OAuth clients. RESOURCE_NOT_FOUND if it is not theirs; BAD_USER_INPUT as for oauth2ClientCreate.",
     authScopes: signedInUserOnly,
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: OAuth2ClientUpdateInput, required: true }) },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The registration's id (OAuth2Client.id)." }),
+      input: t.arg({ type: OAuth2ClientUpdateInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (_root, { id, input }, ctx) => updateOAuth2Client(ctx, id, input),
   }),
   oauth2ClientRotateSecret: t.field({
     type: OAuth2ClientSecretRotated,
-    description: "Issues a new secret to one of the signed-in user's confidential clients; the old secret stops working at once.",
+    description:
+      "Issues a new secret to one of the signed-in user's confidential clients; the old secret stops working at once. BAD_USER_INPUT for a public client, which has no secret.",
     authScopes: signedInUserOnly,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The registration's id (OAuth2Client.id)." }) },
     resolve: (_root, { id }, ctx) => rotateOAuth2ClientSecret(ctx, id),
   }),
   oauth2ClientDelete: t.field({
     type: OAuth2Client,
-    description: "Deletes one of the signed-in user's OAuth clients: it can no longer sign users in, and every token issued to it is revoked.",
+    description: "Deletes one of the signed-in user's OAuth clients: it can no longer sign users in, and every token issued to it is revoked. RESOURCE_NOT_FOUND if it is not theirs.",
     authScopes: signedInUserOnly,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The registration's id (OAuth2Client.id)." }) },
     resolve: (_root, { id }, ctx) => deleteOAuth2Client(ctx, id),
   }),
 }));

@@ -8,11 +8,11 @@ type OrganizationFieldBuilder = PrismaFieldBuilder<'Organization'>;
 
 /** An organization's public profile: all a customer may see of the organization they buy from. */
 export const organizationFields = (t: OrganizationFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  name: t.exposeString('name'),
-  slug: t.exposeString('slug'),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
+  id: t.expose('id', { type: 'UUID', description: "The organization's id." }),
+  name: t.exposeString('name', { description: 'The name shown to customers.' }),
+  slug: t.exposeString('slug', { description: 'The unique, URL-safe short name (lowercase letters, digits and `-`), as in the customer portal address.' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the organization was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the organization was last changed; null if never.' }),
 });
 
 export const Organization = builder.prismaObject('Organization', {
@@ -23,14 +23,14 @@ export const Organization = builder.prismaObject('Organization', {
 export const OrganizationAccessToken = builder.prismaObject('OrganizationAccessToken', {
   description: "A token for an organization's backend. Only its hash is stored.",
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    comment: t.exposeString('comment'),
-    scopes: t.exposeStringList('scopes'),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    id: t.expose('id', { type: 'UUID', description: "The token's id (not the token itself)." }),
+    organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization the token acts for.' }),
+    comment: t.exposeString('comment', { description: 'What the token is for, as given when it was created.' }),
+    scopes: t.exposeStringList('scopes', { description: 'The scopes granted, such as `products:read`; each appears once.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the token stops working; null if it never expires.' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last authenticated with the token; null if never.' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When the token was revoked; null while it is live.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the token was created.' }),
   }),
 });
 
@@ -40,38 +40,46 @@ const OrganizationAccessTokenList = listType('OrganizationAccessToken', Organiza
 const OrganizationAccessTokenCreated = builder
   .objectRef<Awaited<ReturnType<typeof createAccessToken>>>('OrganizationAccessTokenCreated')
   .implement({
+    description: 'A new organization access token, with its secret.',
     fields: (t) => ({
       token: t.exposeString('token', { description: 'The token itself. Shown only in this response.' }),
-      organizationAccessToken: t.field({ type: OrganizationAccessToken, resolve: (created) => created.record }),
+      organizationAccessToken: t.field({ type: OrganizationAccessToken, description: 'The stored token, as later lists show it.', resolve: (created) => created.record }),
     }),
   });
 
 const OrganizationAccessTokenCreateInput = builder.inputType('OrganizationAccessTokenCreateInput', {
+  description: 'A new organization access token.',
   fields: (t) => ({
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
-    comment: t.string({ required: true, description: 'What the token is for.' }),
-    scopes: t.stringList({ required: true }),
-    expiresAt: t.field({ type: 'DateTime', description: 'When the token stops working; never when omitted.' }),
+    comment: t.string({ required: true, description: 'What the token is for, up to 200 characters.' }),
+    scopes: t.stringList({
+      required: true,
+      description: 'At least one resource scope, such as `products:read` or `orders:write`; an unknown scope is refused with BAD_USER_INPUT.',
+    }),
+    expiresAt: t.field({ type: 'DateTime', description: 'When the token stops working, in the future; never when omitted.' }),
   }),
 });
 
 builder.objectFields(CoreQuery, (t) => ({
   organizations: t.field({
     type: OrganizationList,
+    description: 'The organizations the token reaches (an organization token: its own; a user: those they belong to), oldest first.',
     authScopes: { scope: ['organizations:read', 'organizations:write'] },
     args: pageArgs(t.arg),
     resolve: (_root, args, ctx, info) => listOrganizations(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   organization: t.prismaField({
     type: 'Organization',
+    description: 'One organization the token reaches; RESOURCE_NOT_FOUND for any other.',
     authScopes: { scope: ['organizations:read', 'organizations:write'] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The organization's id." }) },
     resolve: (query, _root, { id }, ctx) => getOrganization(ctx, id, query),
   }),
   organizationAccessTokens: t.field({
     type: OrganizationAccessTokenList,
+    description: 'The live (not revoked) access tokens of the organizations the token reaches, newest first.',
     authScopes: { scope: ['organization_access_tokens:read', 'organization_access_tokens:write'] },
-    args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'] }) },
+    args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }) },
     resolve: (_root, args, ctx, info) => listAccessTokens(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
 }));
@@ -81,14 +89,14 @@ builder.objectFields(CoreMutation, (t) => ({
     type: OrganizationAccessTokenCreated,
     description: 'Creates an organization access token. Only a member of the organization signed in with a password may: a token (personal or OAuth) would otherwise mint a wider, longer-lived one.',
     authScopes: { $all: { signedInUser: true, scope: 'organization_access_tokens:write' } },
-    args: { input: t.arg({ type: OrganizationAccessTokenCreateInput, required: true }) },
+    args: { input: t.arg({ type: OrganizationAccessTokenCreateInput, required: true, description: 'The token to create.' }) },
     resolve: (_root, { input }, ctx) => createAccessToken(ctx, input),
   }),
   organizationAccessTokenRevoke: t.prismaField({
     type: 'OrganizationAccessToken',
-    description: 'Revokes a token at once: its next request gets 401.',
+    description: 'Revokes a token at once: its next request gets 401. RESOURCE_NOT_FOUND if it is unknown or already revoked.',
     authScopes: { scope: 'organization_access_tokens:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The token's id." }) },
     resolve: (query, _root, { id }, ctx) => revokeAccessToken(ctx, id, query),
   }),
 }));

@@ -11,13 +11,13 @@ const signedInUserOnly = { $all: { signedInUser: true, scope: 'user:read' } } as
 export const PersonalAccessToken = builder.prismaObject('PersonalAccessToken', {
   description: "A user's own token for scripts and tools: it acts as the user, limited to its scopes. Only its hash is stored.",
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    comment: t.exposeString('comment'),
-    scopes: t.exposeStringList('scopes'),
+    id: t.expose('id', { type: 'UUID', description: "The token's id (not the token itself)." }),
+    comment: t.exposeString('comment', { description: 'What the token is for, as given when it was created.' }),
+    scopes: t.exposeStringList('scopes', { description: 'The scopes granted, such as `orders:read`; the token never reaches beyond its user.' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the token stops working; null: it works until revoked.' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last authenticated with the token; null if never.' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When the token was revoked; null while it is live.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the token was created.' }),
   }),
 });
 
@@ -26,13 +26,15 @@ const PersonalAccessTokenList = listType('PersonalAccessToken', PersonalAccessTo
 const PersonalAccessTokenCreated = builder
   .objectRef<Awaited<ReturnType<typeof createPersonalAccessToken>>>('PersonalAccessTokenCreated')
   .implement({
+    description: 'A new personal access token, with its secret.',
     fields: (t) => ({
       token: t.exposeString('token', { description: 'The token itself. Shown only in this response.' }),
-      personalAccessToken: t.field({ type: PersonalAccessToken, resolve: (created) => created.record }),
+      personalAccessToken: t.field({ type: PersonalAccessToken, description: 'The stored token, as later lists show it.', resolve: (created) => created.record }),
     }),
   });
 
 const PersonalAccessTokenCreateInput = builder.inputType('PersonalAccessTokenCreateInput', {
+  description: 'A new personal access token for the signed-in user.',
   fields: (t) => ({
     comment: t.string({ required: true, description: `What the token is for, at most ${maxCommentLength} characters.` }),
     scopes: t.stringList({ required: true, description: 'Core API scopes, and `user:read` for `core.me`. Sign-in scopes (openid, profile, email) are refused.' }),
@@ -48,7 +50,7 @@ builder.objectFields(CoreQuery, (t) => ({
     type: PersonalAccessTokenList,
     description: "The signed-in user's own personal access tokens, newest first.",
     authScopes: signedInUserOnly,
-    args: { ...pageArgs(t.arg), includeRevoked: t.arg.boolean({ required: true, defaultValue: false }) },
+    args: { ...pageArgs(t.arg), includeRevoked: t.arg.boolean({ required: true, defaultValue: false, description: 'Whether revoked tokens are listed too.' }) },
     resolve: (_root, args, ctx, info) => listPersonalAccessTokens(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
 }));
@@ -56,16 +58,16 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   personalAccessTokenCreate: t.field({
     type: PersonalAccessTokenCreated,
-    description: 'Creates a personal access token for the signed-in user.',
+    description: 'Creates a personal access token for the signed-in user. BAD_USER_INPUT for an unknown or sign-in scope, no scope, a long comment or a past expiry.',
     authScopes: signedInUserOnly,
-    args: { input: t.arg({ type: PersonalAccessTokenCreateInput, required: true }) },
+    args: { input: t.arg({ type: PersonalAccessTokenCreateInput, required: true, description: 'The token to create.' }) },
     resolve: (_root, { input }, ctx) => createPersonalAccessToken(ctx, input),
   }),
   personalAccessTokenRevoke: t.prismaField({
     type: 'PersonalAccessToken',
-    description: "Revokes one of the signed-in user's tokens at once: its next request gets 401.",
+    description: "Revokes one of the signed-in user's tokens at once: its next request gets 401. RESOURCE_NOT_FOUND if it is not theirs or already revoked.",
     authScopes: signedInUserOnly,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The token's id." }) },
     resolve: (query, _root, { id }, ctx) => revokePersonalAccessToken(ctx, id, query),
   }),
 }));

@@ -4,41 +4,61 @@ import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
-import { PriceAmountType as PriceAmountTypes, RecurringInterval as RecurringIntervals } from '../../generated/prisma/enums.ts';
+import type { PriceAmountType as PriceAmountTypes, RecurringInterval as RecurringIntervals } from '../../generated/prisma/enums.ts';
 import { createProduct, getProduct, listProducts, productSortProperties, updateProduct } from './service.ts';
 
-export const RecurringInterval = builder.enumType(RecurringIntervals, {
-  name: 'RecurringInterval',
+export const RecurringInterval = builder.enumType('RecurringInterval', {
   description: 'How often a recurring product bills. Products bill monthly or yearly.',
+  values: {
+    day: { description: 'Every day. Not accepted for a new product.' },
+    week: { description: 'Every week. Not accepted for a new product.' },
+    month: { description: 'Every month, on the day of the month the subscription started.' },
+    year: { description: 'Every year, on the date the subscription started.' },
+  } satisfies Record<RecurringIntervals, object>,
 });
-export const PriceAmountType = builder.enumType(PriceAmountTypes, {
-  name: 'PriceAmountType',
-  description: 'fixed: a set amount; custom: the buyer chooses (pay what you want); free: no charge.',
+export const PriceAmountType = builder.enumType('PriceAmountType', {
+  description: 'How the amount of a price is set.',
+  values: {
+    fixed: { description: 'A set amount (`priceAmount`).' },
+    custom: { description: 'The buyer chooses the amount (pay what you want), between optional bounds.' },
+    free: { description: 'No charge.' },
+  } satisfies Record<PriceAmountTypes, object>,
 });
-export const ProductPriceType = builder.enumType('ProductPriceType', { values: ['one_time', 'recurring'] as const });
+export const ProductPriceType = builder.enumType('ProductPriceType', {
+  description: 'Whether a price is paid once or every interval of its product.',
+  values: {
+    one_time: { description: 'Paid once, at checkout.' },
+    recurring: { description: 'Paid every `recurringInterval` of the product, by a subscription.' },
+  },
+});
 const ProductSortProperty = builder.scalarType('ProductSortProperty', sortingScalarConfig(productSortProperties));
 
 export const ProductPrice = builder.prismaInterface('ProductPrice', {
   description: 'A price of a product. Amounts are integer minor units (cents) of the price currency.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    amountType: t.expose('amountType', { type: PriceAmountType }),
-    isArchived: t.exposeBoolean('isArchived'),
-    productId: t.expose('productId', { type: 'UUID' }),
-    type: t.field({ type: ProductPriceType, resolve: (price) => (price.recurringInterval ? 'recurring' : 'one_time') }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true, deprecationReason: 'use the product recurringInterval' }),
+    id: t.expose('id', { type: 'UUID', description: "The price's id." }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the price was created.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the price was last changed; null if never.' }),
+    amountType: t.expose('amountType', { type: PriceAmountType, description: 'How the amount is set; also tells which of the three price types this is.' }),
+    isArchived: t.exposeBoolean('isArchived', {
+      description: 'An archived price is no longer offered (it was replaced); orders and subscriptions made at it keep it.',
+    }),
+    productId: t.expose('productId', { type: 'UUID', description: 'The product the price belongs to.' }),
+    type: t.field({ type: ProductPriceType, description: "one_time or recurring, following the product's recurringInterval.", resolve: (price) => (price.recurringInterval ? 'recurring' : 'one_time') }),
+    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true, deprecationReason: 'use the product recurringInterval', description: "The product's recurringInterval, repeated on the price; null for a one-time price." }),
   }),
   resolveType: (price) => ({ fixed: 'ProductPriceFixed', custom: 'ProductPriceCustom', free: 'ProductPriceFree' })[price.amountType],
 });
 
+const priceCurrencyDescription = 'The currency: an ISO 4217 code, lowercase, such as `usd`.';
+
 builder.prismaObject('ProductPrice', {
   variant: 'ProductPriceFixed',
+  description: 'A set amount.',
   interfaces: [ProductPrice],
   fields: (t) => ({
-    priceCurrency: t.exposeString('priceCurrency'),
-    priceAmount: t.int({ resolve: (price) => price.priceAmount ?? 0 }),
+    priceCurrency: t.exposeString('priceCurrency', { description: priceCurrencyDescription }),
+    priceAmount: t.int({ description: 'The amount, in integer minor units of priceCurrency (cents for usd).', resolve: (price) => price.priceAmount ?? 0 }),
   }),
 });
 
@@ -47,28 +67,28 @@ builder.prismaObject('ProductPrice', {
   description: 'Pay what you want, between the minimum and maximum amounts.',
   interfaces: [ProductPrice],
   fields: (t) => ({
-    priceCurrency: t.exposeString('priceCurrency'),
-    minimumAmount: t.exposeInt('minimumAmount', { nullable: true }),
-    maximumAmount: t.exposeInt('maximumAmount', { nullable: true }),
-    presetAmount: t.exposeInt('presetAmount', { nullable: true }),
+    priceCurrency: t.exposeString('priceCurrency', { description: priceCurrencyDescription }),
+    minimumAmount: t.exposeInt('minimumAmount', { nullable: true, description: 'The least a buyer may pay, in minor units of priceCurrency; null: 50.' }),
+    maximumAmount: t.exposeInt('maximumAmount', { nullable: true, description: 'The most a buyer may pay, in minor units of priceCurrency; null: 99999999.' }),
+    presetAmount: t.exposeInt('presetAmount', { nullable: true, description: 'The amount suggested to the buyer, in minor units of priceCurrency; null: none.' }),
   }),
 });
 
-builder.prismaObject('ProductPrice', { variant: 'ProductPriceFree', interfaces: [ProductPrice], fields: () => ({}) });
+builder.prismaObject('ProductPrice', { variant: 'ProductPriceFree', description: 'No charge.', interfaces: [ProductPrice], fields: () => ({}) });
 
 type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
 
 /** A product's own fields and live prices, without its metadata: what its buyers see of it too. */
 export const productFields = (t: ProductFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  name: t.exposeString('name'),
-  description: t.exposeString('description', { nullable: true }),
-  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true }),
-  isRecurring: t.exposeBoolean('isRecurring'),
-  isArchived: t.exposeBoolean('isArchived'),
-  organizationId: t.expose('organizationId', { type: 'UUID' }),
+  id: t.expose('id', { type: 'UUID', description: "The product's id." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the product was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the product was last changed; null if never.' }),
+  name: t.exposeString('name', { description: 'The name shown to buyers, 3 to 256 characters.' }),
+  description: t.exposeString('description', { nullable: true, description: 'A longer text shown to buyers; null if none.' }),
+  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true, description: 'How often a subscription to it bills; null for a one-time product.' }),
+  isRecurring: t.exposeBoolean('isRecurring', { description: 'Whether buying it starts a subscription (recurringInterval is set).' }),
+  isArchived: t.exposeBoolean('isArchived', { description: 'An archived product can no longer be bought; existing subscriptions go on.' }),
+  organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization that sells it.' }),
   prices: t.relation('prices', {
     type: ProductPrice,
     description: 'The live (not archived) prices.',
@@ -80,8 +100,8 @@ export const Product = builder.prismaObject('Product', {
   description: 'Something an organization sells, one-time or recurring, with its price.',
   fields: (t) => ({
     ...productFields(t as unknown as ProductFieldBuilder),
-    metadata: t.field({ type: MetadataScalar, resolve: (product) => product.metadata as Metadata }),
-    organization: t.relation('organization'),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; never shown to buyers.", resolve: (product) => product.metadata as Metadata }),
+    organization: t.relation('organization', { description: 'The organization that sells it.' }),
   }),
 });
 
@@ -91,60 +111,63 @@ const ProductPriceInput = builder.inputType('ProductPriceInput', {
   description: 'A new price (by amountType and its amounts), or, when updating, an existing price kept by its id.',
   fields: (t) => ({
     id: t.field({ type: 'UUID', description: 'Keeps this existing price (update only).' }),
-    amountType: t.field({ type: PriceAmountType }),
+    amountType: t.field({ type: PriceAmountType, description: 'Required for a new price; not allowed with id.' }),
     priceCurrency: t.string({ description: 'ISO 4217 code, lowercase; usd when omitted.' }),
-    priceAmount: t.int({ description: 'fixed: the amount in minor units.' }),
-    minimumAmount: t.int({ description: 'custom: the least a buyer may pay.' }),
-    maximumAmount: t.int({ description: 'custom: the most a buyer may pay.' }),
-    presetAmount: t.int({ description: 'custom: the amount suggested to the buyer.' }),
+    priceAmount: t.int({ description: 'fixed (and only fixed): the amount in minor units, 50 to 99999999.' }),
+    minimumAmount: t.int({ description: 'custom: the least a buyer may pay, in minor units, 50 to 99999999.' }),
+    maximumAmount: t.int({ description: 'custom: the most a buyer may pay, in minor units; at least minimumAmount.' }),
+    presetAmount: t.int({ description: 'custom: the amount suggested to the buyer, in minor units, between the minimum and maximum.' }),
   }),
 });
 
 const AttachedCustomFieldInput = builder.inputType('AttachedCustomFieldInput', {
+  description: 'A custom field asked at checkout. Kassa has no custom fields: any given is refused with BAD_USER_INPUT.',
   fields: (t) => ({
-    customFieldId: t.field({ type: 'UUID', required: true }),
-    required: t.boolean({ required: true }),
+    customFieldId: t.field({ type: 'UUID', required: true, description: 'The custom field to ask.' }),
+    required: t.boolean({ required: true, description: 'Whether the buyer must answer it.' }),
   }),
 });
 
 const ProductCreateInput = builder.inputType('ProductCreateInput', {
+  description: 'A new product.',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string(),
+    name: t.string({ required: true, description: 'The name shown to buyers, 3 to 256 characters (trimmed).' }),
+    description: t.string({ description: 'A longer text shown to buyers, at most 10000 characters.' }),
     recurringInterval: t.field({ type: RecurringInterval, description: 'month or year for a subscription; null for a one-time purchase.' }),
-    prices: t.field({ type: [ProductPriceInput], required: true }),
-    metadata: t.field({ type: MetadataScalar }),
+    prices: t.field({ type: [ProductPriceInput], required: true, description: 'Exactly one price: fixed, custom or free.' }),
+    metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
-    medias: t.field({ type: ['UUID'] }),
-    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput] }),
+    medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
+    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Custom fields. Not supported: send an empty list or omit it.' }),
   }),
 });
 
 const ProductUpdateInput = builder.inputType('ProductUpdateInput', {
   description: 'Only the fields given change. `prices` replaces the live prices: keep one by its id, or give a new one.',
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    recurringInterval: t.field({ type: RecurringInterval }),
-    isArchived: t.boolean(),
-    prices: t.field({ type: [ProductPriceInput] }),
-    metadata: t.field({ type: MetadataScalar }),
-    medias: t.field({ type: ['UUID'] }),
-    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput] }),
+    name: t.string({ description: 'A new name, 3 to 256 characters.' }),
+    description: t.string({ description: 'A new description; null clears it.' }),
+    recurringInterval: t.field({ type: RecurringInterval, description: 'Cannot change once set: only the current value is accepted.' }),
+    isArchived: t.boolean({ description: 'true archives the product (no new purchases); false offers it again.' }),
+    prices: t.field({ type: [ProductPriceInput], description: 'The new live prices, exactly one. A price not kept is archived.' }),
+    metadata: t.field({ type: MetadataScalar, description: 'Replaces the whole metadata object.' }),
+    medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
+    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Custom fields. Not supported: send an empty list or omit it.' }),
   }),
 });
 
 builder.objectFields(CoreQuery, (t) => ({
   products: t.field({
     type: ProductList,
+    description: 'The products of the organizations the token reaches, newest first unless `sorting` says otherwise.',
     authScopes: { scope: ['products:read', 'products:write'] },
     args: {
       ...pageArgs(t.arg),
-      id: t.arg({ type: ['UUID'] }),
-      organizationId: t.arg({ type: ['UUID'] }),
+      id: t.arg({ type: ['UUID'], description: 'Only these products.' }),
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
       query: t.arg.string({ description: 'Matches product names, case-insensitively.' }),
-      isArchived: t.arg.boolean(),
-      isRecurring: t.arg.boolean(),
+      isArchived: t.arg.boolean({ description: 'true: only archived products; false: only those on sale; omitted: both.' }),
+      isRecurring: t.arg.boolean({ description: 'true: only subscription products; false: only one-time ones; omitted: both.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
       sorting: t.arg({ type: [ProductSortProperty], description: 'Default: -created_at.' }),
     },
@@ -152,8 +175,9 @@ builder.objectFields(CoreQuery, (t) => ({
   }),
   product: t.prismaField({
     type: 'Product',
+    description: 'One product; RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: ['products:read', 'products:write'] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The product's id." }) },
     resolve: (query, _root, { id }, ctx) => getProduct(ctx, id, query),
   }),
 }));
@@ -161,14 +185,21 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   productCreate: t.prismaField({
     type: 'Product',
+    description:
+      'Creates a product with its one price. BAD_USER_INPUT names each invalid field: a short name, no or several prices, an amount out of range, a day or week interval, an unknown currency.',
     authScopes: { scope: 'products:write' },
-    args: { input: t.arg({ type: ProductCreateInput, required: true }) },
+    args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The product to create.' }) },
     resolve: (query, _root, { input }, ctx) => createProduct(ctx, input, query),
   }),
   productUpdate: t.prismaField({
     type: 'Product',
+    description:
+      'Changes a product. Replacing its price archives the old one; orders and subscriptions keep the price they were made at. RESOURCE_NOT_FOUND if the token does not reach it; BAD_USER_INPUT as for productCreate, or for a changed recurringInterval.',
     authScopes: { scope: 'products:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: ProductUpdateInput, required: true }) },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The product's id." }),
+      input: t.arg({ type: ProductUpdateInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => updateProduct(ctx, id, input, query),
   }),
 }));

@@ -5,11 +5,11 @@ import { currentUser, signIn, signOut } from './service.ts';
 export const User = builder.prismaObject('User', {
   description: 'A person who signs in and belongs to organizations.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    email: t.exposeString('email'),
+    id: t.expose('id', { type: 'UUID', description: 'The user\'s id.' }),
+    email: t.exposeString('email', { description: 'The address the user signs in with, lowercased.' }),
     emailVerified: t.exposeBoolean('emailVerified', { description: 'Whether the user proved they receive mail at this address.' }),
-    name: t.exposeString('name', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', { nullable: true, description: 'The name the user gave; null when they gave none.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the user signed up.' }),
   }),
 });
 
@@ -19,16 +19,20 @@ const UserSession = builder
     description: 'A sign-in session. The token is shown only here, once.',
     fields: (t) => ({
       token: t.exposeString('token', { description: 'Send as "Authorization: Bearer <token>". Shown once.' }),
-      expiresAt: t.field({ type: 'DateTime', resolve: (s) => s.session.expiresAt }),
-      user: t.prismaField({ type: 'User', resolve: (query, s, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: s.session.user.id } }) }),
+      expiresAt: t.field({ type: 'DateTime', description: 'When the token stops working, unless `signOut` revokes it first.', resolve: (s) => s.session.expiresAt }),
+      user: t.prismaField({ type: 'User', description: 'The user who signed in.', resolve: (query, s, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: s.session.user.id } }) }),
     }),
   });
 
 builder.mutationField('signIn', (t) =>
   t.field({
     type: UserSession,
-    description: 'Signs a user in with email and password and returns a session token.',
-    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    description:
+      'Signs a user in with email and password and returns a session token. Wrong credentials give UNAUTHENTICATED; repeated failures for one address or IP give TOO_MANY_ATTEMPTS, with `extensions.retryAfter` in seconds.',
+    args: {
+      email: t.arg.string({ required: true, description: 'The email address the user signed up with.' }),
+      password: t.arg.string({ required: true, description: 'The user\'s password.' }),
+    },
     resolve: (_root, { email, password }, ctx) => signIn(ctx, email, password),
   }),
 );

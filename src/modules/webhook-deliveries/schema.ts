@@ -7,34 +7,34 @@ import { listWebhookDeliveries, listWebhookEvents, redeliverWebhookEvent } from 
 export const WebhookEvent = builder.prismaObject('WebhookEvent', {
   description: 'One event on its way to one webhook endpoint. Its id is the `webhook-id` header, the same on every attempt.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-    type: t.exposeString('type'),
+    id: t.expose('id', { type: 'UUID', description: 'The event\'s id for this endpoint: the `webhook-id` header.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was queued for the endpoint.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the event was last changed (by an attempt); null if never.' }),
+    type: t.exposeString('type', { description: 'The event type, such as `order.paid`.' }),
     payload: t.exposeString('payload', { nullable: true, description: 'The exact body sent.' }),
     succeeded: t.exposeBoolean('succeeded', { nullable: true, description: 'Null while deliveries go on; true once delivered; false once given up.' }),
-    lastHttpCode: t.exposeInt('lastHttpCode', { nullable: true }),
-    attempts: t.exposeInt('attempts'),
+    lastHttpCode: t.exposeInt('lastHttpCode', { nullable: true, description: 'The HTTP status of the last attempt; null before one, or when no answer came.' }),
+    attempts: t.exposeInt('attempts', { description: 'How many attempts were made.' }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the next attempt is due; null when none is.' }),
-    isArchived: t.boolean({ resolve: () => false }),
-    endpointId: t.expose('endpointId', { type: 'UUID' }),
-    organizationId: t.expose('organizationId', { type: 'UUID' }),
-    endpoint: t.relation('endpoint'),
+    isArchived: t.boolean({ description: 'Whether the payload was archived away. Kassa keeps every payload: always false.', resolve: () => false }),
+    endpointId: t.expose('endpointId', { type: 'UUID', description: 'The endpoint it is sent to.' }),
+    organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization whose event it is.' }),
+    endpoint: t.relation('endpoint', { description: 'The endpoint it is sent to.' }),
   }),
 });
 
 export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   description: 'One attempt to deliver a webhook event, as the receiver answered it.',
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    modifiedAt: t.field({ type: 'DateTime', nullable: true, resolve: () => null }),
+    id: t.expose('id', { type: 'UUID', description: "The attempt's id." }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the attempt was made.' }),
+    modifiedAt: t.field({ type: 'DateTime', nullable: true, description: 'An attempt never changes: always null.', resolve: () => null }),
     succeeded: t.exposeBoolean('succeeded', { description: 'The receiver answered 2xx within the timeout.' }),
-    httpCode: t.exposeInt('httpCode', { nullable: true }),
+    httpCode: t.exposeInt('httpCode', { nullable: true, description: "The receiver's HTTP status; null when no answer came (timeout, refused connection)." }),
     response: t.exposeString('response', { nullable: true, description: "The first 2 KB of the receiver's answer, or what went wrong before one came." }),
-    durationMs: t.exposeInt('durationMs'),
-    endpointId: t.expose('endpointId', { type: 'UUID' }),
-    webhookEvent: t.relation('webhookEvent'),
+    durationMs: t.exposeInt('durationMs', { description: 'How long the attempt took, in milliseconds.' }),
+    endpointId: t.expose('endpointId', { type: 'UUID', description: 'The endpoint it was sent to.' }),
+    webhookEvent: t.relation('webhookEvent', { description: 'The event delivered.' }),
   }),
 });
 
@@ -46,7 +46,11 @@ builder.objectFields(CoreQuery, (t) => ({
     type: WebhookDeliveryList,
     description: 'Every delivery attempt, newest first.',
     authScopes: { scope: ['webhooks:read', 'webhooks:write'] },
-    args: { ...pageArgs(t.arg), endpointId: t.arg({ type: ['UUID'] }), organizationId: t.arg({ type: ['UUID'] }) },
+    args: {
+      ...pageArgs(t.arg),
+      endpointId: t.arg({ type: ['UUID'], description: 'Only attempts to these endpoints.' }),
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
+    },
     resolve: (_root, args, ctx, info) => listWebhookDeliveries(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   webhookEvents: t.field({
@@ -55,8 +59,8 @@ builder.objectFields(CoreQuery, (t) => ({
     authScopes: { scope: ['webhooks:read', 'webhooks:write'] },
     args: {
       ...pageArgs(t.arg),
-      endpointId: t.arg({ type: ['UUID'] }),
-      organizationId: t.arg({ type: ['UUID'] }),
+      endpointId: t.arg({ type: ['UUID'], description: 'Only events for these endpoints.' }),
+      organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
       succeeded: t.arg.boolean({ description: 'true: delivered; false: given up.' }),
     },
     resolve: (_root, args, ctx, info) => listWebhookEvents(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
@@ -66,9 +70,10 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   webhookEventRedeliver: t.prismaField({
     type: 'WebhookEvent',
-    description: 'Sends the event again now, with the same webhook-id, whether it was delivered, given up or still retrying.',
+    description:
+      'Sends the event again now, with the same webhook-id, whether it was delivered, given up or still retrying. RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: 'webhooks:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The event's id (WebhookEvent.id)." }) },
     resolve: (query, _root, { id }, ctx) => redeliverWebhookEvent(ctx, id, query),
   }),
 }));

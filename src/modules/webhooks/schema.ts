@@ -2,7 +2,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
+import type { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -16,9 +16,13 @@ import {
   type WebhookEndpointWithSecret,
 } from './service.ts';
 
-export const WebhookFormat = builder.enumType(WebhookFormats, {
-  name: 'WebhookFormat',
-  description: 'raw: the signed JSON event; discord and slack: a readable message in that service’s webhook format.',
+export const WebhookFormat = builder.enumType('WebhookFormat', {
+  description: 'What an endpoint receives.',
+  values: {
+    raw: { description: 'The JSON event, signed by the Standard Webhooks scheme.' },
+    discord: { description: 'A readable message in the format of a Discord webhook URL.' },
+    slack: { description: 'A readable message in the format of a Slack webhook URL.' },
+  } satisfies Record<WebhookFormats, object>,
 });
 
 const eventsDescription = `Event types, among: ${webhookEventTypes.join(', ')}. Kassa records no ${unemittedEventTypes.join(', ')} yet.`;
@@ -27,16 +31,16 @@ type WebhookEndpointFieldBuilder = PrismaFieldBuilder<'WebhookEndpoint'>;
 
 /** Everything about an endpoint but its secret. */
 const webhookEndpointFields = (t: WebhookEndpointFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true }),
-  url: t.exposeString('url'),
-  format: t.expose('format', { type: WebhookFormat }),
-  organizationId: t.expose('organizationId', { type: 'UUID' }),
+  id: t.expose('id', { type: 'UUID', description: "The endpoint's id." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the endpoint was created; it receives events recorded from then on.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the endpoint was last changed; null if never.' }),
+  url: t.exposeString('url', { description: 'Where events are POSTed.' }),
+  format: t.expose('format', { type: WebhookFormat, description: 'What the endpoint receives.' }),
+  organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization whose events it receives.' }),
   events: t.exposeStringList('events', { description: eventsDescription }),
   enabled: t.exposeBoolean('enabled', { description: 'Whether events are sent to it.' }),
   disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true, description: 'When Kassa disabled it for failing continuously; null otherwise.' }),
-  disabledReason: t.exposeString('disabledReason', { nullable: true }),
+  disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why Kassa disabled it, with the last failure; null otherwise.' }),
   failingSince: t.expose('failingSince', { type: 'DateTime', nullable: true, description: 'The first failure of the current run of failures; null after a success.' }),
 });
 
@@ -60,11 +64,12 @@ const WebhookEndpointWithSecretRef = builder.prismaObject('WebhookEndpoint', {
 const WebhookEndpointList = listType('WebhookEndpoint', WebhookEndpoint);
 
 const WebhookEndpointCreateInput = builder.inputType('WebhookEndpointCreateInput', {
+  description: 'A new webhook endpoint.',
   fields: (t) => ({
     url: t.string({ required: true, description: 'https (http to loopback too in sandbox and the embedded setup); no private or metadata address.' }),
-    format: t.field({ type: WebhookFormat, required: true }),
+    format: t.field({ type: WebhookFormat, required: true, description: 'What the endpoint receives; discord and slack need a webhook URL of that service.' }),
     events: t.stringList({ required: true, description: eventsDescription }),
-    secret: t.string({ description: `At least ${minSecretLength} characters; generated when omitted.` }),
+    secret: t.string({ description: `The signing secret, ${minSecretLength} to 1024 characters; generated when omitted.` }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
   }),
 });
@@ -72,8 +77,8 @@ const WebhookEndpointCreateInput = builder.inputType('WebhookEndpointCreateInput
 const WebhookEndpointUpdateInput = builder.inputType('WebhookEndpointUpdateInput', {
   description: 'Only the fields given change.',
   fields: (t) => ({
-    url: t.string(),
-    format: t.field({ type: WebhookFormat }),
+    url: t.string({ description: 'A new URL, under the same rules as at creation.' }),
+    format: t.field({ type: WebhookFormat, description: 'A new format, which the URL must fit.' }),
     events: t.stringList({ description: eventsDescription }),
     secret: t.string({ description: `At least ${minSecretLength} characters.` }),
     enabled: t.boolean({ description: 'Enabling clears why and since when Kassa disabled it.' }),
@@ -83,14 +88,16 @@ const WebhookEndpointUpdateInput = builder.inputType('WebhookEndpointUpdateInput
 builder.objectFields(CoreQuery, (t) => ({
   webhookEndpoints: t.field({
     type: WebhookEndpointList,
+    description: 'The webhook endpoints of the organizations the token reaches, newest first.',
     authScopes: { scope: ['webhooks:read', 'webhooks:write'] },
-    args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'] }) },
+    args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }) },
     resolve: (_root, args, ctx, info) => listWebhookEndpoints(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
   }),
   webhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
+    description: 'One webhook endpoint; RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: ['webhooks:read', 'webhooks:write'] },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }) },
     resolve: (query, _root, { id }, ctx) => getWebhookEndpoint(ctx, id, query),
   }),
 }));
@@ -98,27 +105,34 @@ builder.objectFields(CoreQuery, (t) => ({
 builder.objectFields(CoreMutation, (t) => ({
   webhookEndpointCreate: t.prismaField({
     type: WebhookEndpointWithSecretRef,
+    description:
+      'Creates a webhook endpoint, enabled, and shows its secret once. BAD_USER_INPUT for a refused URL (not https, private or metadata address), a URL that does not fit the format, an unknown event type, or a secret too short or long.',
     authScopes: { scope: 'webhooks:write' },
-    args: { input: t.arg({ type: WebhookEndpointCreateInput, required: true }) },
+    args: { input: t.arg({ type: WebhookEndpointCreateInput, required: true, description: 'The endpoint to create.' }) },
     resolve: (query, _root, { input }, ctx) => createWebhookEndpoint(ctx, input, query),
   }),
   webhookEndpointUpdate: t.prismaField({
     type: 'WebhookEndpoint',
+    description: 'Changes a webhook endpoint, or enables or disables it. RESOURCE_NOT_FOUND if the token does not reach it; BAD_USER_INPUT as for webhookEndpointCreate.',
     authScopes: { scope: 'webhooks:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: WebhookEndpointUpdateInput, required: true }) },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }),
+      input: t.arg({ type: WebhookEndpointUpdateInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, { id, input }, ctx) => updateWebhookEndpoint(ctx, id, input, query),
   }),
   webhookEndpointResetSecret: t.prismaField({
     type: WebhookEndpointWithSecretRef,
-    description: 'Replaces the signing secret with a new one, shown in this response only.',
+    description: 'Replaces the signing secret with a new one, shown in this response only. RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: 'webhooks:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }) },
     resolve: (query, _root, { id }, ctx) => resetWebhookEndpointSecret(ctx, id, query),
   }),
   webhookEndpointDelete: t.boolean({
-    description: 'Deletes the endpoint: it receives nothing more, and events still waiting for it are given up.',
+    description:
+      'Deletes the endpoint and returns true: it receives nothing more, and events still waiting for it are given up. RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: 'webhooks:write' },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }) },
     resolve: (_root, { id }, ctx) => deleteWebhookEndpoint(ctx, id),
   }),
 }));

@@ -1,0 +1,80 @@
+// ESLint for the printed GraphQL contract only (schema.graphql): every type, field, argument, input
+// field and enum value carries a description, and names follow the conventions the schema already
+// keeps. TypeScript sources are not linted here. Run with `npm run lint:schema`.
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
+
+export default [
+  {
+    files: ['schema.graphql'],
+    languageOptions: {
+      parser: graphqlPlugin.parser,
+      parserOptions: { graphQLConfig: { schema: 'schema.graphql' } },
+    },
+    plugins: { '@graphql-eslint': graphqlPlugin },
+    rules: {
+      ...graphqlPlugin.configs['flat/schema-recommended'].rules,
+      // A resource is identified by `id: UUID!` (live events by `id: ID!`, their stream position).
+      // Pages, payloads and values nested in a resource have no identity of their own.
+      '@graphql-eslint/strict-id-in-types': [
+        'error',
+        {
+          acceptedIdNames: ['id'],
+          acceptedIdTypes: ['UUID', 'ID'],
+          exceptions: {
+            // `…List` pages; `…Properties` a benefit's settings; `…Created`, `…Updated`,
+            // `…Rotated` payloads that carry the resource beside a one-time secret.
+            suffixes: ['List', 'Properties', 'Created', 'Updated', 'Rotated'],
+            types: [
+              // Root types, grouping fields.
+              'CoreQuery',
+              'CoreMutation',
+              'CustomerPortalQuery',
+              'CustomerPortalMutation',
+              // Values that belong to the resource they are nested in.
+              'Address',
+              'BenefitLicenseKeyActivations',
+              'BenefitLicenseKeyExpiration',
+              'CheckoutBillingAddressFields',
+              'CustomerOrderInvoice',
+              'CustomerOrganization',
+              'FileLink',
+              'FileUploadMultipart',
+              'FileUploadPart',
+              'OrderInvoice',
+              'Pagination',
+              'UserSession',
+            ],
+          },
+        },
+      ],
+      '@graphql-eslint/require-description': [
+        'error',
+        {
+          types: true,
+          rootField: true,
+          FieldDefinition: true,
+          InputValueDefinition: true,
+          EnumValueDefinition: true,
+          DirectiveDefinition: true,
+        },
+      ],
+      '@graphql-eslint/naming-convention': [
+        'error',
+        {
+          types: 'PascalCase',
+          FieldDefinition: 'camelCase',
+          InputValueDefinition: 'camelCase',
+          Argument: 'camelCase',
+          DirectiveDefinition: 'camelCase',
+          // Enum values are the wire strings the REST API and webhooks also carry (`one_time`,
+          // `past_due`), so they stay snake_case rather than GraphQL's customary UPPER_CASE.
+          EnumValueDefinition: 'snake_case',
+          'EnumTypeDefinition,EnumTypeExtension': { forbiddenPrefixes: ['Enum'], forbiddenSuffixes: ['Enum'] },
+          'InterfaceTypeDefinition,InterfaceTypeExtension': { forbiddenPrefixes: ['Interface'], forbiddenSuffixes: ['Interface'] },
+          'UnionTypeDefinition,UnionTypeExtension': { forbiddenPrefixes: ['Union'], forbiddenSuffixes: ['Union'] },
+          'ObjectTypeDefinition,ObjectTypeExtension': { forbiddenPrefixes: ['Type'], forbiddenSuffixes: ['Type'] },
+        },
+      ],
+    },
+  },
+];
