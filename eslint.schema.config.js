@@ -21,9 +21,10 @@ export default [
           acceptedIdNames: ['id'],
           acceptedIdTypes: ['UUID', 'ID'],
           exceptions: {
-            // `…List` pages; `…Properties` a benefit's settings; `…Created`, `…Updated`,
-            // `…Rotated` payloads that carry the resource beside a one-time secret.
-            suffixes: ['List', 'Properties', 'Created', 'Updated', 'Rotated'],
+            // `…List` pages and their `…Edge`s (a cursor and the item); `…Properties` a benefit's
+            // settings; `…Created`, `…Updated`, `…Rotated` payloads that carry the resource beside
+            // a one-time secret.
+            suffixes: ['List', 'Edge', 'Properties', 'Created', 'Updated', 'Rotated'],
             types: [
               // Root types, grouping fields.
               'CoreQuery',
@@ -42,6 +43,7 @@ export default [
               'FileUploadPart',
               'OrderInvoice',
               'Pagination',
+              'PageInfo',
               'UserSession',
             ],
           },

@@ -14,6 +14,7 @@ import type PrismaTypes from '../generated/prisma/pothos-types.ts';
 import { NotPermittedError, UnauthenticatedError } from './errors.ts';
 import StablePathsPlugin from './stable-paths.ts';
 import PartialDataPlugin from './partial-data.ts';
+import ConnectionsPlugin from './connections.ts';
 
 export type PrincipalKind = Exclude<Principal['kind'], 'anonymous'>;
 
@@ -50,7 +51,7 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin, PartialDataPlugin],
+  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin, PartialDataPlugin, ConnectionsPlugin],
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),

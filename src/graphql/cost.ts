@@ -7,11 +7,12 @@
 //   costs 1 plus what is selected under it; a list costs that for each item it may hold. Scalar
 //   and enum fields cost 0, and so does introspection: `__typename`, `__schema`, `__type` and
 //   everything under them.
-// - A list's size is its bound: its `limit` argument (a literal, a variable, the variable's default
-//   or the argument's default), else 10 items.
-// - A field with a `limit` that returns a `*List` page is one object, and the page's `items` field
-//   holds up to that limit: `products(limit: 100) { items { organization { id } } }` costs
-//   1 + 100 * (1 + 1) = 201.
+// - A list's size is its bound: its `first` or `last` argument, else its `limit` (a literal, a
+//   variable, the variable's default or the argument's default), else 10 items.
+// - A field with such a bound that returns a `*List` page is one object, and the page's `items`
+//   and `edges` hold up to that bound: `products(limit: 100) { items { organization { id } } }`
+//   costs 1 + 100 * (1 + 1) = 201; `products(first: 5) { edges { node { id } } }` costs
+//   1 + 5 * (1 + 1) = 11.
 // - Fragments, named and inline, are expanded. On an interface or union the cost is that of the
 //   most expensive possible type. A recursive spread counts as empty.
 // - Depth is the deepest nesting of fields (a root field is at depth 1), except that `__Type.ofType`
@@ -294,7 +295,7 @@ class Walker {
     const limit = this.limit(node, def);
     const nullable = getNullableType(def.type);
     const isList = isListType(nullable);
-    const size = isList ? (limit ?? (name === 'items' ? itemsLimit : undefined) ?? defaultListSize) : 1;
+    const size = isList ? (limit ?? (name === 'items' || name === 'edges' ? itemsLimit : undefined) ?? defaultListSize) : 1;
     const isPage = !isList && type.name.endsWith('List');
     const children = this.selectionSet(node.selectionSet, type, isPage ? limit : undefined);
     // Each object the field may return is one: a list of them `size` times over.
@@ -311,11 +312,18 @@ class Walker {
     return 'getFields' in parent ? parent.getFields()[name] : undefined;
   }
 
-  /** The field's `limit` argument as execution would see it, or undefined when it has none. */
+  /**
+   * The most items the field's page may hold: its `first` or `last` argument when given, else its
+   * `limit`, as execution would see them; undefined when it has none of them.
+   */
   private limit(node: FieldNode, def: GraphQLField<unknown, unknown>): number | undefined {
-    const arg = def.args.find((a) => a.name === 'limit');
+    return this.argument(node, def, 'first') ?? this.argument(node, def, 'last') ?? this.argument(node, def, 'limit');
+  }
+
+  private argument(node: FieldNode, def: GraphQLField<unknown, unknown>, name: string): number | undefined {
+    const arg = def.args.find((a) => a.name === name);
     if (!arg) return undefined;
-    const value = node.arguments?.find((a) => a.name.value === 'limit')?.value;
+    const value = node.arguments?.find((a) => a.name.value === name)?.value;
     if (value?.kind === Kind.VARIABLE && !this.reads.includes(value.name.value)) this.reads.push(value.name.value);
     const given = value ? valueFromASTUntyped(value, this.variables) : undefined;
     const limit = given ?? arg.defaultValue;

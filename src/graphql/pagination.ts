@@ -1,20 +1,15 @@
-// Every list, GraphQL and REST alike: `page` from 1, `limit` from 1 to 100, and an envelope of
-// `items` with `pagination { totalCount, maxPage }`.
+// Every list, GraphQL and REST alike, pages two ways on the same field:
+// - by number: `page` from 1 and `limit` from 1 to 100, answered in `items` with
+//   `pagination { totalCount, maxPage }` (the REST envelope);
+// - as a Relay connection: `first`/`after` or `last`/`before`, answered in
+//   `edges { cursor node }`, `pageInfo` and `totalCount` (./connections.ts turns cursors into rows).
 import type { InterfaceRef, ObjectRef } from '@pothos/core';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from './builder.ts';
-import { ValidationIssues } from './errors.ts';
+import { encodeCursor, maxLimit, type Page } from './connections.ts';
 
-export const maxLimit = 100;
-
-export interface PageArgs {
-  page: number;
-  limit: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  pagination: { totalCount: number; maxPage: number };
-}
+export { maxLimit, pageWindow, toPage, type Page, type PageArgs } from './connections.ts';
 
 export const Pagination = builder.objectRef<Page<unknown>['pagination']>('Pagination').implement({
   description: 'Where a page sits in the whole list.',
@@ -24,33 +19,77 @@ export const Pagination = builder.objectRef<Page<unknown>['pagination']>('Pagina
   }),
 });
 
+interface PageInfoShape {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+export const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
+  description: "Where a connection's edges sit in the whole list (Relay's PageInfo).",
+  fields: (t) => ({
+    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether items follow the last edge.' }),
+    hasPreviousPage: t.exposeBoolean('hasPreviousPage', { description: 'Whether items precede the first edge.' }),
+    startCursor: t.exposeString('startCursor', { nullable: true, description: "The first edge's cursor; null when there are no edges." }),
+    endCursor: t.exposeString('endCursor', { nullable: true, description: "The last edge's cursor; null when there are no edges." }),
+  }),
+});
+
 type ArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]['arg'];
 
 export const pageArgs = (arg: ArgBuilder) => ({
-  page: arg.int({ required: true, defaultValue: 1, description: 'Page number, from 1.' }),
-  limit: arg.int({ required: true, defaultValue: 10, description: `Items per page, from 1 to ${maxLimit}.` }),
+  page: arg.int({ required: true, defaultValue: 1, description: 'Page number, from 1. Not with `after` or `before`.' }),
+  limit: arg.int({ required: true, defaultValue: 10, description: `Items per page, from 1 to ${maxLimit}; also the size of a connection page when neither \`first\` nor \`last\` is given.` }),
+  first: arg.int({ description: `Connection paging: the first items after \`after\` (or from the start), from 0 to ${maxLimit}. Not with \`last\`.` }),
+  after: arg.string({ description: 'Connection paging: a cursor; only items after it.' }),
+  last: arg.int({ description: `Connection paging: the last items before \`before\` (or at the end), from 0 to ${maxLimit}. Not with \`first\`.` }),
+  before: arg.string({ description: 'Connection paging: a cursor; only items before it.' }),
 });
 
-/** Throws a 422 naming the parameter when a page or limit is out of range; returns Prisma's skip/take. */
-export function pageWindow({ page, limit }: PageArgs): { skip: number; take: number } {
-  const issues = new ValidationIssues();
-  if (page < 1) issues.add(['page'], 'Input should be greater than or equal to 1', 'greater_than_equal');
-  if (limit < 1) issues.add(['limit'], 'Input should be greater than 0', 'greater_than');
-  if (limit > maxLimit) issues.add(['limit'], `Input should be less than or equal to ${maxLimit}`, 'less_than_equal');
-  issues.throwIfAny();
-  return { skip: (page - 1) * limit, take: limit };
+/**
+ * The Prisma selection for a list's rows, from whichever way the request reads them: `items`,
+ * `edges { node }` or both.
+ */
+export function pageQuery(context: object, info: GraphQLResolveInfo) {
+  return queryFromInfo({ context, info, paths: [['items'], ['edges', 'node']] });
 }
 
-export function toPage<T>(items: T[], totalCount: number, { limit }: PageArgs): Page<T> {
-  return { items, pagination: { totalCount, maxPage: Math.ceil(totalCount / limit) } };
+interface Edge<T> {
+  cursor: string;
+  node: T;
 }
 
 export function listType<T>(name: string, item: ObjectRef<any, T> | InterfaceRef<any, T>) {
+  const EdgeType = builder.objectRef<Edge<T>>(`${name}Edge`).implement({
+    description: `One ${name} of a connection, with its cursor.`,
+    fields: (t) => ({
+      cursor: t.exposeString('cursor', { description: 'Where this item sits: pass it as `after` or `before` to page from here.' }),
+      // Pothos cannot relate the generic item shape to its resolver result: the edge holds exactly an item.
+      node: t.field({ type: item, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
+    }),
+  });
   return builder.objectRef<Page<T>>(`${name}List`).implement({
-    description: `A page of ${name} items.`,
+    description: `A page of ${name} items: by number (items, pagination) or as a Relay connection (edges, pageInfo, totalCount).`,
     fields: (t) => ({
       items: t.field({ type: [item], description: 'The items of this page, in the requested order; empty past the last page.', resolve: (page) => page.items }),
       pagination: t.field({ type: Pagination, description: 'The total count and the last page.', resolve: (page) => page.pagination }),
+      edges: t.field({
+        type: [EdgeType],
+        description: 'The items of this page with their cursors, in the requested order.',
+        resolve: (page) => page.items.map((node, i) => ({ cursor: encodeCursor(page.offset + i), node })),
+      }),
+      pageInfo: t.field({
+        type: PageInfo,
+        description: 'Whether items precede or follow this page, and its first and last cursors.',
+        resolve: (page) => ({
+          hasPreviousPage: page.offset > 0,
+          hasNextPage: page.offset + page.items.length < page.pagination.totalCount,
+          startCursor: page.items.length ? encodeCursor(page.offset) : null,
+          endCursor: page.items.length ? encodeCursor(page.offset + page.items.length - 1) : null,
+        }),
+      }),
+      totalCount: t.int({ description: 'How many items match the filters, over all pages.', resolve: (page) => page.pagination.totalCount }),
     }),
   });
 }

@@ -403,7 +403,7 @@ describe('organization access token secrecy', () => {
 
     for (const field of ['token', 'tokenHash']) {
       const asked = await graphql(a.session)(`query { core { organizationAccessTokens { items { id ${field} } } } }`);
-      expect(asked.body.data ?? null).toBeNull();
+      expectNoData(asked.body.data);
       expect(asked.body.errors![0].message).toContain(`Cannot query field "${field}"`);
     }
   });

@@ -1,6 +1,7 @@
 // Production (/v1) and sandbox (/sandbox/v1) are two worlds: separate databases, separate tokens.
 // Nothing made in one is visible, usable or even nameable in the other, over REST or GraphQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoData } from '../helpers/responses.ts';
 import type { EnvironmentName } from '../../src/config.ts';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -35,7 +36,7 @@ function expectUnauthorizedRest(response: { status: number; body: any }) {
 
 function expectUnauthenticatedGraphQL(response: { status: number; body: { data?: any; errors?: any[] } }) {
   expect(response.status).toBe(401);
-  expect(response.body.data ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
 }
@@ -71,7 +72,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('a %s token', (home) =
     const session = atHome.body.data.signIn.token as string;
 
     const abroad = await signIn(away, userEmail, userPassword);
-    expect(abroad.body.data ?? null).toBeNull();
+    expectNoData(abroad.body.data);
     expect(abroad.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
 
     expectUnauthorizedRest(await restClient(server.base(away), session)('GET', '/products/'));

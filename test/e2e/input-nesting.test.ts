@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
-import { expectValidationError } from '../helpers/responses.ts';
+import { expectValidationError, expectNoData } from '../helpers/responses.ts';
 import { userSessionToken } from '../helpers/oauth.ts';
 
 let server: TestServer;
@@ -45,7 +45,7 @@ const CREATE = 'mutation ($input: ProductCreateInput!) { core { productCreate(in
 /** A GraphQL refusal of nesting: one BAD_USER_INPUT error whose single issue's loc starts with `loc`. */
 function expectNestingRefused(response: { status: number; body: any }, loc: (string | number)[]) {
   expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(422);
-  expect(response.body.data ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors).toHaveLength(1);
   const [error] = response.body.errors;
   expect(error.extensions.code).toBe('BAD_USER_INPUT');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoData } from '../helpers/responses.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { resourceScopes } from '../../src/auth/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -64,13 +65,13 @@ function expectUnauthorized(restResponse: { status: number; body: any }, graphql
   expect(restResponse.status).toBe(401);
   expect(restResponse.body).toEqual({ error: 'Unauthorized', detail: expect.any(String) });
   expect(graphqlResponse.status).toBe(401);
-  expect(graphqlResponse.body.data?.core ?? null).toBeNull();
+  expectNoData(graphqlResponse.body.data);
   expect(graphqlResponse.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
 }
 
 function expectNotPermitted(response: { status: number; body: { data?: any; errors?: any[] } }, mention: string | RegExp) {
   expect(response.status).toBe(403);
-  expect(response.body.data?.core ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors![0].extensions.code).toBe('NOT_PERMITTED');
   expect(response.body.errors![0].message).toMatch(mention);
@@ -78,7 +79,7 @@ function expectNotPermitted(response: { status: number; body: { data?: any; erro
 
 function expectValidationError(response: { status: number; body: { data?: any; errors?: any[] } }, field: string, message: RegExp) {
   expect(response.status).toBe(422);
-  expect(response.body.data?.core ?? null).toBeNull();
+  expectNoData(response.body.data);
   expect(response.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
   expect(response.body.errors![0].extensions.issues).toEqual([expect.objectContaining({ loc: ['input', field], msg: expect.stringMatching(message) })]);
 }
@@ -262,7 +263,7 @@ describe('revoking a personal access token', () => {
     const { token, id } = await createPat(owner.session, { scopes: ['products:read'] });
     const attempt = await graphql(stranger.session)(revokeMutation, { id });
     expect(attempt.status).toBe(404);
-    expect(attempt.body.data?.core ?? null).toBeNull();
+    expectNoData(attempt.body.data);
     expect(attempt.body.errors![0].extensions.code).toBe('RESOURCE_NOT_FOUND');
     const unknown = await graphql(stranger.session)(revokeMutation, { id: crypto.randomUUID() });
     expect(unknown.body.errors![0].message).toBe(attempt.body.errors![0].message);

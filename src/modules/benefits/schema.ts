@@ -1,9 +1,9 @@
 import type { ObjectRef } from '@pothos/core';
-import { queryFromInfo, type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
+import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
@@ -248,7 +248,7 @@ builder.objectFields(CoreQuery, (t) => ({
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
       sorting: t.arg({ type: [BenefitSortProperty], description: 'Default: -created_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listBenefits(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listBenefits(ctx, args, pageQuery(ctx, info)),
   }),
   benefit: t.prismaField({
     type: Benefit,
@@ -267,7 +267,7 @@ builder.objectFields(CoreQuery, (t) => ({
       isGranted: t.arg.boolean({ description: 'true: only grants held now; false: only pending or revoked ones; omitted: all.' }),
       customerId: t.arg({ type: ['UUID'], description: 'Only grants of these customers.' }),
     },
-    resolve: (_root, { benefitId, ...args }, ctx, info) => listBenefitGrants(ctx, benefitId, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, { benefitId, ...args }, ctx, info) => listBenefitGrants(ctx, benefitId, args, pageQuery(ctx, info)),
   }),
   benefitGrant: t.prismaField({
     type: 'BenefitGrant',

@@ -1,8 +1,7 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
@@ -252,7 +251,7 @@ builder.objectFields(CoreQuery, (t) => ({
       query: t.arg.string({ description: 'Matches the customer email.' }),
       sorting: t.arg({ type: [CheckoutSortProperty], description: 'Default: -created_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listCheckouts(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listCheckouts(ctx, args, pageQuery(ctx, info)),
   }),
   checkout: t.prismaField({
     type: 'Checkout',

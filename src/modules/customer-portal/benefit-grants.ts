@@ -2,10 +2,9 @@
 // found through `reach(ctx).benefitGrant` (benefits/service.ts), so a customer reads only their own,
 // and a checkout's session only those of the purchase it made. A revoked grant leaves the portal.
 // Connecting a Discord or GitHub account to a grant (PATCH) is not offered: Kassa grants neither.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
@@ -106,7 +105,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       subscriptionId: t.arg({ type: ['UUID'], description: 'Only grants through these subscriptions.' }),
       sorting: t.arg({ type: [CustomerBenefitGrantSortProperty], description: 'Default: -granted_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listCustomerBenefitGrants(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listCustomerBenefitGrants(ctx, args, pageQuery(ctx, info)),
   }),
   benefitGrant: t.prismaField({
     type: CustomerBenefitGrant,

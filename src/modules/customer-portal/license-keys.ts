@@ -2,9 +2,8 @@
 // Core service, so a customer lists and reads only their own, and a checkout's session only the keys
 // that checkout's purchase granted. Validating, activating and deactivating need no token: those
 // routes (src/modules/license-keys/rest.ts) take the key itself as the capability.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { customerWire } from '../customers/rest.ts';
@@ -59,7 +58,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       benefitId: t.arg({ type: ['UUID'], description: 'Only keys granted by these benefits.' }),
       organizationId: t.arg({ type: ['UUID'], description: "Only these organizations' keys." }),
     },
-    resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, pageQuery(ctx, info)),
   }),
   licenseKey: t.prismaField({
     type: CustomerLicenseKey,

@@ -3,9 +3,8 @@
 // so the rules and errors are Core's and a customer reaches only their own orders (a checkout's
 // session: only what that checkout bought). The types below expose what the customer may see of
 // an order and its subscription (of its product: products.ts): no merchant metadata, no way into Core types.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
@@ -85,7 +84,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       query: t.arg.string({ description: "Matches the product's name, case-insensitively." }),
       sorting: t.arg({ type: [CustomerOrderSortProperty], description: 'Default: -created_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listOrders(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listOrders(ctx, args, pageQuery(ctx, info)),
   }),
   order: t.prismaField({
     type: CustomerOrder,

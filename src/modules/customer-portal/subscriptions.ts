@@ -2,9 +2,8 @@
 // product of the same organization. Changes go through the Core subscription service, so the rules,
 // the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
 // for a customer is their own subscriptions only.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
@@ -62,7 +61,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       query: t.arg.string({ description: "Matches the product's or the organization's name, case-insensitively." }),
       sorting: t.arg({ type: [CustomerSubscriptionSortProperty], description: 'Default: -started_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listCustomerSubscriptions(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listCustomerSubscriptions(ctx, args, pageQuery(ctx, info)),
   }),
   subscription: t.prismaField({
     type: CustomerSubscription,

@@ -1,8 +1,7 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { LicenseKeyStatus as LicenseKeyStatuses } from '../../generated/prisma/enums.ts';
 import {
@@ -145,7 +144,7 @@ builder.objectFields(CoreQuery, (t) => ({
       organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
       benefitId: t.arg({ type: ['UUID'], description: 'Only keys granted by these benefits.' }),
     },
-    resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listLicenseKeys(ctx, args, pageQuery(ctx, info)),
   }),
   licenseKey: t.prismaField({
     type: 'LicenseKey',

@@ -1,7 +1,6 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { OAuthClient } from '../../generated/prisma/client.ts';
 import { builder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { maxClientNameLength, maxRedirectUris, tokenEndpointAuthMethods } from '../../oauth/clients.ts';
 import { createOAuth2Client, deleteOAuth2Client, listOAuth2Clients, rotateOAuth2ClientSecret, updateOAuth2Client } from './service.ts';
@@ -98,7 +97,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: "The signed-in user's own OAuth clients, newest first.",
     authScopes: signedInUserOnly,
     args: pageArgs(t.arg),
-    resolve: (_root, args, ctx, info) => listOAuth2Clients(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listOAuth2Clients(ctx, args, pageQuery(ctx, info)),
   }),
 }));
 

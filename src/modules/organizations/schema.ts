@@ -1,7 +1,6 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { createAccessToken, getOrganization, listAccessTokens, listOrganizations, revokeAccessToken } from './service.ts';
 
 type OrganizationFieldBuilder = PrismaFieldBuilder<'Organization'>;
@@ -66,7 +65,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: 'The organizations the token reaches (an organization token: its own; a user: those they belong to), oldest first.',
     authScopes: { scope: ['organizations:read', 'organizations:write'] },
     args: pageArgs(t.arg),
-    resolve: (_root, args, ctx, info) => listOrganizations(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listOrganizations(ctx, args, pageQuery(ctx, info)),
   }),
   organization: t.prismaField({
     type: 'Organization',
@@ -80,7 +79,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: 'The live (not revoked) access tokens of the organizations the token reaches, newest first.',
     authScopes: { scope: ['organization_access_tokens:read', 'organization_access_tokens:write'] },
     args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }) },
-    resolve: (_root, args, ctx, info) => listAccessTokens(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listAccessTokens(ctx, args, pageQuery(ctx, info)),
   }),
 }));
 

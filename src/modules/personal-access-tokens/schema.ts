@@ -1,6 +1,5 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { createPersonalAccessToken, listPersonalAccessTokens, maxCommentLength, revokePersonalAccessToken } from './service.ts';
 
@@ -51,7 +50,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: "The signed-in user's own personal access tokens, newest first.",
     authScopes: signedInUserOnly,
     args: { ...pageArgs(t.arg), includeRevoked: t.arg.boolean({ required: true, defaultValue: false, description: 'Whether revoked tokens are listed too.' }) },
-    resolve: (_root, args, ctx, info) => listPersonalAccessTokens(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listPersonalAccessTokens(ctx, args, pageQuery(ctx, info)),
   }),
 }));
 

@@ -1,7 +1,6 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RefundReason as RefundReasons, RefundStatus as RefundStatuses } from '../../generated/prisma/enums.ts';
@@ -90,7 +89,7 @@ builder.objectFields(CoreQuery, (t) => ({
       succeeded: t.arg.boolean({ description: 'true: only succeeded refunds; false: only the others; omitted: all.' }),
       sorting: t.arg({ type: [RefundSortProperty], description: 'Default: -created_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listRefunds(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listRefunds(ctx, args, pageQuery(ctx, info)),
   }),
   refund: t.prismaField({
     type: 'Refund',

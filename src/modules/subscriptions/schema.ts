@@ -1,7 +1,6 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { CustomerCancellationReason as CancellationReasons, SubscriptionStatus as SubscriptionStatuses } from '../../generated/prisma/enums.ts';
@@ -181,7 +180,7 @@ builder.objectFields(CoreQuery, (t) => ({
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
       sorting: t.arg({ type: [SubscriptionSortProperty], description: 'Default: -started_at.' }),
     },
-    resolve: (_root, args, ctx, info) => listSubscriptions(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listSubscriptions(ctx, args, pageQuery(ctx, info)),
   }),
   subscription: t.prismaField({
     type: 'Subscription',

@@ -1,6 +1,5 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { listWebhookDeliveries, listWebhookEvents, redeliverWebhookEvent } from './service.ts';
 
@@ -51,7 +50,7 @@ builder.objectFields(CoreQuery, (t) => ({
       endpointId: t.arg({ type: ['UUID'], description: 'Only attempts to these endpoints.' }),
       organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
     },
-    resolve: (_root, args, ctx, info) => listWebhookDeliveries(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listWebhookDeliveries(ctx, args, pageQuery(ctx, info)),
   }),
   webhookEvents: t.field({
     type: WebhookEventList,
@@ -63,7 +62,7 @@ builder.objectFields(CoreQuery, (t) => ({
       organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
       succeeded: t.arg.boolean({ description: 'true: delivered; false: given up.' }),
     },
-    resolve: (_root, args, ctx, info) => listWebhookEvents(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listWebhookEvents(ctx, args, pageQuery(ctx, info)),
   }),
 }));
 

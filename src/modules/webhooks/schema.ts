@@ -1,6 +1,5 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { listType, pageArgs } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
 import {
@@ -91,7 +90,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: 'The webhook endpoints of the organizations the token reaches, newest first.',
     authScopes: { scope: ['webhooks:read', 'webhooks:write'] },
     args: { ...pageArgs(t.arg), organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }) },
-    resolve: (_root, args, ctx, info) => listWebhookEndpoints(ctx, args, queryFromInfo({ context: ctx, info, path: ['items'] })),
+    resolve: (_root, args, ctx, info) => listWebhookEndpoints(ctx, args, pageQuery(ctx, info)),
   }),
   webhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
