@@ -41,6 +41,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
 import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
 import { isClientDisconnect } from './http/disconnects.ts';
+import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage, type GraphiqlResponse } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -127,7 +128,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       schema,
       graphqlEndpoint: `${base}/v1/graphql`,
       landingPage: false,
-      graphiql: { title: `Kassa GraphQL (${name})` },
+      // GraphiQL is served before yoga, from this origin (src/pages/graphiql.ts).
+      graphiql: false,
       maskedErrors: { maskError },
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
@@ -248,6 +250,13 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       return pipeline(Readable.from(download.chunks), res);
     }
     const isGraphQL = path === '/v1/graphql';
+    if (isGraphQL && req.method === 'GET' && /text\/html/i.test(req.headers.accept ?? '')) {
+      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`));
+    }
+    if (path.startsWith(`/v1/${graphiqlAssetPrefix}`) && (req.method === 'GET' || req.method === 'HEAD')) {
+      const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), header(req, 'accept-encoding'), header(req, 'if-none-match'));
+      if (asset) return sendGraphiql(res, asset, req.method === 'HEAD');
+    }
     let context: Context;
     try {
       const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
@@ -427,6 +436,17 @@ async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buf
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sendGraphiql(res: ServerResponse, response: GraphiqlResponse, headOnly = false): void {
+  const length = typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.length;
+  res.writeHead(response.status, response.status === 304 ? response.headers : { ...response.headers, 'content-length': length });
+  res.end(headOnly || response.status === 304 ? undefined : response.body);
 }
 
 function send(res: ServerResponse, response: RestResponse): void {
