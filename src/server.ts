@@ -19,6 +19,7 @@ import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
 import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
+import { persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
 import { serveProvider } from './oauth/provider.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
@@ -65,6 +66,8 @@ interface ServedEnvironment {
   /** Sends the environment's events to its webhook endpoints. */
   webhooks: WebhookWorker;
   yoga: YogaServerInstance<Context, object>;
+  /** Documents GraphQL requests may name by hash: the trusted list and what clients registered here. */
+  persisted: PersistedDocuments;
   rest: RestHandler;
   base: string;
   limiter: RateLimiter;
@@ -121,9 +124,13 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
   const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock, options.memoryImage)));
+  const { trusted, trustedOnly } = config.persistedDocuments;
+  if (trusted.size) logger.info({ documents: trusted.size, only: trustedOnly }, 'trusted GraphQL documents loaded');
   for (const { environment, database } of opened) {
     const name = environment.name;
     const base = name === 'production' ? '' : '/sandbox';
+    // Each environment registers its own automatic persisted queries.
+    const persisted = persistedDocuments(config.persistedDocuments);
     const yoga = createYoga<Context>({
       schema,
       graphqlEndpoint: `${base}/v1/graphql`,
@@ -134,7 +141,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes()],
+      plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
@@ -142,7 +149,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
-    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
+    environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
   }
 
   const streamSlots = new StreamSlots(config.liveStreams);
