@@ -261,7 +261,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`));
     }
     if (path.startsWith(`/v1/${graphiqlAssetPrefix}`) && (req.method === 'GET' || req.method === 'HEAD')) {
-      const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), header(req, 'accept-encoding'), header(req, 'if-none-match'));
+      const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
       if (asset) return sendGraphiql(res, asset, req.method === 'HEAD');
     }
     let context: Context;
@@ -445,7 +445,7 @@ async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buf
   return Buffer.concat(chunks);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+function singleHeader(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === 'string' ? value : undefined;
 }

@@ -29,7 +29,7 @@ function sha256(text: string): string {
 }
 
 /** The hash is unknown to this environment; the client sends the text with its hash. Message and code as Apollo's clients expect them. */
-export const persistedQueryNotFound = () => new KassaError('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND', 404, 'PersistedQueryNotFound');
+const persistedQueryNotFound = () => new KassaError('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND', 404, 'PersistedQueryNotFound');
 
 const notSupported = () =>
   new KassaError('PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED', 400, 'PersistedQueryNotSupported');
