@@ -19,7 +19,7 @@ import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
 import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
-import { persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
+import { checkTrustedDocuments, persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
 import { serveProvider } from './oauth/provider.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
@@ -120,6 +120,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     return new GraphQLError(masked.message, { ...(masked as GraphQLError), extensions: { ...(masked as GraphQLError).extensions, requestId } });
   };
 
+  // Before anything is opened: a trusted document the schema refuses stops the start.
+  checkTrustedDocuments(schema, config.persistedDocuments.trusted);
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();

@@ -16,9 +16,10 @@
 //   refused, whether sent by hash or as text. The REST routes and hosted pages run their operations
 //   in-process (environment.graphql), which never reaches this plugin.
 import { createHash } from 'node:crypto';
+import { parse, validate, type GraphQLSchema } from 'graphql';
 import type { Plugin } from '@envelop/core';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
-import type { PersistedDocumentsConfig } from '../config.ts';
+import { ConfigError, type PersistedDocumentsConfig } from '../config.ts';
 import { DocumentCache } from './document-cache.ts';
 import { KassaError } from './errors.ts';
 
@@ -62,6 +63,18 @@ function requestedHash(extension: unknown): string {
   if (version !== 1) throw invalid(`Unsupported persisted query version: only version 1 is supported, as ${example}.`);
   if (typeof sha256Hash !== 'string' || !sha256Hex.test(sha256Hash)) throw invalid(`extensions.persistedQuery.sha256Hash must be a SHA-256 as 64 hexadecimal digits: ${example}.`);
   return sha256Hash.toLowerCase();
+}
+
+/**
+ * Every trusted document must validate against this schema: one that never could (a manifest
+ * built for another version of the API) stops the start, naming the variable, not the first
+ * client that sends it.
+ */
+export function checkTrustedDocuments(schema: GraphQLSchema, trusted: ReadonlyMap<string, string>): void {
+  for (const [hash, document] of trusted) {
+    const errors = validate(schema, parse(document));
+    if (errors.length) throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `maps ${hash} to a document this API refuses: ${errors[0].message}`);
+  }
 }
 
 export interface PersistedDocuments {

@@ -8,7 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EnvironmentName } from '../../src/config.ts';
+import { loadConfig, type EnvironmentName } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startKassa } from '../../src/server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
@@ -23,9 +25,9 @@ const tooCostly = `query TooCostly { core { ${[1, 2, 3, 4, 5].map((i) => `o${i}:
 const unlisted = 'query Unlisted { __typename }';
 
 /** A manifest as GraphQL Code Generator's client preset writes it. */
-function manifestFile(): string {
+function manifestFile(documents = [productCount, typename, tooCostly]): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'kassa-trusted-')), 'persisted-documents.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries([productCount, typename, tooCostly].map((d) => [sha256(d), d])), null, 2));
+  writeFileSync(file, JSON.stringify(Object.fromEntries(documents.map((d) => [sha256(d), d])), null, 2));
   return file;
 }
 
@@ -172,4 +174,12 @@ describe('with automatic persisted queries off and no trusted documents', () => 
     }
     expect((await client.post({ query: typename })).body.data).toEqual({ __typename: 'Query' });
   });
+});
+
+test('a trusted document this API refuses stops the start, naming the variable, before any database is opened', async () => {
+  const stale = 'query Stale { core { noSuchField } }';
+  const config = loadConfig({ PORT: '0', DATA_DIR: 'memory://', GRAPHQL_TRUSTED_DOCUMENTS: manifestFile([typename, stale]) });
+  await expect(startKassa(config, createLogger('silent'))).rejects.toThrow(
+    `Invalid configuration: GRAPHQL_TRUSTED_DOCUMENTS maps ${sha256(stale)} to a document this API refuses: Cannot query field "noSuchField" on type "CoreQuery".`,
+  );
 });
