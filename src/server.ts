@@ -372,10 +372,24 @@ function useBearerChallenge(): YogaPlugin {
 /**
  * Every GraphQL error carries `extensions.code`: variable values the operation's types refuse get
  * BAD_USER_INPUT with their issue (graphql-js reports them without a code), and a body of a media type GraphQL is
- * not read from gets the error body, not yoga's empty 415.
+ * not read from gets the error body, not yoga's empty 415. `variables` or `extensions` that are not
+ * JSON, in a GET's query string or a form body, are the client's mistake (400 BAD_REQUEST), where
+ * yoga's parsers let the SyntaxError through as an unexpected error (500).
  */
 function useErrorCodes(): YogaPlugin {
   return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          const message = 'The "variables" or "extensions" parameter is not valid JSON: send each as a JSON object, URL-encoded.';
+          throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+        }
+      });
+    },
     onExecute() {
       return {
         onExecuteDone({ result, setResult }) {

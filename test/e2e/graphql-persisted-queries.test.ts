@@ -144,8 +144,22 @@ describe('malformed persisted query extensions are refused with PERSISTED_QUERY_
   });
 
   test('extensions that are not an object are refused by the GraphQL-over-HTTP checks, with a code', async () => {
-    const answer = await post({ extensions: 'persistedQuery' });
-    expectRefused(answer, 400, 'BAD_REQUEST');
+    expectRefused(await post({ extensions: 'persistedQuery' }), 400, 'BAD_REQUEST');
+  });
+
+  test('extensions or variables that are not JSON, in a GET or a form body, are the client\'s mistake: 400 BAD_REQUEST', async () => {
+    const notJson = encodeURIComponent('{"persistedQuery":{"version":1,');
+    const sent = [
+      fetch(`${server.base()}/graphql?extensions=${notJson}`, { headers: { accept: 'application/graphql-response+json' } }),
+      fetch(`${server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}&variables=${notJson}`),
+      fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `query=${encodeURIComponent('{ __typename }')}&extensions=${notJson}` }),
+    ];
+    for (const response of await Promise.all(sent)) {
+      const body = await response.json();
+      expectRefused({ status: response.status, body }, 400, 'BAD_REQUEST');
+      expect(body.errors[0].message).toMatch(/is not valid JSON/);
+    }
+    expect(server.logs.filter((line) => line.includes('unexpected error'))).toEqual([]);
   });
 });
 
