@@ -1,8 +1,9 @@
 // GraphiQL, served whole by Kassa: the page and every script, stylesheet and editor worker it loads
 // come from this origin, out of the installed @graphql-yoga/render-graphiql (the build of GraphiQL
 // that matches the installed yoga), so it works offline and under a CSP that names no other host.
-// The page holds no inline script or style: its options travel in a JSON data block, which the
-// browser never executes. Assets are named by their content's digest and cached for a year.
+// The page's markup holds no inline script or style: its options travel in a JSON data block, which
+// the browser never executes (the editor writes styles of its own as it runs: see the CSP below).
+// Assets are named by their content's digest and cached for a year.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
