@@ -1,8 +1,10 @@
 // All configuration comes from the environment, is read here once and validated at start.
 // Every variable is documented in README.md.
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
+import { parse } from 'graphql';
 
 export type EnvironmentName = 'production' | 'sandbox';
 export const environmentNames: readonly EnvironmentName[] = ['production', 'sandbox'];
@@ -38,6 +40,8 @@ export interface Config {
   secretScanningKeys: { keyIdentifier: string; pem: string }[];
   /** What one GraphQL operation may ask for; refused before execution above these. */
   graphqlLimits: { maxCost: number; maxDepth: number; maxAliases: number; maxTokens: number; maxFields: number };
+  /** Documents a GraphQL request may name by their SHA-256 instead of sending their text. */
+  persistedDocuments: PersistedDocumentsConfig;
   /** Addresses whose X-Forwarded-For is believed (a load balancer in front of Kassa); no one's by default. */
   trustedProxies: BlockList;
   /** How Kassa sends email (the codes that confirm a customer's new address). */
@@ -52,6 +56,15 @@ export interface Config {
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
   };
+}
+
+export interface PersistedDocumentsConfig {
+  /** Automatic persisted queries (clients register documents), each environment's store bounded so; null: off. */
+  automatic: { maxDocuments: number; maxBytes: number } | null;
+  /** The operator's trusted documents by lowercase hex SHA-256; empty without GRAPHQL_TRUSTED_DOCUMENTS. */
+  trusted: ReadonlyMap<string, string>;
+  /** Only trusted documents are run over HTTP (REST routes and the hosted pages run their own operations in-process). */
+  trustedOnly: boolean;
 }
 
 export interface EmailConfig {
@@ -207,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
       maxFields: integer(env, 'GRAPHQL_MAX_FIELDS', 1000, 10, 100_000),
     },
+    persistedDocuments: persistedDocuments(env),
     idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),
     email: emailConfig(env, databases.production.kind),
@@ -308,6 +322,63 @@ function secretScanningKeys(env: Env): { keyIdentifier: string; pem: string }[] 
     if (curve !== 'prime256v1') throw invalid(`key ${index} ("${keyIdentifier}") must be an ECDSA P-256 key`);
     return { keyIdentifier, pem: key };
   });
+}
+
+/**
+ * `GRAPHQL_APQ_MAX_DOCUMENTS` and `GRAPHQL_APQ_MAX_BYTES` bound each environment's store of
+ * automatic persisted queries (0 documents: off). `GRAPHQL_TRUSTED_DOCUMENTS` names a JSON manifest
+ * of trusted documents; `GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true` refuses every other document, and
+ * then no client may register one.
+ */
+function persistedDocuments(env: Env): PersistedDocumentsConfig {
+  const trustedOnly = oneOf(env, 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY', 'false', ['true', 'false']) === 'true';
+  const file = env.GRAPHQL_TRUSTED_DOCUMENTS;
+  if (trustedOnly && !file) throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS_ONLY', 'needs GRAPHQL_TRUSTED_DOCUMENTS: the file listing the documents to accept');
+  const trusted = file ? trustedDocuments(file) : new Map<string, string>();
+  if (trustedOnly && trusted.size === 0) throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `lists no document (${file}), and GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true would refuse every GraphQL request`);
+  const maxDocuments = integer(env, 'GRAPHQL_APQ_MAX_DOCUMENTS', 1000, 0, 1_000_000);
+  const maxBytes = integer(env, 'GRAPHQL_APQ_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  return { automatic: maxDocuments === 0 || trustedOnly ? null : { maxDocuments, maxBytes }, trusted, trustedOnly };
+}
+
+/**
+ * The manifest `{"<sha256 hex>": "<document>", …}` that Relay, GraphQL Code Generator's client
+ * preset and others write, or Apollo's `{"format": "apollo-persisted-query-manifest", "operations":
+ * [{"id", "body"}]}`. Every key must be the SHA-256 of its document, and every document must parse.
+ */
+function trustedDocuments(file: string): Map<string, string> {
+  const invalid = (problem: string) => new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', problem);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw invalid(`names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`must be a JSON file {"<sha256 hex>": "<document>", …}: ${file} is not JSON (${(error as Error).message})`);
+  }
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) throw invalid(`must be a JSON object {"<sha256 hex>": "<document>", …} (${file})`);
+  const apollo = (manifest as { format?: unknown }).format === 'apollo-persisted-query-manifest';
+  const operations = (manifest as { operations?: unknown }).operations;
+  if (apollo && !Array.isArray(operations)) throw invalid(`is an Apollo manifest without an "operations" list (${file})`);
+  const entries: [unknown, unknown][] = apollo ? (operations as unknown[]).map((o) => [(o as { id?: unknown })?.id, (o as { body?: unknown })?.body]) : Object.entries(manifest);
+  const documents = new Map<string, string>();
+  for (const [hash, document] of entries) {
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) throw invalid(`has a key that is not a SHA-256 in hex (64 hexadecimal digits): "${String(hash).slice(0, 80)}" (${file})`);
+    if (typeof document !== 'string') throw invalid(`maps ${hash} to something other than a document's text (${file})`);
+    const actual = createHash('sha256').update(document).digest('hex');
+    if (actual !== hash.toLowerCase()) throw invalid(`maps ${hash} to a document whose SHA-256 is ${actual} (${file})`);
+    try {
+      parse(document);
+    } catch (error) {
+      throw invalid(`maps ${hash} to a document that does not parse: ${(error as Error).message} (${file})`);
+    }
+    documents.set(hash.toLowerCase(), document);
+  }
+  return documents;
 }
 
 const emailAddress = /^[^\s@<>]+@[^\s@<>]+$/;

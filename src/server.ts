@@ -19,6 +19,7 @@ import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
 import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
+import { checkTrustedDocuments, persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
 import { serveProvider } from './oauth/provider.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
@@ -42,6 +43,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
 import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
 import { isClientDisconnect } from './http/disconnects.ts';
+import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage, type GraphiqlResponse } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
@@ -65,6 +67,8 @@ interface ServedEnvironment {
   /** Sends the environment's events to its webhook endpoints. */
   webhooks: WebhookWorker;
   yoga: YogaServerInstance<Context, object>;
+  /** Documents GraphQL requests may name by hash: the trusted list and what clients registered here. */
+  persisted: PersistedDocuments;
   rest: RestHandler;
   base: string;
   limiter: RateLimiter;
@@ -117,23 +121,30 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     return new GraphQLError(masked.message, { ...(masked as GraphQLError), extensions: { ...(masked as GraphQLError).extensions, requestId } });
   };
 
+  // Before anything is opened: a trusted document the schema refuses stops the start.
+  checkTrustedDocuments(schema, config.persistedDocuments.trusted);
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
   const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock, options.memoryImage)));
+  const { trusted, trustedOnly } = config.persistedDocuments;
+  if (trusted.size) logger.info({ documents: trusted.size, only: trustedOnly }, 'trusted GraphQL documents loaded');
   for (const { environment, database } of opened) {
     const name = environment.name;
     const base = name === 'production' ? '' : '/sandbox';
+    // Each environment registers its own automatic persisted queries.
+    const persisted = persistedDocuments(config.persistedDocuments);
     const yoga = createYoga<Context>({
       schema,
       graphqlEndpoint: `${base}/v1/graphql`,
       landingPage: false,
-      graphiql: { title: `Kassa GraphQL (${name})` },
+      // GraphiQL is served before yoga, from this origin (src/pages/graphiql.ts).
+      graphiql: false,
       maskedErrors: { maskError },
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus()],
+      plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
@@ -141,7 +152,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
-    environments[name] = { environment, database, jobs, webhooks, yoga, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
+    environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
   }
 
   const streamSlots = new StreamSlots(config.liveStreams);
@@ -249,6 +260,13 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       return pipeline(Readable.from(download.chunks), res);
     }
     const isGraphQL = path === '/v1/graphql';
+    if (isGraphQL && req.method === 'GET' && /text\/html/i.test(req.headers.accept ?? '')) {
+      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`));
+    }
+    if (path.startsWith(`/v1/${graphiqlAssetPrefix}`) && (req.method === 'GET' || req.method === 'HEAD')) {
+      const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
+      if (asset) return sendGraphiql(res, asset, req.method === 'HEAD');
+    }
     let context: Context;
     try {
       const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
@@ -355,10 +373,24 @@ function useBearerChallenge(): YogaPlugin {
 /**
  * Every GraphQL error carries `extensions.code`: variable values the operation's types refuse get
  * BAD_USER_INPUT with their issue (graphql-js reports them without a code), and a body of a media type GraphQL is
- * not read from gets the error body, not yoga's empty 415.
+ * not read from gets the error body, not yoga's empty 415. `variables` or `extensions` that are not
+ * JSON, in a GET's query string or a form body, are the client's mistake (400 BAD_REQUEST), where
+ * yoga's parsers let the SyntaxError through as an unexpected error (500).
  */
 function useErrorCodes(): YogaPlugin {
   return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          const message = 'The "variables" or "extensions" parameter is not valid JSON: send each as a JSON object, URL-encoded.';
+          throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+        }
+      });
+    },
     onExecute() {
       return {
         onExecuteDone({ result, setResult }) {
@@ -428,6 +460,17 @@ async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buf
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+function singleHeader(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sendGraphiql(res: ServerResponse, response: GraphiqlResponse, headOnly = false): void {
+  const length = typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.length;
+  res.writeHead(response.status, response.status === 304 ? response.headers : { ...response.headers, 'content-length': length });
+  res.end(headOnly || response.status === 304 ? undefined : response.body);
 }
 
 function send(res: ServerResponse, response: RestResponse): void {

@@ -59,6 +59,12 @@ describe('kassa', () => {
     expect(result.stderr).toContain('Invalid configuration: PORT must be a whole number');
   });
 
+  it('refuses to serve with a trusted documents file that does not exist, naming the variable', async () => {
+    const result = await run(['serve'], { GRAPHQL_TRUSTED_DOCUMENTS: '/nonexistent/persisted-documents.json', GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration: GRAPHQL_TRUSTED_DOCUMENTS names a file that cannot be read');
+  });
+
   it('refuses an unknown command with the usage', async () => {
     const result = await run(['frobnicate']);
     expect(result.code).toBe(2);

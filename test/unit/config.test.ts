@@ -1,5 +1,18 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A manifest file holding `content` (JSON unless a string is given). */
+function manifest(content: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'kassa-config-')), 'documents.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
 
 describe('configuration', () => {
   it('defaults to port 8000 on the embedded databases, one directory per environment', () => {
@@ -72,5 +85,42 @@ describe('configuration', () => {
     expect(() => loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '0' })).toThrow('LIVE_STREAMS_PER_PRINCIPAL must be a whole number from 1 to 1000000 (got "0")');
     expect(() => loadConfig({ LIVE_STREAMS_PER_PROCESS: 'many' })).toThrow('LIVE_STREAMS_PER_PROCESS must be a whole number from 1');
     expect(() => loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '20', LIVE_STREAMS_PER_PROCESS: '5' })).toThrow('LIVE_STREAMS_PER_PRINCIPAL must not exceed LIVE_STREAMS_PER_PROCESS (5); got 20');
+  });
+
+  describe('persisted documents', () => {
+    const document = 'query Products { core { products { pagination { totalCount } } } }';
+
+    it('keeps up to 1000 automatic persisted queries and 16 MiB per environment by default, with no trusted documents', () => {
+      expect(loadConfig({}).persistedDocuments).toEqual({ automatic: { maxDocuments: 1000, maxBytes: 16 * 1024 * 1024 }, trusted: new Map(), trustedOnly: false });
+      expect(loadConfig({ GRAPHQL_APQ_MAX_DOCUMENTS: '0' }).persistedDocuments.automatic).toBeNull();
+      expect(loadConfig({ GRAPHQL_APQ_MAX_DOCUMENTS: '5', GRAPHQL_APQ_MAX_BYTES: '4096' }).persistedDocuments.automatic).toEqual({ maxDocuments: 5, maxBytes: 4096 });
+    });
+
+    it('reads a manifest of hashes and documents, in upper or lower case hex, and Apollo\'s manifest format', () => {
+      const trusted = loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ [sha256(document).toUpperCase()]: document }) }).persistedDocuments;
+      expect(trusted.trusted).toEqual(new Map([[sha256(document), document]]));
+      expect(trusted.trustedOnly).toBe(false);
+      const apollo = manifest({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: sha256(document), name: 'Products', type: 'query', body: document }] });
+      const only = loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: apollo, GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' }).persistedDocuments;
+      expect(only).toEqual({ automatic: null, trusted: new Map([[sha256(document), document]]), trustedOnly: true });
+    });
+
+    it.each([
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: '/nonexistent/documents.json' }), 'GRAPHQL_TRUSTED_DOCUMENTS names a file that cannot be read: /nonexistent/documents.json (ENOENT)'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest('{"abc": ') }), 'GRAPHQL_TRUSTED_DOCUMENTS must be a JSON file {"<sha256 hex>": "<document>", …}'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest([document]) }), 'GRAPHQL_TRUSTED_DOCUMENTS must be a JSON object'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ products: document }) }), 'GRAPHQL_TRUSTED_DOCUMENTS has a key that is not a SHA-256 in hex (64 hexadecimal digits): "products"'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ [sha256(document)]: { body: document } }) }), `GRAPHQL_TRUSTED_DOCUMENTS maps ${sha256(document)} to something other than a document's text`],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ [sha256('{ __typename }')]: document }) }), `GRAPHQL_TRUSTED_DOCUMENTS maps ${sha256('{ __typename }')} to a document whose SHA-256 is ${sha256(document)}`],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ [sha256('{ core {')]: '{ core {' }) }), `GRAPHQL_TRUSTED_DOCUMENTS maps ${sha256('{ core {')} to a document that does not parse: Syntax Error`],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({ format: 'apollo-persisted-query-manifest', version: 1 }) }), 'GRAPHQL_TRUSTED_DOCUMENTS is an Apollo manifest without an "operations" list'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' }), 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY needs GRAPHQL_TRUSTED_DOCUMENTS'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'yes' }), 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY must be one of true, false'],
+      [() => ({ GRAPHQL_TRUSTED_DOCUMENTS: manifest({}), GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' }), 'GRAPHQL_TRUSTED_DOCUMENTS lists no document'],
+      [() => ({ GRAPHQL_APQ_MAX_DOCUMENTS: '-1' }), 'GRAPHQL_APQ_MAX_DOCUMENTS must be a whole number from 0'],
+      [() => ({ GRAPHQL_APQ_MAX_BYTES: '10' }), 'GRAPHQL_APQ_MAX_BYTES must be a whole number from 1024'],
+    ])('refuses a bad trusted documents setting, naming the variable (%#)', (env, message) => {
+      expect(() => loadConfig(env())).toThrow(`Invalid configuration: ${message}`);
+    });
   });
 });

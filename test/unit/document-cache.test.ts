@@ -32,4 +32,19 @@ describe('the GraphQL parse cache', () => {
     expect(cache.get('x'.repeat(11))).toBeUndefined();
     expect(cache.get('short')).toBe(1);
   });
+
+  test('measured by its values, as the persisted query store is: a hash key holds its document\'s bytes', () => {
+    const cache = new DocumentCache<string>(1_000, 10, (_hash, document) => Buffer.byteLength(document));
+    cache.set('h1', 'aaaa');
+    cache.set('h2', 'ééé'); // 6 bytes
+    expect(cache.heldSize).toBe(10);
+    cache.set('h3', 'b');
+    expect(cache.get('h1')).toBeUndefined();
+    expect(cache.heldSize).toBe(7);
+    cache.set('h2', 'cc');
+    expect(cache.heldSize).toBe(3);
+    cache.set('h4', 'x'.repeat(11));
+    expect(cache.get('h4')).toBeUndefined();
+    expect([cache.get('h2'), cache.get('h3')]).toEqual(['cc', 'b']);
+  });
 });
