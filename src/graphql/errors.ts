@@ -24,6 +24,34 @@ export class KassaError extends GraphQLError {
   }
 }
 
+/** What a kind of named error is, known without raising one, so a field can declare that it raises it. */
+export interface ErrorKind {
+  code: string;
+  status: number;
+  restError: string;
+  /** When it is raised, in a sentence: the REST reference shows it. */
+  description: string;
+}
+
+/** A factory of one kind of error that carries its kind. */
+export type NamedError<A extends unknown[]> = ((...args: A) => KassaError) & Readonly<ErrorKind>;
+
+export function namedError<A extends unknown[]>(
+  kind: ErrorKind,
+  message: (...args: A) => string,
+  construct: (message: string, kind: ErrorKind) => KassaError = (text, k) => new KassaError(text, k.code, k.status, k.restError),
+): NamedError<A> {
+  return Object.assign((...args: A) => construct(message(...args), kind), kind);
+}
+
+/**
+ * A field's extensions naming the errors it answers with besides those any field may (no token,
+ * not permitted, not found, invalid input): what its REST operation documents.
+ */
+export function raises(...kinds: ErrorKind[]): { errors: ErrorKind[] } {
+  return { errors: kinds };
+}
+
 export class UnauthenticatedError extends KassaError {
   constructor(message = 'Authentication required: send a valid access token as "Authorization: Bearer <token>".') {
     super(message, 'UNAUTHENTICATED', 401, 'Unauthorized');

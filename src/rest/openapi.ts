@@ -3,6 +3,7 @@
 // defaults, descriptions, scopes) and the wire shapes toWire writes. Nothing here is written per
 // route, so a route, field or argument added to the table is in the document as it is served.
 import { type GraphQLSchema, type GraphQLInputType, TypeInfo, getNullableType, isListType, isNonNullType, visit, visitWithTypeInfo } from 'graphql';
+import type { ErrorKind } from '../graphql/errors.ts';
 import type { CompiledRoute, VariableBinding } from './routes.ts';
 import { JsonSchemas, jsonValue, type JsonSchema } from './json-schema.ts';
 
@@ -17,13 +18,6 @@ export interface OpenApiOperation {
 
 /** The REST paths in the document are relative to the server URL, which ends in `/v1`. */
 export const documentPrefix = '/v1';
-
-/** A named error a GraphQL field declares it may answer with (see `errors` in graphql/errors.ts). */
-interface DeclaredError {
-  status: number;
-  restError: string;
-  description: string;
-}
 
 const reasons: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
 
@@ -221,10 +215,12 @@ function responseComponents(schemas: JsonSchemas, shared: Record<string, SharedR
   );
 }
 
+/** The body of an error response: `{error, detail}` for the named errors, and the bodies of their own for the others. */
 function bodyOf(schemas: JsonSchemas, errors: string[], validation: boolean): JsonSchema {
   const bodies: JsonSchema[] = [];
+  const named = errors.filter((e) => e !== 'RateLimitExceeded');
+  if (named.length) bodies.push(errorBody(named));
   if (errors.includes('RateLimitExceeded')) bodies.push(schemas.define('RateLimitExceeded', rateLimitExceeded));
-  else if (errors.length) bodies.push(errorBody(errors));
   if (validation) bodies.push(schemas.define('ValidationError', validationError));
   return bodies.length === 1 ? bodies[0] : { anyOf: bodies };
 }
@@ -257,20 +253,22 @@ function responsesOf(route: CompiledRoute, schemas: JsonSchemas, shared: Record<
     const errors = [...alike.flatMap((r) => r.errors), ...declared.filter((e) => e.status === status).map((e) => e.restError)];
     const validation = alike.some((r) => !r.errors.length);
     const description = [...alike.map((r) => r.description), ...declared.filter((e) => e.status === status).map((e) => `${e.restError}: ${e.description}`)].join(' ');
-    responses[status] = { description, content: { 'application/json': { schema: bodyOf(schemas, errors, validation) } } };
+    const headers = Object.assign({}, ...alike.map((r) => r.headers ?? {})) as Record<string, unknown>;
+    responses[status] = { description, ...(Object.keys(headers).length && { headers }), content: { 'application/json': { schema: bodyOf(schemas, errors, validation) } } };
   }
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
-function declaredErrors(route: CompiledRoute): DeclaredError[] {
+/** The errors the route's field declares it raises (`raises` in graphql/errors.ts). */
+function declaredErrors(route: CompiledRoute): ErrorKind[] {
   const errors = route.resultField.extensions?.errors;
-  return Array.isArray(errors) ? (errors as DeclaredError[]) : [];
+  return Array.isArray(errors) ? (errors as ErrorKind[]) : [];
 }
 
 function errorBody(names: string[]): JsonSchema {
   return {
     type: 'object',
-    properties: { error: { type: 'string', enum: names.sort() }, detail: { type: 'string' } },
+    properties: { error: { type: 'string', enum: [...new Set(names)].sort() }, detail: { type: 'string' } },
     required: ['error', 'detail'],
     additionalProperties: false,
   };

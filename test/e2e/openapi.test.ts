@@ -130,6 +130,18 @@ describe('the document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('lists the named errors each field declares under their status', () => {
+    const declaring = routes.filter((r) => Array.isArray(r.resultField.extensions?.errors));
+    expect(declaring.length).toBeGreaterThanOrEqual(15);
+    for (const route of declaring) {
+      for (const { status, restError } of route.resultField.extensions!.errors as { status: number; restError: string }[]) {
+        const response = operationOf(route).responses[status];
+        expect(JSON.stringify(response), `${route.method} ${route.path} ${status}`).toContain(`"${restError}"`);
+      }
+    }
+    expect(JSON.stringify(document.paths['/refunds/'].post.responses[403])).toContain('"enum":["NotPermitted","RefundedAlready"]');
+  });
+
   it('gives each list its page parameters with their defaults, and enumerates sort properties', () => {
     const products = document.paths['/products/'].get;
     const parameter = (name: string) => products.parameters.find((p) => p.name === name && p.in === 'query')!;
@@ -240,6 +252,14 @@ describe('real responses validate against the document', () => {
       if (response.status === 200) found++;
     }
     expect(found).toBeGreaterThanOrEqual(25);
+
+    // Errors a field declares, as the server sends them.
+    const closed = await api('PATCH', `/checkouts/${checkout.id}`, { metadata: { late: true } });
+    expectErrorBody(closed, 403, 'NotOpenCheckout');
+    expectDocumented(validator, 'PATCH', '/checkouts/{id}', closed);
+    const invoice = await api('POST', `/orders/${order.id}/invoice`);
+    expectErrorBody(invoice, 422, 'MissingInvoiceBillingDetails');
+    expectDocumented(validator, 'POST', '/orders/{id}/invoice', invoice);
 
     const client = expectStatus(await buyer.publicApi('GET', `/checkouts/client/${checkout.clientSecret}`), 200);
     expectDocumented(validator, 'GET', '/checkouts/client/{client_secret}', { status: 200, body: client, headers: new Headers() });

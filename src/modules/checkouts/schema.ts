@@ -1,6 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -13,9 +14,12 @@ import {
   checkoutSortProperties,
   confirmCheckout,
   createCheckout,
+  expired,
   getCheckout,
   getClientCheckout,
   listCheckouts,
+  notOpen,
+  paymentError,
   updateCheckout,
   updateClientCheckout,
 } from './service.ts';
@@ -244,6 +248,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Checkout',
     authScopes: { scope: 'checkouts:write' },
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CheckoutUpdateInput, required: true }) },
+    extensions: raises(notOpen),
     resolve: (query, _root, { id, input }, ctx) => updateCheckout(ctx, id, input, query),
   }),
 }));
@@ -254,6 +259,7 @@ builder.queryField('checkoutClient', (t) =>
     type: CheckoutPublic,
     description: 'A checkout as its buyer sees it, by client secret.',
     args: { clientSecret: t.arg.string({ required: true }) },
+    extensions: raises(expired),
     resolve: (query, _root, { clientSecret }, ctx) => getClientCheckout(ctx, clientSecret, query),
   }),
 );
@@ -263,12 +269,14 @@ builder.mutationFields((t) => ({
     type: CheckoutPublic,
     description: 'The buyer fills in the checkout.',
     args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutUpdatePublicInput, required: true }) },
+    extensions: raises(expired, notOpen),
     resolve: (query, _root, { clientSecret, input }, ctx) => updateClientCheckout(ctx, clientSecret, input, query),
   }),
   checkoutClientConfirm: t.prismaField({
     type: CheckoutPublicConfirmed,
     description: 'The buyer confirms: a pending order is created and the payment is processed right after.',
     args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutConfirmInput, required: true }) },
+    extensions: raises(expired, notOpen, paymentError),
     resolve: (query, _root, { clientSecret, input }, ctx) => confirmCheckout(ctx, clientSecret, input, query),
   }),
 }));

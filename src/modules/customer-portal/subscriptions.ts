@@ -4,6 +4,7 @@
 // for a customer is their own subscriptions only.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
@@ -13,9 +14,11 @@ import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { CustomerCancellationReason, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
+  alreadyCanceled,
   customerSubscriptionSortProperties,
   getSubscription,
   listCustomerSubscriptions,
+  subscriptionLocked,
   updateSubscription,
   updateSubscriptionAsCustomer,
 } from '../subscriptions/service.ts';
@@ -77,6 +80,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: write,
     description: 'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules as the Core API.',
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true }) },
+    extensions: raises(alreadyCanceled, subscriptionLocked),
     resolve: (query, _root, { id, input }, ctx) => updateSubscriptionAsCustomer(ctx, id, input, query),
   }),
   subscriptionCancel: t.prismaField({
@@ -84,6 +88,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: write,
     description: 'Cancels the subscription at the end of the paid period; it can be resumed until then.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
+    extensions: raises(alreadyCanceled, subscriptionLocked),
     resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
   }),
 }));

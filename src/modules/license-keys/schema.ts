@@ -1,12 +1,14 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { LicenseKeyStatus as LicenseKeyStatuses } from '../../generated/prisma/enums.ts';
 import {
   activateLicenseKey,
+  activationRefused,
   deactivateLicenseKey,
   displayKey,
   getLicenseKey,
@@ -14,6 +16,7 @@ import {
   listLicenseKeys,
   maxActivationLimit,
   updateLicenseKey,
+  usageLimitReached,
   validateLicenseKey,
 } from './service.ts';
 
@@ -162,6 +165,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description: "Validates a key of one of the token's organizations.",
     authScopes: { scope: 'license_keys:write' },
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true }) },
+    extensions: raises(usageLimitReached),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'core', input, query),
   }),
   licenseKeyActivate: t.prismaField({
@@ -169,6 +173,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description: "Activates a key of one of the token's organizations on a device.",
     authScopes: { scope: 'license_keys:write' },
     args: { input: t.arg({ type: LicenseKeyActivateInput, required: true }) },
+    extensions: raises(activationRefused),
     resolve: (query, _root, { input }, ctx) => activateLicenseKey(ctx, 'core', input, query),
   }),
   licenseKeyDeactivate: t.boolean({
@@ -188,12 +193,14 @@ builder.mutationFields((t) => ({
     type: ValidatedLicenseKey,
     description: "Validates a key of the organization named, for the customer's software; no token needed.",
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true }) },
+    extensions: raises(usageLimitReached),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'public', input, query),
   }),
   licenseKeyActivate: t.prismaField({
     type: 'LicenseKeyActivation',
     description: "Activates a key of the organization named on a device, for the customer's software; no token needed.",
     args: { input: t.arg({ type: LicenseKeyActivateInput, required: true }) },
+    extensions: raises(activationRefused),
     resolve: (query, _root, { input }, ctx) => activateLicenseKey(ctx, 'public', input, query),
   }),
   licenseKeyDeactivate: t.boolean({

@@ -1,5 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -8,7 +9,7 @@ import { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses
 import { Address, AddressInput } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
-import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
+import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
 
 export const OrderStatus = builder.enumType(OrderStatuses, { name: 'OrderStatus' });
 export const OrderBillingReason = builder.enumType(OrderBillingReasons, { name: 'OrderBillingReason' });
@@ -138,6 +139,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: { scope: ['orders:read', 'orders:write'] },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     description: 'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on.',
+    extensions: raises(invoiceAlreadyExists, notPaidOrder, missingBillingDetails),
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
   orderUpdate: t.prismaField({

@@ -1,11 +1,12 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import { RefundReason as RefundReasons, RefundStatus as RefundStatuses } from '../../generated/prisma/enums.ts';
-import { createRefund, getRefund, listRefunds, refundSortProperties } from './service.ts';
+import { createRefund, getRefund, listRefunds, refundAmountTooHigh, refundedAlready, refundSortProperties } from './service.ts';
 
 export const RefundStatus = builder.enumType(RefundStatuses, { name: 'RefundStatus' });
 export const RefundReason = builder.enumType(RefundReasons, { name: 'RefundReason' });
@@ -80,6 +81,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Refund',
     authScopes: { scope: 'refunds:write' },
     args: { input: t.arg({ type: RefundCreateInput, required: true }) },
+    extensions: raises(refundAmountTooHigh, refundedAlready),
     resolve: (query, _root, { input }, ctx) => createRefund(ctx, input, query),
   }),
 }));

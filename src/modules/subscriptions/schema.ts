@@ -1,5 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -10,9 +11,11 @@ import { Order } from '../orders/schema.ts';
 import { CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
 import {
+  alreadyCanceled,
   getSubscription,
   listSubscriptions,
   revokeSubscription,
+  subscriptionLocked,
   subscriptionSortProperties,
   updateSubscription,
   updateSubscriptionPaymentMethod,
@@ -156,6 +159,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Subscription',
     authScopes: write,
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: SubscriptionUpdateInput, required: true }) },
+    extensions: raises(alreadyCanceled, subscriptionLocked),
     resolve: (query, _root, { id, input }, ctx) => updateSubscription(ctx, id, input, query),
   }),
   subscriptionRevoke: t.prismaField({
@@ -163,6 +167,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: write,
     description: 'Ends the subscription now and revokes its benefits.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
+    extensions: raises(alreadyCanceled),
     resolve: (query, _root, { id }, ctx) => revokeSubscription(ctx, id, query),
   }),
   subscriptionPaymentMethodUpdate: t.prismaField({
@@ -170,6 +175,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: write,
     description: 'Sets the payment method renewals are charged to. A past-due subscription is charged again with it at once.',
     args: { id: t.arg({ type: 'UUID', required: true }), paymentMethod: t.arg.string({ required: true, description: 'The processor’s payment method token.' }) },
+    extensions: raises(alreadyCanceled),
     resolve: (query, _root, { id, paymentMethod }, ctx) => updateSubscriptionPaymentMethod(ctx, id, paymentMethod, query),
   }),
 }));
