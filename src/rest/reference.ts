@@ -40,11 +40,16 @@ class Resource {
 
 const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** Starts Swagger UI on the page's element, with the document next to the page; nothing is sent elsewhere. */
+/**
+ * Starts Swagger UI on the page's element with the document next to the page. The page's query
+ * string configures nothing (no `?url=` to show another document), and no validator badge is
+ * fetched: nothing is sent elsewhere.
+ */
 const startScript = `window.ui = SwaggerUIBundle({
   url: new URL('openapi.json', document.baseURI).href,
   dom_id: '#swagger-ui',
   deepLinking: true,
+  queryConfigEnabled: false,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],
   layout: 'BaseLayout',
