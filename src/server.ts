@@ -33,7 +33,8 @@ import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
-import { openApiDocument } from './rest/openapi.ts';
+import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
+import type { CompiledRoute } from './rest/routes.ts';
 import { ApiReference } from './rest/reference.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { createEmailTransport } from './email/transport.ts';
@@ -110,11 +111,16 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   };
 }
 
+/** The REST layer's OpenAPI document, without its server (rest/openapi.ts). */
+export function restApiDocument(routes: CompiledRoute[] = compileRoutes(schema, restRoutes)): OpenApiDocument {
+  return openApiDocument(schema, routes, { version, maxBodyBytes });
+}
+
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
   const clock = options.clock ?? (() => new Date());
   const routes = compileRoutes(schema, restRoutes);
   // Built before listening: a route or type the generator cannot describe stops the start.
-  const reference = new ApiReference(openApiDocument(schema, routes, { version, maxBodyBytes }));
+  const reference = new ApiReference(restApiDocument(routes));
   const maskError = (error: unknown, message: string) => {
     const masked = yogaMaskError(error, message, false);
     if (masked === error) return masked;

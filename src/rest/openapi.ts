@@ -4,6 +4,7 @@
 // route, so a route, field or argument added to the table is in the document as it is served.
 import { type GraphQLSchema, type GraphQLInputType, TypeInfo, getNullableType, isListType, isNonNullType, visit, visitWithTypeInfo } from 'graphql';
 import type { ErrorKind } from '../graphql/errors.ts';
+import { idempotencyWindowMs } from './idempotency.ts';
 import type { CompiledRoute, VariableBinding } from './routes.ts';
 import { JsonSchemas, jsonValue, type JsonSchema } from './json-schema.ts';
 
@@ -107,7 +108,7 @@ const idempotencyKey = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes retries safe: the first answer to a key is kept for 24 hours and returned to a retry of the same request; the key with another request is refused (422).',
+  description: `Makes retries safe: the first answer to a key is kept for ${idempotencyWindowMs / 3_600_000} hours and returned to a retry of the same request; the key with another request is refused (422).`,
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
 };
 

@@ -1,6 +1,8 @@
 // The REST layer's OpenAPI document (/v1/openapi.json) and reference page (/v1/reference): the
 // document is valid OpenAPI 3.1, names every route of the route table with its parameters, and
 // describes what the server really answers: real responses validate against it.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
@@ -10,6 +12,7 @@ import { compileRoutes } from '../../src/rest/adapter.ts';
 import type { CompiledRoute } from '../../src/rest/routes.ts';
 import { restRoutes } from '../../src/rest/table.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { kassaBin } from '../helpers/processes.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { buyWithCheckout } from '../helpers/purchases.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
@@ -159,6 +162,18 @@ describe('the document', () => {
     expect(sandbox.servers).toEqual([{ url: `${server.url}/sandbox/v1`, description: 'sandbox' }]);
     expect(sandbox.paths).toEqual(document.paths);
   });
+});
+
+describe('kassa openapi', () => {
+  it('prints the document an environment serves, with PUBLIC_URL as its server, whole through a pipe', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [kassaBin, 'openapi', '--environment', 'sandbox'], {
+      env: { ...process.env, DATA_DIR: 'memory://', PUBLIC_URL: 'https://pay.example.com/' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const printed = JSON.parse(stdout) as OpenApi;
+    expect(printed.servers).toEqual([{ url: 'https://pay.example.com/sandbox/v1', description: 'sandbox' }]);
+    expect({ ...printed, servers: document.servers }).toEqual(document);
+  }, 60_000);
 });
 
 describe('real responses validate against the document', () => {
