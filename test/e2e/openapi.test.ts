@@ -14,7 +14,7 @@ import { restRoutes } from '../../src/rest/table.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { kassaBin } from '../helpers/processes.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
-import { buyWithCheckout } from '../helpers/purchases.ts';
+import { checkoutWhen, paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
 import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
 
@@ -213,6 +213,29 @@ describe('real responses validate against the document', () => {
     expectDocumented(validator, 'GET', '/products/', list);
   });
 
+  it('customers and files, written and read back', async () => {
+    const created = await org.api('POST', '/customers/', { email: 'ada@example.com', name: 'Ada', external_id: 'ext-ada', metadata: { plan: 'pro' } });
+    expectDocumented(validator, 'POST', '/customers/', created);
+    expectDocumented(validator, 'PATCH', '/customers/{id}', await org.api('PATCH', `/customers/${created.body.id}`, { billing_address: { country: 'DE', city: 'Berlin' } }));
+    expectDocumented(validator, 'GET', '/customers/external/{external_id}', await org.api('GET', '/customers/external/ext-ada'));
+    expectDocumented(validator, 'GET', '/customers/external/{external_id}/state', await org.api('GET', '/customers/external/ext-ada/state'));
+    expectDocumented(validator, 'GET', '/customers/', await org.api('GET', '/customers/?metadata[plan]=pro&sorting=-created_at'));
+    const deleted = await org.api('DELETE', `/customers/${created.body.id}`);
+    expect(deleted.status).toBe(204);
+    expectDocumented(validator, 'DELETE', '/customers/{id}', deleted);
+
+    const file = await org.api('POST', '/files/', {
+      organization_id: org.organizationId,
+      name: 'small.bin',
+      mime_type: 'application/octet-stream',
+      size: 10,
+      service: 'downloadable',
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 10 }] },
+    });
+    expect(file.status).toBe(201);
+    expectDocumented(validator, 'POST', '/files/', file);
+  });
+
   it('POST /v1/checkouts/ 422', async () => {
     const response = await org.api('POST', '/checkouts/', { products: ['not-a-uuid'], unknown_field: true });
     expect(response.status).toBe(422);
@@ -239,9 +262,26 @@ describe('real responses validate against the document', () => {
     );
     const product = expectStatus(await api('POST', '/products/', { name: 'Pro', recurring_interval: null, prices: [{ amount_type: 'fixed', price_amount: 4900, price_currency: 'usd' }] }), 201);
     expectStatus(await api('POST', `/products/${product.id}/benefits`, { benefits: [benefit.id] }), 200);
-    const { checkout, order } = await buyWithCheckout(buyer, product.id, 'reader@example.com', 'Ada Reader');
+    const created = await api('POST', '/checkouts/', { products: [product.id] });
+    expectDocumented(validator, 'POST', '/checkouts/', created);
+    const checkout = { id: created.body.id as string, clientSecret: created.body.client_secret as string };
+    const confirmed = await buyer.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
+      customer_email: 'reader@example.com',
+      customer_name: 'Ada Reader',
+      confirmation_token_id: 'tok_visa',
+    });
+    expectDocumented(validator, 'POST', '/checkouts/client/{client_secret}/confirm', confirmed);
+    const order = await paidOrderOf(buyer, checkout.id);
+    await checkoutWhen(buyer, checkout.id, 'succeeded');
+    const refund = await api('POST', '/refunds/', { order_id: order.id, reason: 'customer_request', amount: 4900 });
+    expectDocumented(validator, 'POST', '/refunds/', refund);
+    const again = await api('POST', '/refunds/', { order_id: order.id, reason: 'customer_request', amount: 4900 });
+    expect([400, 403]).toContain(again.status);
+    expectDocumented(validator, 'POST', '/refunds/', again);
     const licenseKey = await waitForLicenseKey(api);
-    const session = expectStatus(await api('POST', '/customer-sessions/', { customer_id: order.customerId }), 201);
+    const sessionResponse = await api('POST', '/customer-sessions/', { customer_id: order.customerId });
+    expectDocumented(validator, 'POST', '/customer-sessions/', sessionResponse);
+    const session = expectStatus(sessionResponse, 201);
     const customerApi = restClient(server.base('sandbox'), session.token);
 
     // Every GET route the organization or the customer can call with what the purchase made.
@@ -252,6 +292,7 @@ describe('real responses validate against the document', () => {
       customers: order.customerId,
       benefits: benefit.id,
       'license-keys': licenseKey.id,
+      refunds: refund.body.id,
     };
     let found = 0;
     for (const route of routes.filter((r) => r.method === 'GET' && r.admits)) {
