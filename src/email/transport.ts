@@ -5,7 +5,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { EmailConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { KassaError, type ErrorKind } from '../graphql/errors.ts';
+import { KassaError } from '../graphql/errors.ts';
 
 export interface EmailMessage {
   to: string;
@@ -21,16 +21,9 @@ export interface EmailTransport {
 }
 
 /** Sending was refused or failed: nothing was delivered, and the caller may try again. */
-export const emailDeliveryFailed: ErrorKind = {
-  code: 'EMAIL_DELIVERY_FAILED',
-  status: 503,
-  restError: 'EmailDeliveryFailed',
-  description: 'The email could not be sent, or this server sends none; nothing changed.',
-};
-
 export class EmailDeliveryError extends KassaError {
   constructor(message = 'The email could not be sent. Try again later.') {
-    super(message, emailDeliveryFailed.code, emailDeliveryFailed.status, emailDeliveryFailed.restError);
+    super(message, 'EMAIL_DELIVERY_FAILED', 503, 'EmailDeliveryFailed');
   }
 }
 

@@ -24,32 +24,22 @@ export class KassaError extends GraphQLError {
   }
 }
 
-/** What a kind of named error is, known without raising one, so a field can declare that it raises it. */
+/** A kind of error a field may raise, as the REST reference lists it. */
 export interface ErrorKind {
   code: string;
   status: number;
   restError: string;
-  /** When it is raised, in a sentence: the REST reference shows it. */
+  /** When it is raised, in a sentence. */
   description: string;
 }
 
-/** A factory of one kind of error that carries its kind. */
-export type NamedError<A extends unknown[]> = ((...args: A) => KassaError) & Readonly<ErrorKind>;
-
-export function namedError<A extends unknown[]>(
-  kind: ErrorKind,
-  message: (...args: A) => string,
-  construct: (message: string, kind: ErrorKind) => KassaError = (text, k) => new KassaError(text, k.code, k.status, k.restError),
-): NamedError<A> {
-  return Object.assign((...args: A) => construct(message(...args), kind), kind);
-}
-
 /**
- * A field's extensions naming the errors it answers with besides those any field may (no token,
- * not permitted, not found, invalid input): what its REST operation documents.
+ * A field's extensions naming the errors it raises besides those any field may (no token, not
+ * permitted, not found, invalid input). Each is given as an error made by the service's own
+ * factory, so its code, status and REST name are the ones the service throws.
  */
-export function raises(...kinds: ErrorKind[]): { errors: ErrorKind[] } {
-  return { errors: kinds };
+export function raises(...errors: { error: KassaError; when: string }[]): { errors: ErrorKind[] } {
+  return { errors: errors.map(({ error, when }) => ({ code: error.code, status: error.status, restError: error.restError, description: when })) };
 }
 
 export class UnauthenticatedError extends KassaError {

@@ -24,6 +24,11 @@ import {
   updateClientCheckout,
 } from './service.ts';
 
+// The checkout errors the fields below answer with besides those any field may.
+const notOpenCheckout = { error: notOpen(''), when: 'The checkout is no longer open (confirmed, succeeded, failed or expired), so it cannot change.' };
+const expiredCheckout = { error: expired(), when: 'The checkout has expired; the buyer needs a new one.' };
+const noPayment = { error: paymentError(''), when: 'No payment processor takes payments in this environment.' };
+
 export const CheckoutStatus = builder.enumType(CheckoutStatuses, { name: 'CheckoutStatus' });
 const CheckoutSortProperty = builder.scalarType('CheckoutSortProperty', sortingScalarConfig(checkoutSortProperties));
 const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', { values: ['required', 'optional', 'disabled'] as const });
@@ -248,7 +253,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Checkout',
     authScopes: { scope: 'checkouts:write' },
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CheckoutUpdateInput, required: true }) },
-    extensions: raises(notOpen),
+    extensions: raises(notOpenCheckout),
     resolve: (query, _root, { id, input }, ctx) => updateCheckout(ctx, id, input, query),
   }),
 }));
@@ -259,7 +264,7 @@ builder.queryField('checkoutClient', (t) =>
     type: CheckoutPublic,
     description: 'A checkout as its buyer sees it, by client secret.',
     args: { clientSecret: t.arg.string({ required: true }) },
-    extensions: raises(expired),
+    extensions: raises(expiredCheckout),
     resolve: (query, _root, { clientSecret }, ctx) => getClientCheckout(ctx, clientSecret, query),
   }),
 );
@@ -269,14 +274,14 @@ builder.mutationFields((t) => ({
     type: CheckoutPublic,
     description: 'The buyer fills in the checkout.',
     args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutUpdatePublicInput, required: true }) },
-    extensions: raises(expired, notOpen),
+    extensions: raises(expiredCheckout, notOpenCheckout),
     resolve: (query, _root, { clientSecret, input }, ctx) => updateClientCheckout(ctx, clientSecret, input, query),
   }),
   checkoutClientConfirm: t.prismaField({
     type: CheckoutPublicConfirmed,
     description: 'The buyer confirms: a pending order is created and the payment is processed right after.',
     args: { clientSecret: t.arg.string({ required: true }), input: t.arg({ type: CheckoutConfirmInput, required: true }) },
-    extensions: raises(expired, notOpen, paymentError),
+    extensions: raises(expiredCheckout, notOpenCheckout, noPayment),
     resolve: (query, _root, { clientSecret, input }, ctx) => confirmCheckout(ctx, clientSecret, input, query),
   }),
 }));

@@ -6,7 +6,7 @@ import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
-import { KassaError, namedError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type ErrorKind, type Loc } from '../../graphql/errors.ts';
+import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
@@ -21,22 +21,9 @@ export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
 
 export class CheckoutError extends KassaError {}
-const checkoutError = (message: string, kind: ErrorKind) => new CheckoutError(message, kind.code, kind.status, kind.restError);
-export const notOpen = namedError(
-  { code: 'NOT_OPEN_CHECKOUT', status: 403, restError: 'NotOpenCheckout', description: 'The checkout is no longer open (confirmed, succeeded, failed or expired), so it cannot change.' },
-  (detail: string) => detail,
-  checkoutError,
-);
-export const expired = namedError(
-  { code: 'EXPIRED_CHECKOUT', status: 410, restError: 'ExpiredCheckoutError', description: 'The checkout has expired; the buyer needs a new one.' },
-  () => 'This checkout has expired; start a new one.',
-  checkoutError,
-);
-export const paymentError = namedError(
-  { code: 'PAYMENT_ERROR', status: 400, restError: 'PaymentError', description: 'The payment cannot be taken (no payment processor in this environment).' },
-  (detail: string) => detail,
-  checkoutError,
-);
+export const notOpen = (detail: string) => new CheckoutError(detail, 'NOT_OPEN_CHECKOUT', 403, 'NotOpenCheckout');
+export const expired = () => new CheckoutError('This checkout has expired; start a new one.', 'EXPIRED_CHECKOUT', 410, 'ExpiredCheckoutError');
+export const paymentError = (detail: string) => new CheckoutError(detail, 'PAYMENT_ERROR', 400, 'PaymentError');
 
 interface BuyerFields {
   productId?: string | null;

@@ -2,7 +2,7 @@
 // through a code sent to the new address (modules/customers/email-changes.ts). Both need a session
 // the organization issued; a checkout's session reads only what it bought.
 import type { Context } from '../../context.ts';
-import { emailDeliveryFailed } from '../../email/transport.ts';
+import { EmailDeliveryError } from '../../email/transport.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { NotPermittedError, raises, ValidationIssues } from '../../graphql/errors.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -11,7 +11,7 @@ import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
 import { AddressInput, customerProfileFields } from '../customers/schema.ts';
 import { checkBillingDetails, getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
-import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange, tooManyEmailChanges } from '../customers/email-changes.ts';
+import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange, TooManyEmailChangesError } from '../customers/email-changes.ts';
 
 export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   variant: 'CustomerPortalCustomer',
@@ -66,7 +66,10 @@ builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
     type: CustomerPortalCustomer,
     description: "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify).",
     authScopes: { fullCustomerSession: true },
-    extensions: raises(tooManyEmailChanges, emailDeliveryFailed),
+    extensions: raises(
+      { error: new TooManyEmailChangesError(), when: 'More email changes were asked for within the hour than are allowed.' },
+      { error: new EmailDeliveryError(), when: 'The code could not be mailed, or this server sends no email; nothing changed.' },
+    ),
     args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const key = signedIn(ctx);

@@ -5,7 +5,6 @@
 // an order and its subscription (of its product: products.ts): no merchant metadata, no way into Core types.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
@@ -13,9 +12,9 @@ import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
 import { AddressInput } from '../customers/schema.ts';
-import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
+import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 import { orderItemWire } from '../orders/rest.ts';
-import { orderFields, ProductBillingType } from '../orders/schema.ts';
+import { invoiceErrors, orderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { subscriptionFields } from '../subscriptions/schema.ts';
@@ -112,7 +111,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: { fullCustomerSession: true },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     description: 'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on.',
-    extensions: raises(invoiceAlreadyExists, notPaidOrder, missingBillingDetails),
+    extensions: invoiceErrors,
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
 }));

@@ -12,13 +12,11 @@ import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { CustomerCancellationReason, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
+import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
-  alreadyCanceled,
   customerSubscriptionSortProperties,
   getSubscription,
   listCustomerSubscriptions,
-  subscriptionLocked,
   updateSubscription,
   updateSubscriptionAsCustomer,
 } from '../subscriptions/service.ts';
@@ -80,7 +78,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: write,
     description: 'Cancels at period end, resumes, or moves the subscription to another product (prorated), by the same rules as the Core API.',
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true }) },
-    extensions: raises(alreadyCanceled, subscriptionLocked),
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id, input }, ctx) => updateSubscriptionAsCustomer(ctx, id, input, query),
   }),
   subscriptionCancel: t.prismaField({
@@ -88,7 +86,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     authScopes: write,
     description: 'Cancels the subscription at the end of the paid period; it can be resumed until then.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    extensions: raises(alreadyCanceled, subscriptionLocked),
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
   }),
 }));

@@ -18,7 +18,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { CustomerEmailChange } from '../../generated/prisma/client.ts';
 import { linkKey } from '../../auth/signed-links.ts';
-import { KassaError, RequestValidationError, ValidationIssues, type ErrorKind } from '../../graphql/errors.ts';
+import { KassaError, RequestValidationError, ValidationIssues } from '../../graphql/errors.ts';
 import type { EmailMessage } from '../../email/transport.ts';
 import { checkEmail, lockCustomer, lockCustomerIdentity, recordCustomerEvents as record, type CustomerKey } from './service.ts';
 
@@ -26,17 +26,9 @@ export const emailCodeLifetimeMs = 15 * 60_000;
 export const maxCodeAttempts = 5;
 export const maxEmailChangesPerHour = 5;
 
-export const tooManyEmailChanges: ErrorKind = {
-  code: 'TOO_MANY_REQUESTS',
-  status: 429,
-  restError: 'TooManyRequests',
-  description: `More than ${maxEmailChangesPerHour} email changes were asked for within an hour.`,
-};
-
 export class TooManyEmailChangesError extends KassaError {
   constructor() {
-    const { code, status, restError } = tooManyEmailChanges;
-    super(`At most ${maxEmailChangesPerHour} email changes may be asked for in an hour. Try again later.`, code, status, restError);
+    super(`At most ${maxEmailChangesPerHour} email changes may be asked for in an hour. Try again later.`, 'TOO_MANY_REQUESTS', 429, 'TooManyRequests');
   }
 }
 

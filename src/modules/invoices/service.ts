@@ -4,25 +4,23 @@
 import type { Context, Environment } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
-import { namedError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { KassaError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { reach } from '../../auth/reach.ts';
 import { recordOrderEvents } from '../orders/service.ts';
 import { renderInvoicePdf } from './pdf.ts';
 
 export const invoiceLinkLifetimeMs = 3600 * 1000;
 
-export const invoiceAlreadyExists = namedError(
-  { code: 'INVOICE_ALREADY_EXISTS', status: 409, restError: 'InvoiceAlreadyExists', description: 'The order has its invoice already.' },
-  () => 'The invoice of this order exists already; fetch it with GET.',
-);
-export const notPaidOrder = namedError(
-  { code: 'NOT_PAID_ORDER', status: 422, restError: 'NotPaidOrder', description: 'The order is not paid: only a paid order is invoiced.' },
-  () => 'This order is not paid: an invoice is issued only for a paid order.',
-);
-export const missingBillingDetails = namedError(
-  { code: 'MISSING_INVOICE_BILLING_DETAILS', status: 422, restError: 'MissingInvoiceBillingDetails', description: 'The order lacks the billing name or address an invoice needs.' },
-  () => 'An invoice needs the billing name and address: set them on the order (PATCH) first.',
-);
+export const invoiceAlreadyExists = () =>
+  new KassaError('The invoice of this order exists already; fetch it with GET.', 'INVOICE_ALREADY_EXISTS', 409, 'InvoiceAlreadyExists');
+export const notPaidOrder = () => new KassaError('This order is not paid: an invoice is issued only for a paid order.', 'NOT_PAID_ORDER', 422, 'NotPaidOrder');
+export const missingBillingDetails = () =>
+  new KassaError(
+    'An invoice needs the billing name and address: set them on the order (PATCH) first.',
+    'MISSING_INVOICE_BILLING_DETAILS',
+    422,
+    'MissingInvoiceBillingDetails',
+  );
 
 export async function generateInvoice(ctx: Context, orderId: string, query: object) {
   return ctx.prisma.$transaction(async (tx) => {

@@ -1,14 +1,13 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { raises } from '../../graphql/errors.ts';
+import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { LicenseKeyStatus as LicenseKeyStatuses } from '../../generated/prisma/enums.ts';
 import {
   activateLicenseKey,
-  activationRefused,
   deactivateLicenseKey,
   displayKey,
   getLicenseKey,
@@ -19,6 +18,10 @@ import {
   usageLimitReached,
   validateLicenseKey,
 } from './service.ts';
+
+// What the key checks answer besides the errors any field may.
+const usageExceeded = { error: usageLimitReached(0), when: 'Counting the usage asked for would take the key past its usage limit.' };
+const activationRefused = { error: new NotPermittedError(), when: 'The key has expired, takes no activations, or has all the activations it allows.' };
 
 export const LicenseKeyStatus = builder.enumType(LicenseKeyStatuses, { name: 'LicenseKeyStatus' });
 
@@ -165,7 +168,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description: "Validates a key of one of the token's organizations.",
     authScopes: { scope: 'license_keys:write' },
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true }) },
-    extensions: raises(usageLimitReached),
+    extensions: raises(usageExceeded),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'core', input, query),
   }),
   licenseKeyActivate: t.prismaField({
@@ -193,7 +196,7 @@ builder.mutationFields((t) => ({
     type: ValidatedLicenseKey,
     description: "Validates a key of the organization named, for the customer's software; no token needed.",
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true }) },
-    extensions: raises(usageLimitReached),
+    extensions: raises(usageExceeded),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'public', input, query),
   }),
   licenseKeyActivate: t.prismaField({

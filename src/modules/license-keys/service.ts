@@ -8,7 +8,7 @@ import { addInterval } from '../../calendar.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { LicenseKeyStatus, Prisma } from '../../generated/prisma/client.ts';
-import { namedError, NotPermittedError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { KassaError, NotPermittedError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { reach } from '../../auth/reach.ts';
@@ -78,16 +78,8 @@ const maxLabelLength = 255;
 
 const licenseKeyNotFound = () => new ResourceNotFoundError('License key not found.');
 const activationNotFound = () => new ResourceNotFoundError('License key activation not found.');
-export const usageLimitReached = namedError(
-  { code: 'BAD_REQUEST', status: 400, restError: 'BadRequest', description: 'Counting the usage asked for would take the key past its usage limit.' },
-  (remaining: number) => `License key only has ${remaining} more usages.`,
-);
-/** NotPermitted, as every refusal of an activation is. */
-export const activationRefused = namedError(
-  { code: 'NOT_PERMITTED', status: 403, restError: 'NotPermitted', description: 'The key has expired, takes no activations, or has all the activations it allows.' },
-  (detail: string) => detail,
-  (detail) => new NotPermittedError(detail),
-);
+export const usageLimitReached = (remaining: number) =>
+  new KassaError(`License key only has ${remaining} more usages.`, 'BAD_REQUEST', 400, 'BadRequest');
 
 /** The key as shown where it must not be readable: only its last group. */
 export function displayKey(key: string): string {
@@ -285,13 +277,13 @@ export async function activateLicenseKey(ctx: Context, checker: KeyChecker, inpu
     issues.add(['input', 'conditions'], 'Activation conditions are not supported: identify the device in meta instead.');
   }
   issues.throwIfAny();
-  return withUsableKey(ctx, checker, input, () => activationRefused('License key has expired.'), async (db, licenseKey, now) => {
+  return withUsableKey(ctx, checker, input, () => new NotPermittedError('License key has expired.'), async (db, licenseKey, now) => {
     const limit = licenseKey.limitActivations;
     if (!limit) {
-      throw activationRefused('This license key does not support activations. Use the /validate endpoint instead to check license validity.');
+      throw new NotPermittedError('This license key does not support activations. Use the /validate endpoint instead to check license validity.');
     }
     const activations = await db.licenseKeyActivation.count({ where: { licenseKeyId: licenseKey.id } });
-    if (activations >= limit) throw activationRefused(`License key only supports ${limit} activations.`);
+    if (activations >= limit) throw new NotPermittedError(`License key only supports ${limit} activations.`);
     const activation = await db.licenseKeyActivation.create({
       data: { licenseKeyId: licenseKey.id, label: input.label, meta: input.meta ?? {}, createdAt: now },
     });

@@ -11,6 +11,13 @@ import { ProductPrice } from '../products/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
 import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
 
+/** What generating an invoice answers besides the errors any field may (the Customer Portal's too). */
+export const invoiceErrors = raises(
+  { error: invoiceAlreadyExists(), when: 'The order has its invoice already.' },
+  { error: notPaidOrder(), when: 'The order is not paid: only a paid order is invoiced.' },
+  { error: missingBillingDetails(), when: 'The order lacks the billing name or address an invoice needs.' },
+);
+
 export const OrderStatus = builder.enumType(OrderStatuses, { name: 'OrderStatus' });
 export const OrderBillingReason = builder.enumType(OrderBillingReasons, { name: 'OrderBillingReason' });
 const OrderSortProperty = builder.scalarType('OrderSortProperty', sortingScalarConfig(orderSortProperties));
@@ -139,7 +146,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: { scope: ['orders:read', 'orders:write'] },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     description: 'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on.',
-    extensions: raises(invoiceAlreadyExists, notPaidOrder, missingBillingDetails),
+    extensions: invoiceErrors,
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
   orderUpdate: t.prismaField({

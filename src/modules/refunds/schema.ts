@@ -8,6 +8,12 @@ import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import { RefundReason as RefundReasons, RefundStatus as RefundStatuses } from '../../generated/prisma/enums.ts';
 import { createRefund, getRefund, listRefunds, refundAmountTooHigh, refundedAlready, refundSortProperties } from './service.ts';
 
+// What refundCreate answers besides the errors any field may.
+const refundErrors = raises(
+  { error: refundAmountTooHigh(0), when: 'The amount exceeds what remains refundable on the order.' },
+  { error: refundedAlready(), when: 'The order is fully refunded already.' },
+);
+
 export const RefundStatus = builder.enumType(RefundStatuses, { name: 'RefundStatus' });
 export const RefundReason = builder.enumType(RefundReasons, { name: 'RefundReason' });
 const RefundSortProperty = builder.scalarType('RefundSortProperty', sortingScalarConfig(refundSortProperties));
@@ -81,7 +87,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Refund',
     authScopes: { scope: 'refunds:write' },
     args: { input: t.arg({ type: RefundCreateInput, required: true }) },
-    extensions: raises(refundAmountTooHigh, refundedAlready),
+    extensions: refundErrors,
     resolve: (query, _root, { input }, ctx) => createRefund(ctx, input, query),
   }),
 }));

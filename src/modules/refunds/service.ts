@@ -7,7 +7,7 @@ import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Order, Prisma, RefundReason } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
-import { namedError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
+import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
@@ -19,14 +19,9 @@ import { scheduleGrantSync } from '../benefits/grants.ts';
 export const refundSortProperties = ['created_at', 'amount'] as const;
 const refundRoute = 'GET /v1/refunds/{id}';
 
-export const refundAmountTooHigh = namedError(
-  { code: 'REFUND_AMOUNT_TOO_HIGH', status: 400, restError: 'RefundAmountTooHigh', description: 'The amount exceeds what remains refundable on the order.' },
-  (refundable: number) => `The refund amount exceeds what remains refundable on this order (${refundable}).`,
-);
-export const refundedAlready = namedError(
-  { code: 'REFUNDED_ALREADY', status: 403, restError: 'RefundedAlready', description: 'The order is fully refunded already.' },
-  () => 'This order is fully refunded already.',
-);
+export const refundAmountTooHigh = (refundable: number) =>
+  new KassaError(`The refund amount exceeds what remains refundable on this order (${refundable}).`, 'REFUND_AMOUNT_TOO_HIGH', 400, 'RefundAmountTooHigh');
+export const refundedAlready = () => new KassaError('This order is fully refunded already.', 'REFUNDED_ALREADY', 403, 'RefundedAlready');
 
 export interface RefundCreateInput {
   orderId: string;

@@ -21,6 +21,10 @@ import {
   updateSubscriptionPaymentMethod,
 } from './service.ts';
 
+/** The errors a change to a subscription answers with besides those any field may (the Customer Portal's too). */
+export const canceledAlready = { error: alreadyCanceled(), when: 'The subscription has ended, or is canceled at period end, so the change is not possible.' };
+export const paymentInProgress = { error: subscriptionLocked(''), when: 'A payment of the subscription is in progress; the change is possible once it is paid.' };
+
 export const SubscriptionStatus = builder.enumType(SubscriptionStatuses, { name: 'SubscriptionStatus' });
 export const CustomerCancellationReason = builder.enumType(CancellationReasons, { name: 'CustomerCancellationReason' });
 const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
@@ -159,7 +163,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Subscription',
     authScopes: write,
     args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: SubscriptionUpdateInput, required: true }) },
-    extensions: raises(alreadyCanceled, subscriptionLocked),
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id, input }, ctx) => updateSubscription(ctx, id, input, query),
   }),
   subscriptionRevoke: t.prismaField({
@@ -167,7 +171,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: write,
     description: 'Ends the subscription now and revokes its benefits.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    extensions: raises(alreadyCanceled),
+    extensions: raises(canceledAlready),
     resolve: (query, _root, { id }, ctx) => revokeSubscription(ctx, id, query),
   }),
   subscriptionPaymentMethodUpdate: t.prismaField({
@@ -175,7 +179,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: write,
     description: 'Sets the payment method renewals are charged to. A past-due subscription is charged again with it at once.',
     args: { id: t.arg({ type: 'UUID', required: true }), paymentMethod: t.arg.string({ required: true, description: 'The processor’s payment method token.' }) },
-    extensions: raises(alreadyCanceled),
+    extensions: raises(canceledAlready),
     resolve: (query, _root, { id, paymentMethod }, ctx) => updateSubscriptionPaymentMethod(ctx, id, paymentMethod, query),
   }),
 }));

@@ -11,7 +11,7 @@ import type { Db } from '../../db/client.ts';
 import { reach } from '../../auth/reach.ts';
 import type { CustomerCancellationReason, Order, Prisma, RecurringInterval, Subscription } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
-import { namedError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { KassaError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
@@ -30,14 +30,9 @@ const subscriptionRoute = 'GET /v1/subscriptions/{id}';
  */
 export const renewalRetryDelaysMs = [1, 3, 5, 7].map((days) => days * 86_400_000);
 
-export const alreadyCanceled = namedError(
-  { code: 'ALREADY_CANCELED_SUBSCRIPTION', status: 403, restError: 'AlreadyCanceledSubscription', description: 'The subscription has ended or is canceled at period end, so the change is not possible.' },
-  (detail: string = 'This subscription is already canceled or will be at the end of its period.') => detail,
-);
-export const subscriptionLocked = namedError(
-  { code: 'SUBSCRIPTION_LOCKED', status: 409, restError: 'SubscriptionLocked', description: 'A payment of the subscription is in progress; the change is possible once it is paid.' },
-  (detail: string) => detail,
-);
+export const alreadyCanceled = (detail = 'This subscription is already canceled or will be at the end of its period.') =>
+  new KassaError(detail, 'ALREADY_CANCELED_SUBSCRIPTION', 403, 'AlreadyCanceledSubscription');
+export const subscriptionLocked = (detail: string) => new KassaError(detail, 'SUBSCRIPTION_LOCKED', 409, 'SubscriptionLocked');
 
 /** The end of period number `cycle` (from 0) of a subscription anchored at `anchor`. */
 const periodEnd = (anchor: Date, interval: RecurringInterval, cycle: number) => addInterval(anchor, interval, cycle + 1);
