@@ -10,7 +10,8 @@ import { DatabaseLockedError, openDatabase } from './db/client.ts';
 import { migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
-import { startKassa } from './server.ts';
+import { restApiDocument, startKassa } from './server.ts';
+import { forServer } from './rest/openapi.ts';
 import { bootstrap } from './bootstrap.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
@@ -29,6 +30,9 @@ ${signingKeysUsage}
   schema [--write]               Print the GraphQL schema (the contract in schema.graphql). With
                                  --write, write it to schema.graphql, refusing a breaking change
                                  that schema-changes.json does not declare.
+  openapi [--environment production|sandbox]
+                                 Print the REST API's OpenAPI 3.1 document, as the environment
+                                 serves it at /v1/openapi.json (its server: PUBLIC_URL, else HOST:PORT).
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -53,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       return createMigration(rest);
     case 'schema':
       return printSchema(rest);
+    case 'openapi':
+      return printOpenApi(rest);
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
       return 2;
@@ -120,6 +126,20 @@ async function migrateAll(): Promise<number> {
   return 0;
 }
 
+async function printOpenApi(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { environment: { type: 'string', default: 'production' } } });
+  const environment = values.environment as EnvironmentName;
+  if (!environmentNames.includes(environment)) {
+    process.stderr.write(`--environment must be production or sandbox (got "${values.environment}").\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  // The base URL the server would take: PUBLIC_URL, else the address it listens on.
+  const base = `${config.publicUrl || `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`}${environment === 'sandbox' ? '/sandbox' : ''}`;
+  process.stdout.write(`${JSON.stringify(forServer(restApiDocument(), base, environment), null, 2)}\n`);
+  return 0;
+}
+
 async function runBootstrap(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -176,7 +196,9 @@ async function createMigration(args: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Exits once stdout has taken everything written to it: a pipe takes it in 64 KB turns, and
+  // exiting earlier would cut the output of `kassa schema | …` short.
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error) => {
     if (error instanceof ConfigError || error instanceof DatabaseLockedError) {
       process.stderr.write(`${error.message}\n`);

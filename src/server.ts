@@ -1,6 +1,7 @@
 // Composes the HTTP service: for each environment (production at /v1, sandbox at /sandbox/v1) its
 // own database, GraphQL endpoint and REST routes; plus /healthz and /readyz for operators.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -34,6 +35,9 @@ import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/table.ts';
 import { withIdempotency } from './rest/idempotency.ts';
+import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
+import type { CompiledRoute } from './rest/routes.ts';
+import { ApiReference } from './rest/reference.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { createEmailTransport } from './email/transport.ts';
 import { downloadInvoice } from './modules/invoices/service.ts';
@@ -49,6 +53,8 @@ import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
 
 export const maxBodyBytes = 1024 * 1024;
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** The license key endpoints anyone may call without a token, limited per client address. */
 const licenseEndpoint = /^\/v1\/customer-portal\/license-keys\/(validate|activate|deactivate)$/;
@@ -110,9 +116,16 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   };
 }
 
+/** The REST layer's OpenAPI document, without its server (rest/openapi.ts). */
+export function restApiDocument(routes: CompiledRoute[] = compileRoutes(schema, restRoutes)): OpenApiDocument {
+  return openApiDocument(schema, routes, { version, maxBodyBytes });
+}
+
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
   const clock = options.clock ?? (() => new Date());
   const routes = compileRoutes(schema, restRoutes);
+  // Built before listening: a route or type the generator cannot describe stops the start.
+  const reference = new ApiReference(restApiDocument(routes));
   const maskError = (error: unknown, message: string) => {
     const masked = yogaMaskError(error, message, false);
     if (masked === error) return masked;
@@ -220,6 +233,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
       const answer = await reportLeakedTokens(served.environment, { keyId: header('github-public-key-identifier'), signature: header('github-public-key-signature'), body, requestId }, clock());
       return send(res, answer);
+    }
+    // The REST documentation needs no token: answered before credentials are read.
+    const documentation = reference.serve({ method: req.method ?? 'GET', path, ifNoneMatch: req.headers['if-none-match'] }, served.environment);
+    if (documentation) {
+      res.writeHead(documentation.status, documentation.headers).end(documentation.body);
+      return;
     }
     const invoice = /^\/v1\/invoices\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$/.exec(path);
     if (invoice && req.method === 'GET') {

@@ -24,6 +24,24 @@ export class KassaError extends GraphQLError {
   }
 }
 
+/** A kind of error a field may raise, as the REST reference lists it. */
+export interface ErrorKind {
+  code: string;
+  status: number;
+  restError: string;
+  /** When it is raised, in a sentence. */
+  description: string;
+}
+
+/**
+ * A field's extensions naming the errors it raises besides those any field may (no token, not
+ * permitted, not found, invalid input). Each is given as an error made by the service's own
+ * factory, so its code, status and REST name are the ones the service throws.
+ */
+export function raises(...errors: { error: KassaError; when: string }[]): { errors: ErrorKind[] } {
+  return { errors: errors.map(({ error, when }) => ({ code: error.code, status: error.status, restError: error.restError, description: when })) };
+}
+
 export class UnauthenticatedError extends KassaError {
   constructor(message = 'Authentication required: send a valid access token as "Authorization: Bearer <token>".') {
     super(message, 'UNAUTHENTICATED', 401, 'Unauthorized');

@@ -11,6 +11,8 @@ export function sortingScalarConfig(properties: readonly string[]) {
   };
   return {
     description: `A property to sort by, prefixed with "-" for descending: ${allowed.join(', ')}.`,
+    // The accepted values, for documents that describe the API (the REST reference lists them).
+    extensions: { values: allowed },
     serialize: (value: unknown) => value as string,
     parseValue: parse,
     parseLiteral: (node: ValueNode) => parse(node.kind === Kind.STRING || node.kind === Kind.ENUM ? node.value : undefined),

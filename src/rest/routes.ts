@@ -4,6 +4,7 @@
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -43,6 +44,8 @@ export interface CompiledRoute extends RestRoute {
   variables: VariableBinding[];
   /** The result's root field and the field under it whose value is the REST body. */
   resultPath: string[];
+  /** The GraphQL field at the end of resultPath: its type and options describe the REST body. */
+  resultField: GraphQLField<unknown, unknown>;
   shape: WireShape | null;
   status: number;
   /**
@@ -107,7 +110,8 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
     field = inner;
     resultPath.push(inner.alias?.value ?? inner.name.value);
   }
-  const resultType = getNamedType(parentType.getFields()[field.name.value].type);
+  const resultField = parentType.getFields()[field.name.value];
+  const resultType = getNamedType(resultField.type);
   const shape = field.selectionSet && isCompositeType(resultType) ? wireShape(schema, resultType, field.selectionSet, fragments) : null;
 
   return {
@@ -118,6 +122,7 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
     document,
     variables,
     resultPath,
+    resultField,
     shape,
     admits,
   };

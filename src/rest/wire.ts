@@ -4,6 +4,7 @@
 import {
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
+  type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
   type SelectionSetNode,
@@ -24,9 +25,19 @@ export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: s
 
 /** How one selection set maps to its wire object: response key to wire key and nested shape. */
 export interface WireShape {
-  fields: Map<string, { wire: string; shape: WireShape | null }>;
+  fields: Map<string, WireField>;
   /** Wire fields with a constant value, for parts of a resource Kassa does not model (yet). */
   constants: Record<string, unknown>;
+}
+
+export interface WireField {
+  wire: string;
+  shape: WireShape | null;
+  /**
+   * The field's definition by the name of each type it is selected on: an object of another type
+   * (another type condition) has no such key. Documents of the wire format read it (rest/openapi.ts).
+   */
+  on: Map<string, GraphQLField<unknown, unknown>>;
 }
 
 const wireConstants = new Map<string, Record<string, unknown>>();
@@ -56,11 +67,16 @@ export function wireShape(
         const named = getNamedType(field.type);
         const nested = selection.selectionSet && isCompositeType(named) ? wireShape(schema, named, selection.selectionSet, fragments) : null;
         // One field selected under several type conditions (each type's `properties`): the shapes merge.
-        const earlier = shape.fields.get(key)?.shape;
-        if (earlier && nested) {
-          for (const [name, field] of nested.fields) earlier.fields.set(name, field);
-          Object.assign(earlier.constants, nested.constants);
-        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested });
+        const earlier = shape.fields.get(key);
+        const on = earlier?.on ?? new Map<string, GraphQLField<unknown, unknown>>();
+        on.set(type.name, field);
+        if (earlier?.shape && nested) {
+          for (const [name, field] of nested.fields) {
+            for (const [typeName, definition] of earlier.shape.fields.get(name)?.on ?? []) if (!field.on.has(typeName)) field.on.set(typeName, definition);
+            earlier.shape.fields.set(name, field);
+          }
+          Object.assign(earlier.shape.constants, nested.constants);
+        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, on });
       } else {
         const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
         const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;

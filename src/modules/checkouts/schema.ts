@@ -1,5 +1,6 @@
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -12,12 +13,20 @@ import {
   checkoutSortProperties,
   confirmCheckout,
   createCheckout,
+  expired,
   getCheckout,
   getClientCheckout,
   listCheckouts,
+  notOpen,
+  paymentError,
   updateCheckout,
   updateClientCheckout,
 } from './service.ts';
+
+// The checkout errors the fields below answer with besides those any field may.
+const notOpenCheckout = { error: notOpen(''), when: 'The checkout is no longer open (confirmed, succeeded, failed or expired), so it cannot change.' };
+const expiredCheckout = { error: expired(), when: 'The checkout has expired; the buyer needs a new one.' };
+const noPayment = { error: paymentError(''), when: 'No payment processor takes payments in this environment.' };
 
 export const CheckoutStatus = builder.enumType('CheckoutStatus', {
   description: 'Where a checkout is: open until the buyer confirms or it expires, then confirmed until the payment settles.',
@@ -280,6 +289,7 @@ builder.objectFields(CoreMutation, (t) => ({
       id: t.arg({ type: 'UUID', required: true, description: "The checkout's id." }),
       input: t.arg({ type: CheckoutUpdateInput, required: true, description: 'The fields to change.' }),
     },
+    extensions: raises(notOpenCheckout),
     resolve: (query, _root, { id, input }, ctx) => updateCheckout(ctx, id, input, query),
   }),
 }));
@@ -290,6 +300,7 @@ builder.queryField('checkoutClient', (t) =>
     type: CheckoutPublic,
     description: 'A checkout as its buyer sees it, by client secret; needs no token. RESOURCE_NOT_FOUND for an unknown secret, EXPIRED_CHECKOUT once expired.',
     args: { clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }) },
+    extensions: raises(expiredCheckout),
     resolve: (query, _root, { clientSecret }, ctx) => getClientCheckout(ctx, clientSecret, query),
   }),
 );
@@ -303,6 +314,7 @@ builder.mutationFields((t) => ({
       clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }),
       input: t.arg({ type: CheckoutUpdatePublicInput, required: true, description: 'The fields to change.' }),
     },
+    extensions: raises(expiredCheckout, notOpenCheckout),
     resolve: (query, _root, { clientSecret, input }, ctx) => updateClientCheckout(ctx, clientSecret, input, query),
   }),
   checkoutClientConfirm: t.prismaField({
@@ -313,6 +325,7 @@ builder.mutationFields((t) => ({
       clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }),
       input: t.arg({ type: CheckoutConfirmInput, required: true, description: 'The last changes and the payment method.' }),
     },
+    extensions: raises(expiredCheckout, notOpenCheckout, noPayment),
     resolve: (query, _root, { clientSecret, input }, ctx) => confirmCheckout(ctx, clientSecret, input, query),
   }),
 }));

@@ -2,15 +2,16 @@
 // through a code sent to the new address (modules/customers/email-changes.ts). Both need a session
 // the organization issued; a checkout's session reads only what it bought.
 import type { Context } from '../../context.ts';
+import { EmailDeliveryError } from '../../email/transport.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { NotPermittedError, ValidationIssues } from '../../graphql/errors.ts';
+import { NotPermittedError, raises, ValidationIssues } from '../../graphql/errors.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
 import { AddressInput, customerProfileFields } from '../customers/schema.ts';
 import { checkBillingDetails, getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
-import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange } from '../customers/email-changes.ts';
+import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange, TooManyEmailChangesError } from '../customers/email-changes.ts';
 
 export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   variant: 'CustomerPortalCustomer',
@@ -67,6 +68,10 @@ builder.objectField(CustomerPortalMutation, 'customerUpdate', (t) =>
       "Changes the signed-in customer's billing details at once; a new email is mailed a code and changes once it is confirmed (customerEmailVerify). BAD_USER_INPUT for an invalid email, address or tax id; TOO_MANY_REQUESTS past the hourly limit of email changes. Needs a session the organization issued, not a checkout's.",
     authScopes: { fullCustomerSession: true },
     args: { input: t.arg({ type: CustomerPortalCustomerUpdateInput, required: true, description: 'The fields to change.' }) },
+    extensions: raises(
+      { error: new TooManyEmailChangesError(), when: 'More email changes were asked for within the hour than are allowed.' },
+      { error: new EmailDeliveryError(), when: 'The code could not be mailed, or this server sends no email; nothing changed.' },
+    ),
     resolve: async (query, _root, { input }, ctx) => {
       const key = signedIn(ctx);
       const issues = new ValidationIssues();

@@ -13,7 +13,7 @@ import { addressWire } from '../customers/rest.ts';
 import { AddressInput } from '../customers/schema.ts';
 import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 import { orderItemWire } from '../orders/rest.ts';
-import { orderFields, ProductBillingType } from '../orders/schema.ts';
+import { invoiceErrors, orderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { subscriptionFields } from '../subscriptions/schema.ts';
@@ -119,6 +119,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
     description:
       'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on. INVOICE_ALREADY_EXISTS, NOT_PAID_ORDER and MISSING_INVOICE_BILLING_DETAILS as in the Core API.',
+    extensions: invoiceErrors,
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
 }));

@@ -3,6 +3,7 @@
 // the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
 // for a customer is their own subscriptions only.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
@@ -10,7 +11,7 @@ import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { CustomerCancellationReason, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
+import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
   customerSubscriptionSortProperties,
   getSubscription,
@@ -82,6 +83,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
       id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }),
       input: t.arg({ type: CustomerSubscriptionUpdateInput, required: true, description: 'The one change to make.' }),
     },
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id, input }, ctx) => updateSubscriptionAsCustomer(ctx, id, input, query),
   }),
   subscriptionCancel: t.prismaField({
@@ -90,6 +92,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     description:
       'Cancels the subscription at the end of the paid period; it can be resumed until then. ALREADY_CANCELED_SUBSCRIPTION if it is canceled already; SUBSCRIPTION_LOCKED while its first payment is in progress.',
     args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }) },
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
   }),
 }));

@@ -1,5 +1,6 @@
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -13,8 +14,13 @@ import {
   listLicenseKeys,
   maxActivationLimit,
   updateLicenseKey,
+  usageLimitReached,
   validateLicenseKey,
 } from './service.ts';
+
+// What the key checks answer besides the errors any field may.
+const usageExceeded = { error: usageLimitReached(0), when: 'Counting the usage asked for would take the key past its usage limit.' };
+const activationRefused = { error: new NotPermittedError(), when: 'The key has expired, takes no activations, or has all the activations it allows.' };
 
 export const LicenseKeyStatus = builder.enumType('LicenseKeyStatus', {
   description: 'Whether a license key works. Only a granted key validates, activates or deactivates.',
@@ -181,6 +187,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description: `Validates a key of one of the token's organizations and counts the validation. RESOURCE_NOT_FOUND for an unknown key, one not granted (revoked or disabled), expired, or not matching the activation, benefit or customer named; BAD_REQUEST when incrementUsage would pass the usage limit.`,
     authScopes: { scope: 'license_keys:write' },
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true, description: 'The key and what it must match.' }) },
+    extensions: raises(usageExceeded),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'core', input, query),
   }),
   licenseKeyActivate: t.prismaField({
@@ -188,6 +195,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description: `Activates a key of one of the token's organizations on a device. RESOURCE_NOT_FOUND for an unknown key, one not granted (revoked or disabled); NOT_PERMITTED when the key is expired, allows no activations, or has reached its limit.`,
     authScopes: { scope: 'license_keys:write' },
     args: { input: t.arg({ type: LicenseKeyActivateInput, required: true, description: 'The key and the device.' }) },
+    extensions: raises(activationRefused),
     resolve: (query, _root, { input }, ctx) => activateLicenseKey(ctx, 'core', input, query),
   }),
   licenseKeyDeactivate: t.boolean({
@@ -207,12 +215,14 @@ builder.mutationFields((t) => ({
     type: ValidatedLicenseKey,
     description: "Validates a key of the organization named, for the customer's software; no token needed. Errors as for core.licenseKeyValidate.",
     args: { input: t.arg({ type: LicenseKeyValidateInput, required: true, description: 'The key and what it must match.' }) },
+    extensions: raises(usageExceeded),
     resolve: (query, _root, { input }, ctx) => validateLicenseKey(ctx, 'public', input, query),
   }),
   licenseKeyActivate: t.prismaField({
     type: 'LicenseKeyActivation',
     description: "Activates a key of the organization named on a device, for the customer's software; no token needed. Errors as for core.licenseKeyActivate.",
     args: { input: t.arg({ type: LicenseKeyActivateInput, required: true, description: 'The key and the device.' }) },
+    extensions: raises(activationRefused),
     resolve: (query, _root, { input }, ctx) => activateLicenseKey(ctx, 'public', input, query),
   }),
   licenseKeyDeactivate: t.boolean({

@@ -78,7 +78,7 @@ const maxLabelLength = 255;
 
 const licenseKeyNotFound = () => new ResourceNotFoundError('License key not found.');
 const activationNotFound = () => new ResourceNotFoundError('License key activation not found.');
-const usageLimitReached = (remaining: number) =>
+export const usageLimitReached = (remaining: number) =>
   new KassaError(`License key only has ${remaining} more usages.`, 'BAD_REQUEST', 400, 'BadRequest');
 
 /** The key as shown where it must not be readable: only its last group. */

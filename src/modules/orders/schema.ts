@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -7,7 +8,14 @@ import type { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderSta
 import { Address, AddressInput } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
-import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
+import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
+
+/** What generating an invoice answers besides the errors any field may (the Customer Portal's too). */
+export const invoiceErrors = raises(
+  { error: invoiceAlreadyExists(), when: 'The order has its invoice already.' },
+  { error: notPaidOrder(), when: 'The order is not paid: only a paid order is invoiced.' },
+  { error: missingBillingDetails(), when: 'The order lacks the billing name or address an invoice needs.' },
+);
 
 export const OrderStatus = builder.enumType('OrderStatus', {
   description: 'Where an order is in its payment and refunds.',
@@ -167,6 +175,7 @@ builder.objectFields(CoreMutation, (t) => ({
     args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
     description:
       'Issues the invoice of a paid order with billing details. Its billing details are frozen from then on. INVOICE_ALREADY_EXISTS if issued before, NOT_PAID_ORDER before payment, MISSING_INVOICE_BILLING_DETAILS without a billing name and address.',
+    extensions: invoiceErrors,
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
   orderUpdate: t.prismaField({

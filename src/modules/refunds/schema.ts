@@ -1,10 +1,17 @@
 import { builder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { RefundReason as RefundReasons, RefundStatus as RefundStatuses } from '../../generated/prisma/enums.ts';
-import { createRefund, getRefund, listRefunds, refundSortProperties } from './service.ts';
+import { createRefund, getRefund, listRefunds, refundAmountTooHigh, refundedAlready, refundSortProperties } from './service.ts';
+
+// What refundCreate answers besides the errors any field may.
+const refundErrors = raises(
+  { error: refundAmountTooHigh(0), when: 'The amount exceeds what remains refundable on the order.' },
+  { error: refundedAlready(), when: 'The order is fully refunded already.' },
+);
 
 export const RefundStatus = builder.enumType('RefundStatus', {
   description: 'Where a refund is: pending until the payment processor answers.',
@@ -107,6 +114,7 @@ builder.objectFields(CoreMutation, (t) => ({
       "Refunds part or all of a paid order: the amount is reserved on the order at once (its status becomes partially_refunded or refunded) and the money is returned through the payment processor after. REFUND_AMOUNT_TOO_HIGH above what remains refundable, REFUNDED_ALREADY when nothing remains; BAD_USER_INPUT for an unknown, unpaid or free order, or revokeBenefits on a subscription's order.",
     authScopes: { scope: 'refunds:write' },
     args: { input: t.arg({ type: RefundCreateInput, required: true, description: 'The refund to make.' }) },
+    extensions: refundErrors,
     resolve: (query, _root, { input }, ctx) => createRefund(ctx, input, query),
   }),
 }));

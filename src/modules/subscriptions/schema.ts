@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -9,13 +10,19 @@ import { Order } from '../orders/schema.ts';
 import { CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
 import {
+  alreadyCanceled,
   getSubscription,
   listSubscriptions,
   revokeSubscription,
+  subscriptionLocked,
   subscriptionSortProperties,
   updateSubscription,
   updateSubscriptionPaymentMethod,
 } from './service.ts';
+
+/** The errors a change to a subscription answers with besides those any field may (the Customer Portal's too). */
+export const canceledAlready = { error: alreadyCanceled(), when: 'The subscription has ended, or is canceled at period end, so the change is not possible.' };
+export const paymentInProgress = { error: subscriptionLocked(''), when: 'A payment of the subscription is in progress; the change is possible once it is paid.' };
 
 export const SubscriptionStatus = builder.enumType('SubscriptionStatus', {
   description: 'Where a subscription is. active, trialing and past_due keep its benefits granted; the others do not.',
@@ -201,6 +208,7 @@ builder.objectFields(CoreMutation, (t) => ({
       id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }),
       input: t.arg({ type: SubscriptionUpdateInput, required: true, description: 'The one change to make.' }),
     },
+    extensions: raises(canceledAlready, paymentInProgress),
     resolve: (query, _root, { id, input }, ctx) => updateSubscription(ctx, id, input, query),
   }),
   subscriptionRevoke: t.prismaField({
@@ -208,6 +216,7 @@ builder.objectFields(CoreMutation, (t) => ({
     authScopes: write,
     description: 'Ends the subscription now and revokes its benefits. ALREADY_CANCELED_SUBSCRIPTION if it has ended; RESOURCE_NOT_FOUND if the token does not reach it.',
     args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }) },
+    extensions: raises(canceledAlready),
     resolve: (query, _root, { id }, ctx) => revokeSubscription(ctx, id, query),
   }),
   subscriptionPaymentMethodUpdate: t.prismaField({
@@ -216,6 +225,7 @@ builder.objectFields(CoreMutation, (t) => ({
     description:
       'Sets the payment method renewals are charged to. A past-due subscription is charged again with it at once. BAD_USER_INPUT for a payment method the processor does not know; ALREADY_CANCELED_SUBSCRIPTION if it has ended.',
     args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }), paymentMethod: t.arg.string({ required: true, description: 'The processor’s payment method token.' }) },
+    extensions: raises(canceledAlready),
     resolve: (query, _root, { id, paymentMethod }, ctx) => updateSubscriptionPaymentMethod(ctx, id, paymentMethod, query),
   }),
 }));
