@@ -2,6 +2,7 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './roots.ts';
+import './node.ts';
 import '../modules/users/schema.ts';
 import '../modules/organizations/schema.ts';
 import '../modules/personal-access-tokens/schema.ts';

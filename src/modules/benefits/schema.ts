@@ -2,6 +2,8 @@ import type { ObjectRef } from '@pothos/core';
 import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
+import type { Context } from '../../context.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -38,7 +40,7 @@ type BenefitFieldBuilder = PrismaFieldBuilder<'Benefit'>;
 
 /** What a benefit is, not how it is configured: what anyone who sees the benefit may see. */
 export const benefitFields = (t: BenefitFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The benefit's id." }),
+  id: t.exposeID('id', { description: "The benefit's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the benefit was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the benefit was last changed; null if never.' }),
   type: t.expose('type', { type: BenefitType, description: 'What the benefit gives; fixed at creation.' }),
@@ -73,12 +75,13 @@ export const licenseKeysPropertiesFields = (t: PropertiesFieldBuilder, shown: { 
 /** The object types implementing a benefit interface, one per benefit type: its name, and the type of its `properties`. */
 export type BenefitObjects = Partial<Record<BenefitTypes, { name: string; description?: string; properties: PropertiesRef }>>;
 
-export function implementBenefitObjects(benefit: typeof Benefit, objects: BenefitObjects): void {
+export function implementBenefitObjects(benefit: typeof Benefit, objects: BenefitObjects, also: (typeof Node)[] = []): void {
   for (const { name, description, properties } of Object.values(objects)) {
     builder.prismaObject('Benefit', {
       variant: name,
       description,
-      interfaces: [benefit],
+      // The one cast: Pothos types an interface list by its exact refs, and these are chosen per call.
+      interfaces: [...also, benefit] as [typeof Benefit],
       fields: (t) => ({ properties: t.field({ type: properties, description: "The benefit's settings for its type.", resolve: (b) => b.properties as StoredProperties }) }),
     });
   }
@@ -119,6 +122,7 @@ const benefitObjects: BenefitObjects = {
 };
 
 export const Benefit = builder.prismaInterface('Benefit', {
+  interfaces: [Node],
   description: 'An entitlement a product grants its buyers. `properties` depend on the type.',
   fields: (t) => ({
     ...benefitFields(t as unknown as BenefitFieldBuilder),
@@ -127,13 +131,13 @@ export const Benefit = builder.prismaInterface('Benefit', {
   resolveType: (benefit) => benefitObjects[benefit.type]?.name,
 });
 
-implementBenefitObjects(Benefit, benefitObjects);
+implementBenefitObjects(Benefit, benefitObjects, [Node]);
 
 type BenefitGrantFieldBuilder = PrismaFieldBuilder<'BenefitGrant'>;
 
 /** A grant's own fields, without the customer and the benefit it links. */
 export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The grant's id." }),
+  id: t.exposeID('id', { description: "The grant's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the grant was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the grant was last changed; null if never.' }),
   grantedAt: t.expose('grantedAt', { type: 'DateTime', nullable: true, description: 'When the benefit was (last) granted; null while pending.' }),
@@ -152,6 +156,7 @@ export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
 });
 
 export const BenefitGrant = builder.prismaObject('BenefitGrant', {
+  interfaces: [Node],
   description: 'A benefit held by a customer through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as BenefitGrantFieldBuilder),
@@ -274,11 +279,7 @@ builder.objectFields(CoreQuery, (t) => ({
     description: 'One grant; RESOURCE_NOT_FOUND if the token does not reach it.',
     authScopes: { scope: [...read.scope] },
     args: { id: t.arg({ type: 'UUID', required: true, description: "The grant's id." }) },
-    resolve: async (query, _root, { id }, ctx) => {
-      const grant = await ctx.prisma.benefitGrant.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
-      if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
-      return grant;
-    },
+    resolve: (query, _root, { id }, ctx) => getBenefitGrant(ctx, id, query),
   }),
 }));
 
@@ -320,3 +321,14 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id, input }, ctx) => setProductBenefits(ctx, id, input.benefits, query),
   }),
 }));
+
+/** One grant of the organizations the token reaches. */
+async function getBenefitGrant(ctx: Context, id: string, query: object) {
+  const grant = await ctx.prisma.benefitGrant.findFirst({ ...query, where: { id, organizationId: organizationFilter(ctx) } });
+  if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
+  return grant;
+}
+
+// node(id:) answers for benefits and their grants as core.benefit and core.benefitGrant do.
+registerNode({ surface: 'core', model: 'benefit', typeName: 'Benefit', scopes: read.scope, load: getBenefit, objectType: (row) => benefitObjects[(row as { type: BenefitTypes }).type]?.name });
+registerNode({ surface: 'core', model: 'benefitGrant', typeName: 'BenefitGrant', scopes: read.scope, load: getBenefitGrant });

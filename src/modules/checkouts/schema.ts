@@ -1,5 +1,6 @@
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -73,7 +74,7 @@ function checkoutUrl(environment: Environment, clientSecret: string): string {
 
 // Fields a buyer may see: shared by the organization's view (Checkout) and the buyer's (CheckoutPublic).
 const publicFields = (t: CheckoutFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The checkout's id." }),
+  id: t.exposeID('id', { description: "The checkout's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the checkout was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the checkout was last changed; null if never.' }),
   paymentProcessor: t.string({
@@ -134,6 +135,7 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
 });
 
 export const Checkout = builder.prismaObject('Checkout', {
+  interfaces: [Node],
   description: "A buyer's purchase in progress, as the organization sees it.",
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
@@ -329,3 +331,6 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { clientSecret, input }, ctx) => confirmCheckout(ctx, clientSecret, input, query),
   }),
 }));
+
+// node(id:) answers for checkouts as core.checkout does.
+registerNode({ surface: 'core', model: 'checkout', typeName: 'Checkout', scopes: ['checkouts:read', 'checkouts:write'], load: getCheckout });

@@ -3,6 +3,7 @@
 // and a checkout's session only those of the purchase it made. A revoked grant leaves the portal.
 // Connecting a Discord or GitHub account to a grant (PATCH) is not offered: Kassa grants neither.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -80,6 +81,7 @@ implementBenefitObjects(BenefitSubscriber, subscriberObjects);
 
 export const CustomerBenefitGrant = builder.prismaObject('BenefitGrant', {
   variant: 'CustomerBenefitGrant',
+  interfaces: [Node],
   description: 'A benefit the signed-in customer holds through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as PrismaFieldBuilder<'BenefitGrant'>),
@@ -146,3 +148,6 @@ export const portalBenefitGrantsRoutes: RestRoute[] = [
     operation: `query ($id: UUID!) { customerPortal { benefitGrant(id: $id) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
   },
 ];
+
+// node(id:) answers a customer for their benefit grants as customerPortal.benefitGrant does.
+registerNode({ surface: 'customerPortal', model: 'benefitGrant', typeName: 'CustomerBenefitGrant', load: getCustomerBenefitGrant });

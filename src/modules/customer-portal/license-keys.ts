@@ -3,6 +3,7 @@
 // that checkout's purchase granted. Validating, activating and deactivating need no token: those
 // routes (src/modules/license-keys/rest.ts) take the key itself as the capability.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
@@ -30,6 +31,7 @@ export const CustomerLicenseKeyActivation = builder.prismaObject('LicenseKeyActi
 
 export const CustomerLicenseKey = builder.prismaObject('LicenseKey', {
   variant: 'CustomerLicenseKey',
+  interfaces: [Node],
   description: 'A license key the signed-in customer holds.',
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as PrismaFieldBuilder<'LicenseKey'>),
@@ -93,3 +95,6 @@ export const portalLicenseKeysRoutes: RestRoute[] = [
     operation: `query ($id: UUID!) { customerPortal { licenseKey(id: $id) { ...LicenseKeyWithActivationsWire } } } ${LicenseKeyWithActivationsWire}`,
   },
 ];
+
+// node(id:) answers a customer for their license keys as customerPortal.licenseKey does.
+registerNode({ surface: 'customerPortal', model: 'licenseKey', typeName: 'CustomerLicenseKey', load: getLicenseKey });

@@ -4,6 +4,7 @@
 // session: only what that checkout bought). The types below expose what the customer may see of
 // an order and its subscription (of its product: products.ts): no merchant metadata, no way into Core types.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
@@ -40,6 +41,7 @@ function nextPaymentAttemptAt({ paid, billingPeriodStart, subscription }: Retrie
 
 export const CustomerOrder = builder.prismaObject('Order', {
   variant: 'CustomerOrder',
+  interfaces: [Node],
   description: 'An order of the signed-in customer. Amounts are integer minor units: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),
@@ -174,3 +176,6 @@ export const portalOrdersRoutes: RestRoute[] = [
     operation: `query ($id: UUID!) { customerPortal { orderInvoice(id: $id) { url } } }`,
   },
 ];
+
+// node(id:) answers a customer for their orders as customerPortal.order does.
+registerNode({ surface: 'customerPortal', model: 'order', typeName: 'CustomerOrder', load: getOrder });

@@ -3,6 +3,7 @@
 // the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
 // for a customer is their own subscriptions only.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -27,6 +28,7 @@ type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
 
 export const CustomerSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerSubscription',
+  interfaces: [Node],
   description: "One of the signed-in customer's subscriptions.",
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
@@ -134,3 +136,6 @@ export const portalSubscriptionsRoutes: RestRoute[] = [
     operation: `mutation ($id: UUID!) { customerPortal { subscriptionCancel(id: $id) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
   },
 ];
+
+// node(id:) answers a customer for their subscriptions as customerPortal.subscription does.
+registerNode({ surface: 'customerPortal', model: 'subscription', typeName: 'CustomerSubscription', load: getSubscription });

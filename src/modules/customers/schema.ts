@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -47,7 +48,7 @@ type CustomerFieldBuilder = PrismaFieldBuilder<'Customer'>;
 
 /** What the customer may see of their own record: neither the organization's metadata nor its external id. */
 export const customerProfileFields = (t: CustomerFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The customer's id." }),
+  id: t.exposeID('id', { description: "The customer's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the customer was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the customer was last changed; null if never.' }),
   email: t.exposeString('email', { description: "The customer's email address, as given (case kept); unique among the organization's customers, ignoring case." }),
@@ -79,6 +80,7 @@ export const customerFields = (t: CustomerFieldBuilder) => ({
 });
 
 export const Customer = builder.prismaObject('Customer', {
+  interfaces: [Node],
   description: 'Someone who buys from an organization.',
   fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
 });
@@ -200,3 +202,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (_root, args, ctx) => deleteCustomer(ctx, requireKey(args)),
   }),
 }));
+
+// node(id:) answers for customers as core.customer does.
+registerNode({ surface: 'core', model: 'customer', typeName: 'Customer', scopes: read.scope, load: (ctx, id, query) => getCustomer(ctx, { id }, query) });

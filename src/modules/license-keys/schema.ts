@@ -1,5 +1,6 @@
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -56,7 +57,7 @@ type LicenseKeyFieldBuilder = PrismaFieldBuilder<'LicenseKey'>;
 // The key's own fields, shared by LicenseKey, ValidatedLicenseKey (the key with the activation
 // checked) and the portal's CustomerLicenseKey; each links the customer as its readers may see them.
 export const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The key's id (not the key itself)." }),
+  id: t.exposeID('id', { description: "The key's id (not the key itself). Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the key was first granted.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the key was last changed or validated; null if never.' }),
   organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization that issued it.' }),
@@ -74,6 +75,7 @@ export const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
 });
 
 export const LicenseKey = builder.prismaObject('LicenseKey', {
+  interfaces: [Node],
   description: "A license key a customer holds through a license_keys benefit; the organization's software validates it.",
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as LicenseKeyFieldBuilder),
@@ -234,3 +236,6 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// node(id:) answers for license keys as core.licenseKey does.
+registerNode({ surface: 'core', model: 'licenseKey', typeName: 'LicenseKey', scopes: ['license_keys:read', 'license_keys:write'], load: getLicenseKey });

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -62,7 +63,7 @@ type OrderFieldBuilder = PrismaFieldBuilder<'Order'>;
 
 /** An order's own fields and its lines, without its metadata: what its customer sees of it too. */
 export const orderFields = (t: OrderFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The order's id." }),
+  id: t.exposeID('id', { description: "The order's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the order was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the order was last changed; null if never.' }),
   status: t.expose('status', { type: OrderStatus, description: 'Where the order is in its payment and refunds.' }),
@@ -88,6 +89,7 @@ export const orderFields = (t: OrderFieldBuilder) => ({
 });
 
 export const Order = builder.prismaObject('Order', {
+  interfaces: [Node],
   description: 'What a customer bought. Amounts are integer minor units of currency: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as OrderFieldBuilder),
@@ -189,3 +191,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id, input }, ctx) => updateOrder(ctx, id, input, query),
   }),
 }));
+
+// node(id:) answers for orders as core.order does.
+registerNode({ surface: 'core', model: 'order', typeName: 'Order', scopes: ['orders:read', 'orders:write'], load: getOrder });

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { createAccessToken, getOrganization, listAccessTokens, listOrganizations, revokeAccessToken } from './service.ts';
@@ -7,7 +8,7 @@ type OrganizationFieldBuilder = PrismaFieldBuilder<'Organization'>;
 
 /** An organization's public profile: all a customer may see of the organization they buy from. */
 export const organizationFields = (t: OrganizationFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The organization's id." }),
+  id: t.exposeID('id', { description: "The organization's id. Its global id (see Node)." }),
   name: t.exposeString('name', { description: 'The name shown to customers.' }),
   slug: t.exposeString('slug', { description: 'The unique, URL-safe short name (lowercase letters, digits and `-`), as in the customer portal address.' }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the organization was created.' }),
@@ -15,6 +16,7 @@ export const organizationFields = (t: OrganizationFieldBuilder) => ({
 });
 
 export const Organization = builder.prismaObject('Organization', {
+  interfaces: [Node],
   description: 'A merchant: it owns products, customers and everything sold.',
   fields: (t) => organizationFields(t as unknown as OrganizationFieldBuilder),
 });
@@ -99,3 +101,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id }, ctx) => revokeAccessToken(ctx, id, query),
   }),
 }));
+
+// node(id:) answers for organizations as core.organization does.
+registerNode({ surface: 'core', model: 'organization', typeName: 'Organization', scopes: ['organizations:read', 'organizations:write'], load: getOrganization });

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -79,7 +80,7 @@ type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
 
 /** A product's own fields and live prices, without its metadata: what its buyers see of it too. */
 export const productFields = (t: ProductFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The product's id." }),
+  id: t.exposeID('id', { description: "The product's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the product was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the product was last changed; null if never.' }),
   name: t.exposeString('name', { description: 'The name shown to buyers, 3 to 256 characters.' }),
@@ -96,6 +97,7 @@ export const productFields = (t: ProductFieldBuilder) => ({
 });
 
 export const Product = builder.prismaObject('Product', {
+  interfaces: [Node],
   description: 'Something an organization sells, one-time or recurring, with its price.',
   fields: (t) => ({
     ...productFields(t as unknown as ProductFieldBuilder),
@@ -202,3 +204,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id, input }, ctx) => updateProduct(ctx, id, input, query),
   }),
 }));
+
+// node(id:) answers for products as core.product does.
+registerNode({ surface: 'core', model: 'product', typeName: 'Product', scopes: ['products:read', 'products:write'], load: getProduct });

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -36,9 +37,10 @@ export const RefundReason = builder.enumType('RefundReason', {
 const RefundSortProperty = builder.scalarType('RefundSortProperty', sortingScalarConfig(refundSortProperties));
 
 export const Refund = builder.prismaObject('Refund', {
+  interfaces: [Node],
   description: "Money returned on an order, in minor units of the order's currency.",
   fields: (t) => ({
-    id: t.expose('id', { type: 'UUID', description: "The refund's id." }),
+    id: t.exposeID('id', { description: "The refund's id. Its global id (see Node)." }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the refund was made.' }),
     modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the refund was last changed; null if never.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data.", resolve: (refund) => refund.metadata as Metadata }),
@@ -118,3 +120,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { input }, ctx) => createRefund(ctx, input, query),
   }),
 }));
+
+// node(id:) answers for refunds as core.refund does.
+registerNode({ surface: 'core', model: 'refund', typeName: 'Refund', scopes: ['refunds:read', 'refunds:write'], load: getRefund });

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -64,7 +65,7 @@ type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
 
 /** A subscription's own fields, without its metadata: what its customer sees of it too. */
 export const subscriptionFields = (t: SubscriptionFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The subscription's id." }),
+  id: t.exposeID('id', { description: "The subscription's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the subscription was created (at checkout confirmation).' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the subscription was last changed; null if never.' }),
   amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
@@ -99,6 +100,7 @@ export const subscriptionPricesField = (t: SubscriptionFieldBuilder) =>
   });
 
 export const Subscription = builder.prismaObject('Subscription', {
+  interfaces: [Node],
   description: 'A recurring purchase, billed up front for each period from currentPeriodStart to currentPeriodEnd.',
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
@@ -229,3 +231,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (query, _root, { id, paymentMethod }, ctx) => updateSubscriptionPaymentMethod(ctx, id, paymentMethod, query),
   }),
 }));
+
+// node(id:) answers for subscriptions as core.subscription does.
+registerNode({ surface: 'core', model: 'subscription', typeName: 'Subscription', scopes: read.scope, load: getSubscription });

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
@@ -30,7 +31,7 @@ type WebhookEndpointFieldBuilder = PrismaFieldBuilder<'WebhookEndpoint'>;
 
 /** Everything about an endpoint but its secret. */
 const webhookEndpointFields = (t: WebhookEndpointFieldBuilder) => ({
-  id: t.expose('id', { type: 'UUID', description: "The endpoint's id." }),
+  id: t.exposeID('id', { description: "The endpoint's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the endpoint was created; it receives events recorded from then on.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the endpoint was last changed; null if never.' }),
   url: t.exposeString('url', { description: 'Where events are POSTed.' }),
@@ -44,6 +45,7 @@ const webhookEndpointFields = (t: WebhookEndpointFieldBuilder) => ({
 });
 
 export const WebhookEndpoint = builder.prismaObject('WebhookEndpoint', {
+  interfaces: [Node],
   description: 'Where an organization receives its events, signed with the endpoint’s secret (Standard Webhooks).',
   fields: (t) => ({
     ...webhookEndpointFields(t as unknown as WebhookEndpointFieldBuilder),
@@ -135,3 +137,6 @@ builder.objectFields(CoreMutation, (t) => ({
     resolve: (_root, { id }, ctx) => deleteWebhookEndpoint(ctx, id),
   }),
 }));
+
+// node(id:) answers for webhook endpoints as core.webhookEndpoint does.
+registerNode({ surface: 'core', model: 'webhookEndpoint', typeName: 'WebhookEndpoint', scopes: ['webhooks:read', 'webhooks:write'], load: getWebhookEndpoint });
