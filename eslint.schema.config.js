@@ -21,10 +21,10 @@ export default [
           acceptedIdNames: ['id'],
           acceptedIdTypes: ['UUID', 'ID'],
           exceptions: {
-            // `…List` pages and their `…Edge`s (a cursor and the item); `…Properties` a benefit's
+            // `…List` pages, `…Connection`s and their `…Edge`s (a cursor and the item); `…Properties` a benefit's
             // settings; `…Created`, `…Updated`, `…Rotated` payloads that carry the resource beside
             // a one-time secret.
-            suffixes: ['List', 'Edge', 'Properties', 'Created', 'Updated', 'Rotated'],
+            suffixes: ['List', 'Connection', 'Edge', 'Properties', 'Created', 'Updated', 'Rotated'],
             types: [
               // Root types, grouping fields.
               'CoreQuery',

@@ -17,6 +17,8 @@ export type Db = PrismaClient;
 
 export interface Database {
   prisma: PrismaClient;
+  /** The SQL statements sent so far: what a test counts to prove a nested page is not read row by row. */
+  statements(): number;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
   close(): Promise<void>;
@@ -75,6 +77,15 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void, i
  * `clock` stamps the rows' `createdAt` and `modifiedAt` (see clock.ts): the server passes the clock its requests read.
  * `memoryImage` is what a `memory://` embedded database starts from (see `migratedMemoryImage`).
  */
+/** Counts the statements a client sends, from Prisma's query events (one per SQL statement). */
+function countingStatements(client: PrismaClient<'query'>) {
+  let sent = 0;
+  client.$on('query', () => {
+    sent++;
+  });
+  return { client: client as unknown as PrismaClient, statements: () => sent };
+}
+
 export async function openDatabase(config: DatabaseConfig, logger?: Logger, clock: () => Date = () => new Date(), memoryImage?: ArrayBuffer): Promise<Database> {
   if (config.kind === 'embedded') {
     const { embedded, unlock } = await openPGlite(
@@ -85,9 +96,11 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
-    const prisma = withClock(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 } }), clock);
+    const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
+    const prisma = withClock(client, clock);
     return {
       prisma,
+      statements,
       migrationTarget: pgliteTarget(pglite),
       async close() {
         if (embedded.closed) return;
@@ -97,9 +110,13 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       },
     };
   }
-  const prisma = withClock(new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 } }), clock);
+  const { client, statements } = countingStatements(
+    new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+  );
+  const prisma = withClock(client, clock);
   return {
     prisma,
+    statements,
     migrationTarget: postgresTarget(config.url),
     async close() {
       await prisma.$disconnect();

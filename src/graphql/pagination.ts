@@ -7,7 +7,7 @@ import type { InterfaceRef, ObjectRef } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from './builder.ts';
-import { encodeCursor, maxLimit, type Page } from './connections.ts';
+import { cursorWindow, encodeCursor, maxLimit, type Page } from './connections.ts';
 
 export { maxLimit, pageWindow, toPage, type Page, type PageArgs } from './connections.ts';
 
@@ -60,15 +60,38 @@ interface Edge<T> {
   node: T;
 }
 
+type Item<T> = ObjectRef<any, T> | InterfaceRef<any, T> | string;
+
+/** One `<Name>Edge` type per item type, shared by its list and its connections. */
+const edgeTypes = new Map<string, ObjectRef<any, Edge<unknown>>>();
+
+function edgeType<T>(name: string, item: Item<T>) {
+  let ref = edgeTypes.get(name);
+  if (!ref) {
+    ref = builder.objectRef<Edge<unknown>>(`${name}Edge`).implement({
+      description: `One ${name} of a connection, with its cursor.`,
+      fields: (t) => ({
+        cursor: t.exposeString('cursor', { description: 'Where this item sits: pass it as `after` or `before` to page from here.' }),
+        // Pothos cannot relate the generic item shape to its resolver result: the edge holds exactly an item.
+        node: t.field({ type: item as never, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
+      }),
+    });
+    edgeTypes.set(name, ref);
+  }
+  return ref;
+}
+
+const edgesOf = (page: Page<unknown>) => page.items.map((node, i) => ({ cursor: encodeCursor(page.offset + i), node }));
+
+const pageInfoOf = (page: Page<unknown>) => ({
+  hasPreviousPage: page.offset > 0,
+  hasNextPage: page.offset + page.items.length < page.pagination.totalCount,
+  startCursor: page.items.length ? encodeCursor(page.offset) : null,
+  endCursor: page.items.length ? encodeCursor(page.offset + page.items.length - 1) : null,
+});
+
 export function listType<T>(name: string, item: ObjectRef<any, T> | InterfaceRef<any, T>) {
-  const EdgeType = builder.objectRef<Edge<T>>(`${name}Edge`).implement({
-    description: `One ${name} of a connection, with its cursor.`,
-    fields: (t) => ({
-      cursor: t.exposeString('cursor', { description: 'Where this item sits: pass it as `after` or `before` to page from here.' }),
-      // Pothos cannot relate the generic item shape to its resolver result: the edge holds exactly an item.
-      node: t.field({ type: item, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
-    }),
-  });
+  const EdgeType = edgeType(name, item);
   return builder.objectRef<Page<T>>(`${name}List`).implement({
     description: `A page of ${name} items: by number (items, pagination) or as a Relay connection (edges, pageInfo, totalCount).`,
     fields: (t) => ({
@@ -77,19 +100,72 @@ export function listType<T>(name: string, item: ObjectRef<any, T> | InterfaceRef
       edges: t.field({
         type: [EdgeType],
         description: 'The items of this page with their cursors, in the requested order.',
-        resolve: (page) => page.items.map((node, i) => ({ cursor: encodeCursor(page.offset + i), node })),
+        resolve: (page) => edgesOf(page as Page<unknown>),
       }),
       pageInfo: t.field({
         type: PageInfo,
         description: 'Whether items precede or follow this page, and its first and last cursors.',
-        resolve: (page) => ({
-          hasPreviousPage: page.offset > 0,
-          hasNextPage: page.offset + page.items.length < page.pagination.totalCount,
-          startCursor: page.items.length ? encodeCursor(page.offset) : null,
-          endCursor: page.items.length ? encodeCursor(page.offset + page.items.length - 1) : null,
-        }),
+        resolve: (page) => pageInfoOf(page as Page<unknown>),
       }),
       totalCount: t.int({ description: 'How many items match the filters, over all pages.', resolve: (page) => page.pagination.totalCount }),
     }),
   });
+}
+
+/** One `<Name>Connection` type per item type: a related list, paged forward by cursor. */
+const connectionTypes = new Map<string, ObjectRef<any, Page<unknown>>>();
+
+export function connectionType<T>(name: string, item: Item<T>) {
+  let ref = connectionTypes.get(name);
+  if (!ref) {
+    const EdgeType = edgeType(name, item);
+    ref = builder.objectRef<Page<unknown>>(`${name}Connection`).implement({
+      description: `${name} items related to a resource, as a Relay connection paged forward with first and after.`,
+      fields: (t) => ({
+        edges: t.field({ type: [EdgeType], description: 'The items of this page with their cursors, in order.', resolve: edgesOf }),
+        pageInfo: t.field({ type: PageInfo, description: 'Whether items precede or follow this page, and its first and last cursors.', resolve: pageInfoOf }),
+        totalCount: t.int({ description: 'How many related items there are, over all pages.', resolve: (page) => page.pagination.totalCount }),
+      }),
+    });
+    connectionTypes.set(name, ref);
+  }
+  return ref;
+}
+
+export const relationArgs = (arg: ArgBuilder) => ({
+  first: arg.int({ required: true, defaultValue: 10, description: `How many items, from 0 to ${maxLimit}.` }),
+  after: arg.string({ description: 'A cursor from this connection; only items after it.' }),
+});
+
+interface RelationArgs {
+  first: number;
+  after?: string | null;
+}
+
+/**
+ * The rows of a related page, for the parent's query: read with the parent, in the same
+ * statement, for every parent of a page at once. Arguments out of range read nothing here and
+ * are refused by `relationPage`, at the field.
+ */
+export function relationWindow(args: RelationArgs): { skip: number; take: number } {
+  try {
+    return cursorWindow({ page: 1, limit: args.first, first: args.first, after: args.after }, null);
+  } catch {
+    return { skip: 0, take: 0 };
+  }
+}
+
+/** The page of related rows the parent's query read; throws a 422 for arguments out of range. */
+export function relationPage<T>(items: T[], total: number, args: RelationArgs): Page<T> {
+  const { skip } = cursorWindow({ page: 1, limit: args.first, first: args.first, after: args.after }, null);
+  return { items, pagination: { totalCount: total, maxPage: args.first > 0 ? Math.ceil(total / args.first) : 0 }, offset: skip };
+}
+
+/**
+ * A related page's Prisma query as `nestedSelection` planned it, made valid when nothing beneath
+ * the connection reads a column (only `totalCount` asked): Prisma refuses an empty `select`.
+ */
+export function relationQuery<Q extends object>(query: Q): Q {
+  const { select } = query as { select?: object };
+  return select && Object.keys(select).length === 0 ? { ...query, select: { id: true } } : query;
 }

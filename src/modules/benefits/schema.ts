@@ -5,10 +5,11 @@ import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graph
 import { Node, registerNode } from '../../graphql/node.ts';
 import type { Context } from '../../context.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
+import { Customer } from '../customers/schema.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
@@ -332,3 +333,19 @@ async function getBenefitGrant(ctx: Context, id: string, query: object) {
 // node(id:) answers for benefits and their grants as core.benefit and core.benefitGrant do.
 registerNode({ surface: 'core', model: 'benefit', typeName: 'Benefit', scopes: read.scope, load: getBenefit, objectType: (row) => benefitObjects[(row as { type: BenefitTypes }).type]?.name });
 registerNode({ surface: 'core', model: 'benefitGrant', typeName: 'BenefitGrant', scopes: read.scope, load: getBenefitGrant });
+
+// A customer's benefit grants, read with the customer: one statement per page of customers.
+builder.prismaObjectField(Customer, 'benefitGrants', (t) =>
+  t.field({
+    type: connectionType('BenefitGrant', BenefitGrant),
+    nullable: true,
+    description: "The benefits the customer holds or held, one grant per purchase, newest first. Null, with NOT_PERMITTED, for a token without benefits:read.",
+    authScopes: { scope: [...read.scope] },
+    args: relationArgs(t.arg),
+    select: (args, _ctx, nested) => ({
+      benefitGrants: relationQuery(nested({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...relationWindow(args) }, ['edges', 'node'])),
+      _count: { select: { benefitGrants: true } },
+    }),
+    resolve: (parent, args) => relationPage(parent.benefitGrants, parent._count.benefitGrants, args),
+  }),
+);

@@ -3,8 +3,9 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
+import { Customer } from '../customers/schema.ts';
 import type { LicenseKeyStatus as LicenseKeyStatuses } from '../../generated/prisma/enums.ts';
 import {
   activateLicenseKey,
@@ -239,3 +240,19 @@ builder.mutationFields((t) => ({
 
 // node(id:) answers for license keys as core.licenseKey does.
 registerNode({ surface: 'core', model: 'licenseKey', typeName: 'LicenseKey', scopes: ['license_keys:read', 'license_keys:write'], load: getLicenseKey });
+
+// A customer's license keys, read with the customer: one statement per page of customers.
+builder.prismaObjectField(Customer, 'licenseKeys', (t) =>
+  t.field({
+    type: connectionType('LicenseKey', LicenseKey),
+    nullable: true,
+    description: "The license keys the customer holds, newest first. Null, with NOT_PERMITTED, for a token without license_keys:read.",
+    authScopes: { scope: ['license_keys:read', 'license_keys:write'] },
+    args: relationArgs(t.arg),
+    select: (args, _ctx, nested) => ({
+      licenseKeys: relationQuery(nested({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...relationWindow(args) }, ['edges', 'node'])),
+      _count: { select: { licenseKeys: true } },
+    }),
+    resolve: (parent, args) => relationPage(parent.licenseKeys, parent._count.licenseKeys, args),
+  }),
+);

@@ -2,11 +2,11 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationWindow, relationQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses } from '../../generated/prisma/enums.ts';
-import { Address, AddressInput } from '../customers/schema.ts';
+import { Address, AddressInput, Customer } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
 import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
@@ -56,6 +56,7 @@ export const OrderItem = builder.prismaObject('OrderItem', {
     taxAmount: t.exposeInt('taxAmount', { description: "The tax on the line, in minor units of the order's currency." }),
     proration: t.exposeBoolean('proration', { description: "Whether the line settles part of a period, after a subscription's product changed." }),
     productPriceId: t.expose('productPriceId', { type: 'UUID', nullable: true, description: 'The price the line was billed at; null for a credit carried over.' }),
+    productPrice: t.relation('productPrice', { type: ProductPrice, nullable: true, description: 'The price the line was billed at, archived or not; null for a credit carried over.' }),
   }),
 });
 
@@ -194,3 +195,19 @@ builder.objectFields(CoreMutation, (t) => ({
 
 // node(id:) answers for orders as core.order does.
 registerNode({ surface: 'core', model: 'order', typeName: 'Order', scopes: ['orders:read', 'orders:write'], load: getOrder });
+
+// A customer's orders, read with the customer: one statement for a whole page of customers.
+builder.prismaObjectField(Customer, 'orders', (t) =>
+  t.field({
+    type: connectionType('Order', Order),
+    nullable: true,
+    description: "The customer's orders, newest first. Null, with NOT_PERMITTED, for a token without orders:read.",
+    authScopes: { scope: ['orders:read', 'orders:write'] },
+    args: relationArgs(t.arg),
+    select: (args, _ctx, nested) => ({
+      orders: relationQuery(nested({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...relationWindow(args) }, ['edges', 'node'])),
+      _count: { select: { orders: true } },
+    }),
+    resolve: (customer, args) => relationPage(customer.orders, customer._count.orders, args),
+  }),
+);

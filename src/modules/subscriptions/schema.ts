@@ -2,13 +2,13 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
-import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
+import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortingScalarConfig } from '../../graphql/sorting.ts';
 import type { CustomerCancellationReason as CancellationReasons, SubscriptionStatus as SubscriptionStatuses } from '../../generated/prisma/enums.ts';
 import { ProductPrice, RecurringInterval } from '../products/schema.ts';
 import { Order } from '../orders/schema.ts';
-import { CustomerState } from '../customers/schema.ts';
+import { Customer, CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
 import {
   alreadyCanceled,
@@ -122,7 +122,6 @@ export const Subscription = builder.prismaObject('Subscription', {
       select: (_args, _ctx, nested) => ({ prices: { select: { productPrice: nested() }, ...pricesByPosition, take: 1 } }),
       resolve: (subscription) => subscription.prices[0].productPrice,
     }),
-    orders: t.relation('orders', { description: 'The orders billing this subscription, newest first.', query: { orderBy: { createdAt: 'desc' } } }),
   }),
 });
 
@@ -234,3 +233,34 @@ builder.objectFields(CoreMutation, (t) => ({
 
 // node(id:) answers for subscriptions as core.subscription does.
 registerNode({ surface: 'core', model: 'subscription', typeName: 'Subscription', scopes: read.scope, load: getSubscription });
+
+// A customer's subscriptions and a subscription's orders, read with their parent: one statement per page of parents.
+builder.prismaObjectField(Customer, 'subscriptions', (t) =>
+  t.field({
+    type: connectionType('Subscription', Subscription),
+    nullable: true,
+    description: "The customer's subscriptions, newest first. Null, with NOT_PERMITTED, for a token without subscriptions:read.",
+    authScopes: { scope: [...read.scope] },
+    args: relationArgs(t.arg),
+    select: (args, _ctx, nested) => ({
+      subscriptions: relationQuery(nested({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...relationWindow(args) }, ['edges', 'node'])),
+      _count: { select: { subscriptions: true } },
+    }),
+    resolve: (parent, args) => relationPage(parent.subscriptions, parent._count.subscriptions, args),
+  }),
+);
+
+builder.prismaObjectField(Subscription, 'orders', (t) =>
+  t.field({
+    type: connectionType('Order', Order),
+    nullable: true,
+    description: "The orders billing this subscription, newest first. Null, with NOT_PERMITTED, for a token without orders:read.",
+    authScopes: { scope: ['orders:read', 'orders:write'] },
+    args: relationArgs(t.arg),
+    select: (args, _ctx, nested) => ({
+      orders: relationQuery(nested({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...relationWindow(args) }, ['edges', 'node'])),
+      _count: { select: { orders: true } },
+    }),
+    resolve: (parent, args) => relationPage(parent.orders, parent._count.orders, args),
+  }),
+);
