@@ -1,0 +1,42 @@
+// The GraphQL over HTTP specification, as graphql-http's server audit checks it, on both
+// environments' endpoints: every MUST and every SHOULD passes; the MAY audits are listed, not required.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { serverAudits, type AuditResult } from 'graphql-http';
+import type { EnvironmentName } from '../../src/config.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** The audit suite of graphql-http 1.x holds about 70 audits; far fewer means it did not run. */
+const minimumAudits = 50;
+
+async function audit(environment: EnvironmentName): Promise<AuditResult[]> {
+  const audits = serverAudits({ url: `${server.base(environment)}/graphql`, fetchFn: fetch });
+  const results: AuditResult[] = [];
+  // One at a time: the audits then read as the server's log, and the machine's cores stay free.
+  for (const { fn } of audits) results.push(await fn());
+  return results;
+}
+
+function describeFailures(results: AuditResult[]): string {
+  return results
+    .filter((result) => result.status !== 'ok')
+    .map((result) => `${result.id} ${result.name}: ${'reason' in result ? result.reason : ''}`)
+    .join('\n');
+}
+
+describe.each(['production', 'sandbox'] as const)('the %s GraphQL endpoint', (environment) => {
+  test('passes every MUST and SHOULD audit of the GraphQL over HTTP specification', async () => {
+    const results = await audit(environment);
+    expect(results.length).toBeGreaterThanOrEqual(minimumAudits);
+    const required = results.filter((result) => /^(MUST|SHOULD)\b/.test(result.name));
+    expect(required.length).toBeGreaterThanOrEqual(minimumAudits / 2);
+    const failed = required.filter((result) => result.status !== 'ok');
+    expect(failed, `failing audits:\n${describeFailures(failed)}\n\nMAY audits not met:\n${describeFailures(results.filter((r) => r.name.startsWith('MAY ')))}`).toEqual([]);
+  });
+});
