@@ -40,3 +40,37 @@ describe.each(['production', 'sandbox'] as const)('the %s GraphQL endpoint', (en
     expect(failed, `failing audits:\n${describeFailures(failed)}\n\nMAY audits not met:\n${describeFailures(results.filter((r) => r.name.startsWith('MAY ')))}`).toEqual([]);
   });
 });
+
+/** A GraphQL POST with the given Accept header, answered as status, media type and body. */
+async function post(environment: EnvironmentName, accept: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.base(environment)}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, mediaType: response.headers.get('content-type') ?? '', body: (await response.json()) as { data?: unknown; errors?: { extensions?: { code?: string } }[] } };
+}
+
+const graphqlResponse = 'application/graphql-response+json';
+const json = 'application/json';
+
+// The audit's own coercion probe declares a variable it never uses, so it fails validation before
+// any variable is coerced; these requests reach coercion.
+describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the audit', (environment) => {
+  test('a variable its type refuses is a request error: 400 under application/graphql-response+json, 200 under application/json', async () => {
+    const refused = [
+      { query: 'query ($name: String!) { __type(name: $name) { name } }', variables: {} },
+      { query: 'query ($name: String!) { __type(name: $name) { name } }', variables: { name: 7 } },
+    ];
+    for (const body of refused) {
+      const strict = await post(environment, graphqlResponse, body);
+      expect(strict.status, JSON.stringify(strict.body)).toBe(400);
+      expect(strict.mediaType).toMatch(/^application\/graphql-response\+json/);
+      expect(strict.body.data).toBeUndefined();
+      expect(strict.body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+      const legacy = await post(environment, json, body);
+      expect(legacy.status, JSON.stringify(legacy.body)).toBe(200);
+      expect(legacy.body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+    }
+  });
+});
