@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
 import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
@@ -395,6 +395,11 @@ function useBearerChallenge(): YogaPlugin {
  * not read from gets the error body, not yoga's empty 415. `variables` or `extensions` that are not
  * JSON, in a GET's query string or a form body, are the client's mistake (400 BAD_REQUEST), where
  * yoga's parsers let the SyntaxError through as an unexpected error (500).
+ *
+ * Statuses as GraphQL over HTTP sets them: a request without a document is no GraphQL-over-HTTP
+ * request, 400 whatever the media type (yoga answers 200 under application/json); an operation that
+ * cannot be determined is a request error like a validation error, 400 under
+ * application/graphql-response+json and 200 under application/json (yoga answers 400 under both).
  */
 function useErrorCodes(): YogaPlugin {
   return {
@@ -409,6 +414,19 @@ function useErrorCodes(): YogaPlugin {
           throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
         }
       });
+    },
+    onParams({ params }) {
+      // After the persisted documents plugin, which sets the text a hash names.
+      if (params.query !== undefined && params.query !== null) return;
+      const message = 'Send the GraphQL document as the "query" parameter, or a persisted query\'s hash as "extensions.persistedQuery".';
+      throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+    },
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const { errors } = result as ExecutionResult;
+      const unresolved = (e: GraphQLError) => e.extensions?.code === 'OPERATION_RESOLUTION_FAILURE';
+      if (!errors?.some(unresolved)) return;
+      setResult({ ...result, errors: errors.map((e) => (unresolved(e) ? withExtensions(e, { http: { status: 400, spec: true } }) : e)) });
     },
     onExecute() {
       return {
@@ -428,6 +446,11 @@ function useErrorCodes(): YogaPlugin {
       setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), { status: 415, headers: { 'content-type': 'application/json; charset=utf-8' } }));
     },
   };
+}
+
+function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
+  const { nodes, source, positions, path, originalError } = error;
+  return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions: { ...error.extensions, ...extensions } });
 }
 
 function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string): ServedEnvironment | undefined {

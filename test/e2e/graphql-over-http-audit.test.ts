@@ -73,4 +73,28 @@ describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the au
       expect(legacy.body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
     }
   });
+
+  test('an operation that cannot be determined is a request error: 400 under application/graphql-response+json, 200 under application/json', async () => {
+    for (const body of [{ query: 'query A { __typename } query B { __typename }' }, { query: 'query A { __typename }', operationName: 'B' }]) {
+      const strict = await post(environment, graphqlResponse, body);
+      expect(strict.status, JSON.stringify(strict.body)).toBe(400);
+      expect(strict.body.data).toBeUndefined();
+      expect(strict.body.errors![0].extensions!.code).toBe('OPERATION_RESOLUTION_FAILURE');
+      const legacy = await post(environment, json, body);
+      expect(legacy.status, JSON.stringify(legacy.body)).toBe(200);
+      expect(legacy.body.errors![0].extensions!.code).toBe('OPERATION_RESOLUTION_FAILURE');
+    }
+  });
+
+  test('a request without a document is not a GraphQL-over-HTTP request: 400 whatever the media type, over POST and GET', async () => {
+    for (const accept of [graphqlResponse, json]) {
+      for (const body of [{}, { query: null }, { variables: { name: 'Query' } }]) {
+        const answer = await post(environment, accept, body);
+        expect(answer.status, `${accept} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`).toBe(400);
+        expect(answer.body.errors![0].extensions!.code).toBe('BAD_REQUEST');
+      }
+      const get = await fetch(`${server.base(environment)}/graphql?variables=%7B%7D`, { headers: { accept } });
+      expect(get.status, `${accept} GET`).toBe(400);
+    }
+  });
 });
