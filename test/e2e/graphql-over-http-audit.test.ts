@@ -97,4 +97,28 @@ describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the au
       expect(get.status, `${accept} GET`).toBe(400);
     }
   });
+
+  test('Accept is read by weight: the highest weighted media type is answered, and a request accepting nothing gets 406', async () => {
+    const query = { query: '{ __typename }' };
+    expect((await post(environment, 'application/json;q=0.5, application/graphql-response+json', query)).mediaType).toMatch(/^application\/graphql-response\+json/);
+    expect((await post(environment, 'application/graphql-response+json;q=0.2, application/json;q=0.9', query)).mediaType).toMatch(/^application\/json/);
+    expect((await post(environment, 'application/json;q=0, application/graphql-response+json;q=0.1', query)).mediaType).toMatch(/^application\/graphql-response\+json/);
+    const refused = await fetch(`${server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json;q=0' }, body: JSON.stringify(query) });
+    expect(refused.status).toBe(406);
+  });
+
+  test('answers made before the document is read are in the media type the client asked for', async () => {
+    const invalidToken = await post(environment, graphqlResponse, { query: '{ __typename }' }, { authorization: 'Bearer kassa_oat_000000000000000000000000000000000000' });
+    expect(invalidToken.status).toBe(401);
+    expect(invalidToken.mediaType).toMatch(/^application\/graphql-response\+json/);
+    expect(invalidToken.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] });
+    const plainText = await fetch(`${server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: graphqlResponse }, body: '{ __typename }' });
+    expect(plainText.status).toBe(415);
+    expect(plainText.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
+    for (const accept of [json, '*/*']) {
+      const legacy = await post(environment, accept, { query: '{ __typename }' }, { authorization: 'Bearer kassa_oat_000000000000000000000000000000000000' });
+      expect(legacy.status).toBe(401);
+      expect(legacy.mediaType).toMatch(/^application\/json/);
+    }
+  });
 });
