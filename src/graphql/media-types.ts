@@ -6,6 +6,8 @@
 
 export const graphqlResponseJson = 'application/graphql-response+json';
 
+const qvalue = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/;
+
 interface MediaRange {
   range: string;
   type: string;
@@ -19,9 +21,10 @@ function mediaRanges(accept: string): MediaRange[] {
     .filter(Boolean)
     .map((range) => {
       const [type, ...parameters] = range.split(';').map((part) => part.trim());
-      const q = parameters.find((parameter) => /^q=/i.test(parameter));
-      const weight = q === undefined ? 1 : Number(q.slice(2));
-      return { range, type: type.toLowerCase(), weight: Number.isFinite(weight) ? weight : 0 };
+      // A weight that is no qvalue (RFC 9110 §12.4.2) is read as none given, as yoga reads every weight.
+      const q = parameters.find((parameter) => /^q=/i.test(parameter))?.slice(2);
+      const weight = q !== undefined && qvalue.test(q) ? Number(q) : 1;
+      return { range, type: type.toLowerCase(), weight };
     });
 }
 
