@@ -4,7 +4,7 @@
 // Yoga takes the first listed of the types it supports and reads no weight, so the header is put
 // in order of preference before yoga reads it; answers made before yoga choose here.
 
-export const graphqlResponseJson = 'application/graphql-response+json';
+const graphqlResponseJson = 'application/graphql-response+json';
 
 const qvalue = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/;
 
