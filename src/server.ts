@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
 import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
@@ -14,6 +14,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
+import { graphqlAnswerType, inOrderOfPreference } from './graphql/media-types.ts';
 import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
@@ -286,13 +287,19 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
       if (asset) return sendGraphiql(res, asset, req.method === 'HEAD');
     }
+    if (isGraphQL && req.headers.accept !== undefined) {
+      const preferred = inOrderOfPreference(req.headers.accept);
+      // Every media range has weight 0: nothing the client accepts can be sent (RFC 9110 §15.5.7).
+      if (preferred === null) return send(res, { status: 406 });
+      req.headers.accept = preferred;
+    }
     let context: Context;
     try {
       const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
       context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp, now: clock };
     } catch (error) {
       if (!(error instanceof KassaError)) throw error;
-      if (isGraphQL) return send(res, { status: error.status, body: { errors: [error.toJSON()] } });
+      if (isGraphQL) return sendGraphqlErrors(res, error.status, [error], req.headers.accept);
       return send(res, restError(error.status, error.restError, error.message));
     }
     if (isGraphQL && req.method === 'POST') {
@@ -395,6 +402,11 @@ function useBearerChallenge(): YogaPlugin {
  * not read from gets the error body, not yoga's empty 415. `variables` or `extensions` that are not
  * JSON, in a GET's query string or a form body, are the client's mistake (400 BAD_REQUEST), where
  * yoga's parsers let the SyntaxError through as an unexpected error (500).
+ *
+ * Statuses as GraphQL over HTTP sets them: a request without a document is no GraphQL-over-HTTP
+ * request, 400 whatever the media type (yoga answers 200 under application/json); an operation that
+ * cannot be determined is a request error like a validation error, 400 under
+ * application/graphql-response+json and 200 under application/json (yoga answers 400 under both).
  */
 function useErrorCodes(): YogaPlugin {
   return {
@@ -410,6 +422,19 @@ function useErrorCodes(): YogaPlugin {
         }
       });
     },
+    onParams({ params }) {
+      // After the persisted documents plugin, which sets the text a hash names.
+      if (params.query !== undefined && params.query !== null) return;
+      const message = 'Send the GraphQL document as the "query" parameter, or a persisted query\'s hash as "extensions.persistedQuery".';
+      throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+    },
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const { errors } = result as ExecutionResult;
+      const unresolved = (e: GraphQLError) => e.extensions?.code === 'OPERATION_RESOLUTION_FAILURE';
+      if (!errors?.some(unresolved)) return;
+      setResult({ ...result, errors: errors.map((e) => (unresolved(e) ? withExtensions(e, { http: { status: 400, spec: true } }) : e)) });
+    },
     onExecute() {
       return {
         onExecuteDone({ result, setResult }) {
@@ -422,12 +447,18 @@ function useErrorCodes(): YogaPlugin {
         },
       };
     },
-    onResponse({ response, setResponse, fetchAPI }) {
+    onResponse({ request, response, setResponse, fetchAPI }) {
       if (response.status !== 415 || response.body !== null) return;
       const message = 'Send the GraphQL request as JSON with "Content-Type: application/json".';
-      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), { status: 415, headers: { 'content-type': 'application/json; charset=utf-8' } }));
+      const headers = { 'content-type': graphqlAnswerType(request.headers.get('accept') ?? undefined) };
+      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), { status: 415, headers }));
     },
   };
+}
+
+function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
+  const { nodes, source, positions, path, originalError } = error;
+  return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions: { ...error.extensions, ...extensions } });
 }
 
 function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string): ServedEnvironment | undefined {
@@ -501,6 +532,17 @@ function send(res: ServerResponse, response: RestResponse): void {
   }
   const payload = JSON.stringify(response.body);
   res.writeHead(response.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
+}
+
+/** Errors answered before yoga runs, in the media type the client prefers, without their HTTP extension as yoga writes them. */
+function sendGraphqlErrors(res: ServerResponse, status: number, errors: GraphQLError[], accept: string | undefined): void {
+  const body = errors.map((error) => {
+    const { http: _http, ...extensions } = error.extensions;
+    return { ...error.toJSON(), extensions };
+  });
+  const payload = JSON.stringify({ errors: body });
+  if (status === 401) res.setHeader('www-authenticate', 'Bearer');
+  res.writeHead(status, { 'content-type': graphqlAnswerType(accept), 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
 function innermost(error: unknown): unknown {

@@ -41,11 +41,17 @@ export function overlongListError(found: { loc: Loc; length: number }): RequestV
   return RequestValidationError.at(found.loc, `A list may hold at most ${maxListItems} items; this one holds ${found.length}. Send fewer items, or split the request.`, 'too_long');
 }
 
-/** A variable value its type refuses, as BAD_USER_INPUT with its issue (graphql-js reports it without a code). */
+/**
+ * A variable value its type refuses, as BAD_USER_INPUT with its issue (graphql-js reports it without a
+ * code). It is a request error, so the answer has no `data`: 400 under
+ * application/graphql-response+json, which must not answer 2xx without data, and 200 under
+ * application/json, as GraphQL over HTTP asks of a variable coercion failure (`spec: true`).
+ */
 export function refusedVariable(error: GraphQLError): GraphQLError {
   const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
   const issues = [{ loc: variable ? [variable] : [], msg: error.message, type: 'value_error' }];
-  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT', issues } });
+  const extensions = { ...error.extensions, code: 'BAD_USER_INPUT', issues, http: { status: 400, spec: true } };
+  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions });
 }
 
 /** Refuses an operation whose variables hold an overlong list, and stops coercion at the first errors. */
