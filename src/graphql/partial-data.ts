@@ -10,6 +10,7 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
+import { graphqlAnswerType } from './media-types.ts';
 
 /** The types whose fields are each their own unit of failure. */
 export const failureBoundaries: ReadonlySet<string> = new Set([
@@ -41,18 +42,21 @@ export default 'partialData' as const;
 
 /**
  * The HTTP status of an answer that holds data is 200, whatever failed beside it: a client reads
- * the errors at their paths. An answer that holds nothing (every field null down to the first
- * value: a token the surface refuses, a lone lookup of an unknown id, a lone mutation refused)
- * keeps the status of its errors, so a missing token is still a 401 with its `WWW-Authenticate`
- * challenge and a refused input a 422. The REST routes run in process and map errors themselves;
- * this concerns GraphQL over HTTP only.
+ * the errors at their paths. Under `application/json`, an answer that holds nothing (every field
+ * null down to the first value: a token the surface refuses, a lone lookup of an unknown id, a
+ * lone mutation refused) keeps the status of its errors, so a missing token is still a 401 with
+ * its `WWW-Authenticate` challenge and a refused input a 422. Under
+ * `application/graphql-response+json` any non-null `data` is 200, as GraphQL over HTTP requires.
+ * The REST routes run in process and map errors themselves; this concerns GraphQL over HTTP only.
  */
 export function usePartialDataStatus(): YogaPlugin {
   return {
-    onResultProcess({ result, setResult }) {
+    onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;
       const { data, errors } = result as ExecutionResult;
-      if (!errors?.length || !holdsData(data)) return;
+      if (!errors?.length || data == null) return;
+      const strict = graphqlAnswerType(request.headers.get('accept') ?? undefined).startsWith('application/graphql-response+json');
+      if (!strict && !holdsData(data)) return;
       setResult({ ...result, errors: errors.map(withoutStatus) });
     },
   };

@@ -49,6 +49,24 @@ describe('a query with one failing lookup', () => {
   });
 });
 
+describe('under application/graphql-response+json', () => {
+  it('answers 200 whenever data is not null, as GraphQL over HTTP requires, even when it holds nothing', async () => {
+    const ask = (token: string | undefined, query: string) =>
+      fetch(`${server.base()}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query }),
+      });
+    const lone = await ask(org.token, `{ core { product(id: "${unknownId}") { id } } }`);
+    expect(lone.status).toBe(200);
+    expect(lone.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
+    expect(await lone.json()).toMatchObject({ data: { core: { product: null } }, errors: [{ extensions: { code: 'RESOURCE_NOT_FOUND' } }] });
+    const anonymous = await ask(undefined, '{ core { products { items { id } } } }');
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toMatchObject({ data: { core: null }, errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+  });
+});
+
 describe('a document of two mutations, the second failing', () => {
   it("keeps the first one's committed result: 200, the product created and shown, the failure null", async () => {
     const response = await org.gql(`mutation ($good: ProductCreateInput!, $bad: ProductCreateInput!) {
