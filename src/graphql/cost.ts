@@ -296,7 +296,7 @@ class Walker {
     const nullable = getNullableType(def.type);
     const isList = isListType(nullable);
     const size = isList ? (limit ?? (name === 'items' || name === 'edges' ? itemsLimit : undefined) ?? defaultListSize) : 1;
-    const isPage = !isList && type.name.endsWith('List');
+    const isPage = !isList && (type.name.endsWith('List') || type.name.endsWith('Connection'));
     const children = this.selectionSet(node.selectionSet, type, isPage ? limit : undefined);
     // Each object the field may return is one: a list of them `size` times over.
     return {

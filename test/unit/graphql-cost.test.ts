@@ -64,6 +64,14 @@ describe('operationCost', () => {
     expect(again({ n: 70 }).cost).toBe(142);
   });
 
+  it('bounds a connection’s edges by first or last, and a related connection by its first', () => {
+    // core 1 + products 1 + edges 5 × (edge 1 + node 1) + pageInfo 1
+    expect(cost(`{ core { products(first: 5) { edges { cursor node { id } } pageInfo { hasNextPage } } } }`)).toBe(13);
+    expect(cost(`{ core { products(last: 3, before: "x") { edges { node { id } } } } }`)).toBe(8);
+    // core 1 + customer 1 + orders 1 + edges 4 × (edge 1 + order 1 + items 10 × 1)
+    expect(cost(`{ core { customer(id: ${id}) { orders(first: 4) { edges { node { items { id } } } } } } }`)).toBe(51);
+  });
+
   it('counts a plain list as 10 items', () => {
     // core 1 + product 1 + benefits 10 × 1
     expect(cost(`{ core { product(id: ${id}) { benefits { id } } } }`)).toBe(12);

@@ -1,0 +1,75 @@
+// The queries a storefront and a customer portal make, as the README shows them, run at the
+// default limits (rate limits on): each answers without errors and is charged the requested cost
+// the README states, then only what its answer holds.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { buy, fixedProduct } from '../helpers/purchases.ts';
+import { expectStatus } from '../helpers/responses.ts';
+
+let server: TestServer;
+let shop: Org;
+let customerId: string;
+let customerToken: string;
+let clientSecret: string;
+beforeAll(async () => {
+  server = await startTestServer({ RATE_LIMITS: 'on', TEST_CARD_DELAY_MS: '0' });
+  shop = await newOrganization(server);
+  const ebook = await fixedProduct(shop, 'Frontend ebook', 1200);
+  const monthly = await fixedProduct(shop, 'Frontend monthly', 500, 'month');
+  customerId = (await buy(shop, ebook.id, 'reader@example.com')).customerId;
+  customerToken = expectStatus(await shop.api('POST', '/customer-sessions/', { customer_id: customerId }), 201).token;
+  clientSecret = expectStatus(await shop.api('POST', '/checkouts/', { products: [monthly.id] }), 201).client_secret;
+});
+afterAll(() => server?.close());
+
+/** The GraphQL blocks of the README's "Frontend queries" section, by their comment line. */
+function readmeQueries(): Record<string, { query: string; cost: number }> {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('### Frontend queries'), readme.indexOf('### ', readme.indexOf('### Frontend queries') + 4));
+  const found: Record<string, { query: string; cost: number }> = {};
+  for (const [, name, cost, query] of section.matchAll(/```graphql\n# (.+?): requests (\d[\d,]*) points\n([\s\S]+?)```/g)) {
+    found[name] = { query, cost: Number(cost.replaceAll(',', '')) };
+  }
+  return found;
+}
+
+async function ask(token: string | null, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${server.base()}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await response.json();
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body;
+}
+
+describe('the README’s frontend queries at the default limits', () => {
+  const queries = readmeQueries();
+
+  it('are all in the README, each with its requested cost', () => {
+    expect(Object.keys(queries).sort()).toEqual(['a checkout', "a customer's orders", 'my subscriptions', 'the catalogue']);
+  });
+
+  it('run, each charged the requested cost the README states and given back what its answer did not hold', async () => {
+    const runs: [string, string | null, Record<string, unknown>][] = [
+      ['the catalogue', shop.token, {}],
+      ["a customer's orders", shop.token, { id: customerId }],
+      ['a checkout', null, { clientSecret }],
+      ['my subscriptions', customerToken, {}],
+    ];
+    for (const [name, token, variables] of runs) {
+      const body = await ask(token, queries[name].query, variables);
+      expect(body.extensions.cost.requestedQueryCost, name).toBe(queries[name].cost);
+      expect(body.extensions.cost.actualQueryCost, name).toBeLessThanOrEqual(queries[name].cost);
+      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(20_000);
+    }
+    const orders = await ask(shop.token, queries["a customer's orders"].query, { id: customerId });
+    expect(orders.data.core.customer.orders.edges[0].node.items[0]).toMatchObject({ label: 'Frontend ebook', amount: 1200 });
+    const checkout = await ask(null, queries['a checkout'].query, { clientSecret });
+    expect(checkout.data.checkoutClient).toMatchObject({ status: 'open', totalAmount: 500, product: { name: 'Frontend monthly' } });
+  });
+});
