@@ -6,6 +6,7 @@
 // the machine. Target: REST and GraphQL each at least 0.8.
 // Then the rate limiter's overhead: the same list without limits, with the in-memory store and
 // with Redis, as ratios to no limits.
+// Every response of a measured run must be 200: anything else stops the bench.
 // Then the webhook case (./webhooks.ts): a burst of paid orders in sandbox to their order.paid
 // deliveries at a loopback receiver, in events/s and p50/p99 from commit to receipt.
 // BENCH_CASES selects the cases (comma-separated: products, ratelimits, webhooks; all by default).
@@ -44,9 +45,15 @@ async function startTarget(kassaEnv: Record<string, string> = {}): Promise<Targe
   return { ...addresses, stop: () => child.kill('SIGTERM') };
 }
 
-// Limits stay on, as in production, with budgets no benchmark reaches: every request is counted,
-// none is refused.
-const unreachedBudgets = { RATE_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_IP_PER_SECOND: '1000000' };
+// Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
+// and every GraphQL operation's cost taken from its points bucket, none is refused.
+const unreachedBudgets = {
+  RATE_LIMITS: 'on',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_IP_PER_SECOND: '1000000',
+  GRAPHQL_POINTS_MAXIMUM: '100000000',
+  GRAPHQL_POINTS_RESTORE_RATE: '100000000',
+};
 const targets: Target[] = [];
 const addresses = await startTarget(unreachedBudgets);
 targets.push(addresses);
@@ -84,7 +91,13 @@ async function load(name: string, surface: Surface, duration = seconds) {
   const count = payload.items?.length ?? payload.data?.core?.products?.items?.length;
   if (check.status !== 200 || count !== 100) throw new Error(`${name} did not return 100 products (status ${check.status})`);
   const result = await autocannon({ ...surface, connections, duration });
-  if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+  const statuses = Object.keys(result.statusCodeStats ?? {});
+  if (result.non2xx || result.errors || result.timeouts || statuses.some((status) => status !== '200')) {
+    throw new Error(
+      `${name}: every response must be 200; got statuses ${JSON.stringify(result.statusCodeStats)}, ${result.non2xx} non-2xx, ` +
+        `${result.errors} errors, ${result.timeouts} timeouts (BENCH_LOG_ERRORS=1 shows Kassa's error log)`,
+    );
+  }
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
