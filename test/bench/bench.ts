@@ -4,11 +4,26 @@
 // authentication — all served by one child process while this one generates the load. Each
 // surface is reported as a ratio to the baseline, so the figure is Kassa's own overhead whatever
 // the machine. Target: REST and GraphQL each at least 0.8.
-// Then the rate limiter's overhead: the same list without limits, with the in-memory store and
-// with Redis, as ratios to no limits.
+// Then the nested case: a page of 100 customers (199 orders seeded, 1 to 3 each) with their orders
+// and the orders' lines and prices, in one GraphQL query (Customer.orders, read with its parent),
+// next to the REST calls an integrator needs for the same data, and a baseline making the
+// equivalent Prisma query (the columns the GraphQL query asks for). The REST equivalent is the
+// fewest calls that return it: `GET /v1/customers/?limit=100`, then the orders of those customers
+// in one filtered list, `GET /v1/orders/?limit=100&customer_id=…` (the 100 ids as repeated
+// parameters), page after page: 3 calls for 199 orders, each after the one before, since the
+// orders' filter needs the customers and the page count the first page. REST orders carry their
+// lines with their price ids. Asking each customer's orders apart would take 101 calls, and the
+// orders list alone misses customers without orders and the customers' order. A check before
+// the load asserts that the three surfaces return the same customers, orders and lines in the
+// same order. Throughput is in pages per second (a REST page is its 3 calls). Target: GraphQL
+// serves at least as many pages per second as the REST equivalent.
+// Then the rate limiter's overhead: the same products list without limits, with the in-memory
+// store and with Redis, as ratios to no limits.
 // Then the webhook case (./webhooks.ts): a burst of paid orders in sandbox to their order.paid
 // deliveries at a loopback receiver, in events/s and p50/p99 from commit to receipt.
-// BENCH_CASES selects the cases (comma-separated: products, ratelimits, webhooks; all by default).
+// Every response of a measured run must be 200: anything else stops the bench.
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks; all by
+// default).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -19,7 +34,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'ratelimits', 'webhooks'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks'];
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
 
@@ -31,11 +46,11 @@ interface Target {
   stop(): void;
 }
 
-/** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses. */
-async function startTarget(kassaEnv: Record<string, string> = {}): Promise<Target> {
+/** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses; `orders` seeds the nested case's customers and orders. */
+async function startTarget(kassaEnv: Record<string, string> = {}, orders = false): Promise<Target> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv) },
+    env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv), BENCH_SEED_ORDERS: orders ? '1' : '0' },
   });
   const addresses = await new Promise<Omit<Target, 'stop'>>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
@@ -44,11 +59,20 @@ async function startTarget(kassaEnv: Record<string, string> = {}): Promise<Targe
   return { ...addresses, stop: () => child.kill('SIGTERM') };
 }
 
-// Limits stay on, as in production, with budgets no benchmark reaches: every request is counted,
-// none is refused.
-const unreachedBudgets = { RATE_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_IP_PER_SECOND: '1000000' };
+// Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
+// and every GraphQL operation's cost taken from its points bucket, none is refused.
+const unreachedBudgets = {
+  RATE_LIMITS: 'on',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_IP_PER_SECOND: '1000000',
+  GRAPHQL_POINTS_MAXIMUM: '100000000',
+  GRAPHQL_POINTS_RESTORE_RATE: '100000000',
+};
+// The nested query's requested cost is 22,203 (each order's lines count at the default list
+// bound, 10), above the default maximum of 10,000.
+const nestedMaxCost = { GRAPHQL_MAX_COST: '30000' };
 const targets: Target[] = [];
-const addresses = await startTarget(unreachedBudgets);
+const addresses = await startTarget({ ...unreachedBudgets, ...nestedMaxCost }, cases.has('nested'));
 targets.push(addresses);
 
 const graphqlQuery = `query { core { products(limit: 100) { items {
@@ -64,28 +88,48 @@ interface Surface {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** When a page takes several calls: the paths each connection requests in turn, from `url`. */
+  paths?: string[];
 }
 
 /** The products list through REST and GraphQL on a target, and the target's baseline. */
-function surfacesOf(target: Omit<Target, 'stop'>): Record<'baseline' | 'rest' | 'graphql', Surface> {
+function productSurfaces(target: Omit<Target, 'stop'>): Record<'baseline' | 'rest' | 'graphql', Surface> {
   const auth = { authorization: `Bearer ${target.token}` };
   return {
-    baseline: { url: target.baseline, method: 'GET', headers: {} },
+    baseline: { url: `${target.baseline}/products`, method: 'GET', headers: {} },
     rest: { url: `${target.kassa}/v1/products/?limit=100`, method: 'GET', headers: auth },
     graphql: { url: `${target.kassa}/v1/graphql`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: graphqlQuery }) },
   };
 }
 
-const surfaces = surfacesOf(addresses);
+async function fetchJson(surface: Surface, path?: string) {
+  const response = await fetch(path ? new URL(path, surface.url) : surface.url, { method: surface.method, headers: surface.headers, body: surface.body });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${surface.method} ${path ?? surface.url} answered ${response.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+async function checkProducts(name: string, surface: Surface) {
+  const payload = await fetchJson(surface);
+  if (payload.errors) throw new Error(`${name}: ${JSON.stringify(payload.errors)}`);
+  const count = payload.items?.length ?? payload.data?.core?.products?.items?.length;
+  if (count !== 100) throw new Error(`${name} did not return 100 products`);
+}
+
+/** Calls per page: 1, or the length of a surface's sequence. */
+const callsOf = (surface: Surface) => surface.paths?.length ?? 1;
 
 async function load(name: string, surface: Surface, duration = seconds) {
-  const check = await fetch(surface.url, { method: surface.method, headers: surface.headers, body: surface.body });
-  const payload = await check.json();
-  const count = payload.items?.length ?? payload.data?.core?.products?.items?.length;
-  if (check.status !== 200 || count !== 100) throw new Error(`${name} did not return 100 products (status ${check.status})`);
-  const result = await autocannon({ ...surface, connections, duration });
-  if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const { paths, ...request } = surface;
+  const result = await autocannon({ ...request, connections, duration, ...(paths ? { requests: paths.map((path) => ({ method: surface.method, path })) } : {}) });
+  const statuses = Object.keys(result.statusCodeStats ?? {});
+  if (result.non2xx || result.errors || result.timeouts || statuses.some((status) => status !== '200')) {
+    throw new Error(
+      `${name}: every response must be 200; got statuses ${JSON.stringify(result.statusCodeStats)}, ${result.non2xx} non-2xx, ` +
+        `${result.errors} errors, ${result.timeouts} timeouts (BENCH_LOG_ERRORS=1 shows Kassa's error log)`,
+    );
+  }
+  return { rps: result.requests.average, pages: result.requests.average / callsOf(surface), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 type Measure = Awaited<ReturnType<typeof load>>;
@@ -93,6 +137,7 @@ type Measure = Awaited<ReturnType<typeof load>>;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const summary = (list: Measure[]) => ({
   rps: list.reduce((sum, r) => sum + r.rps, 0) / list.length,
+  pages: list.reduce((sum, r) => sum + r.pages, 0) / list.length,
   p50: median(list.map((r) => r.p50)),
   p99: median(list.map((r) => r.p99)),
 });
@@ -121,12 +166,93 @@ function printRatios(results: Record<string, ReturnType<typeof summary>>, baseli
 
 async function benchProducts() {
   console.log(`GET products (limit=100, 100 seeded), ${connections} connections, ${rounds} rounds of ${seconds}s per surface, on loopback\n`);
+  const surfaces = productSurfaces(addresses);
+  for (const [name, surface] of Object.entries(surfaces)) await checkProducts(name, surface);
   const results = await measure(surfaces);
   printRatios(results, () => 'baseline', 'ratio to baseline');
   for (const name of ['rest', 'graphql'] as const) {
     const ratio = results[name].rps / results.baseline.rps;
     console.log(`${name}: ${ratio.toFixed(2)} of baseline (target ${target}) ${ratio >= target ? 'ok' : 'BELOW TARGET'}`);
   }
+}
+
+const nestedQuery = `query { core { customers(limit: 100) { items {
+  id email name
+  orders(first: 10) { totalCount edges { node { id createdAt status totalAmount currency items { id label amount productPrice { id } } } } }
+} pagination { totalCount maxPage } } } }`;
+
+/** A page of customers with their orders as `customer id → order ids with their line ids and price ids`, to compare the surfaces. */
+type NestedPage = [string, [string, string[]][]][];
+
+/** The REST equivalent's calls for the page (customers, then their orders page after page), and the page they return. */
+async function restNestedPage(rest: Surface): Promise<{ paths: string[]; page: NestedPage }> {
+  const customersPath = '/v1/customers/?limit=100';
+  const customers: { id: string }[] = (await fetchJson(rest, customersPath)).items;
+  const ordersPath = (page: number) => `/v1/orders/?limit=100&page=${page}&${customers.map((c) => `customer_id=${c.id}`).join('&')}`;
+  const first = await fetchJson(rest, ordersPath(1));
+  const paths = [customersPath, ordersPath(1)];
+  const orders: { id: string; customer_id: string; items: { id: string; product_price_id: string }[] }[] = [...first.items];
+  for (let page = 2; page <= first.pagination.max_page; page++) {
+    paths.push(ordersPath(page));
+    orders.push(...(await fetchJson(rest, ordersPath(page))).items);
+  }
+  const page: NestedPage = customers.map((customer) => [
+    customer.id,
+    orders.filter((order) => order.customer_id === customer.id).map((order) => [order.id, order.items.map((line) => `${line.id}@${line.product_price_id}`)]),
+  ]);
+  return { paths, page };
+}
+
+/**
+ * The nested page through GraphQL, through the REST calls an integrator would make, and the
+ * baseline; each reported in pages per second and as a ratio to the baseline's.
+ */
+async function benchNested() {
+  const auth = { authorization: `Bearer ${addresses.token}` };
+  const rest: Surface = { url: addresses.kassa, method: 'GET', headers: auth };
+  const { paths, page: restPage } = await restNestedPage(rest);
+  const surfaces: Record<string, Surface> = {
+    baseline: { url: `${addresses.baseline}/customers-orders`, method: 'GET', headers: {} },
+    rest: { ...rest, paths },
+    graphql: { url: `${addresses.kassa}/v1/graphql`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: nestedQuery }) },
+  };
+
+  const answer = await fetchJson(surfaces.graphql);
+  if (answer.errors) throw new Error(`graphql: ${JSON.stringify(answer.errors)}`);
+  type Line = { id: string; productPrice: { id: string } };
+  const graphqlPage: NestedPage = answer.data.core.customers.items.map((customer: { id: string; orders: { totalCount: number; edges: { node: { id: string; items: Line[] } }[] } }) => {
+    if (customer.orders.totalCount !== customer.orders.edges.length) throw new Error('graphql: a customer has more orders than the first 10');
+    return [customer.id, customer.orders.edges.map(({ node }) => [node.id, node.items.map((line) => `${line.id}@${line.productPrice.id}`)])];
+  });
+  type BaselineOrder = { id: string; items: { id: string; productPriceId: string }[] };
+  const baselinePage: NestedPage = (await fetchJson(surfaces.baseline)).items.map((customer: { id: string; orders: BaselineOrder[] }) => [
+    customer.id,
+    customer.orders.map((order) => [order.id, order.items.map((line) => `${line.id}@${line.productPriceId}`)]),
+  ]);
+  const orders = graphqlPage.reduce((sum, [, list]) => sum + list.length, 0);
+  if (graphqlPage.length !== 100 || orders === 0) throw new Error(`graphql: ${graphqlPage.length} customers and ${orders} orders, not the 100 customers seeded with their orders`);
+  for (const [name, page] of [['rest', restPage], ['baseline', baselinePage]] as const) {
+    if (JSON.stringify(page) !== JSON.stringify(graphqlPage)) throw new Error(`${name} does not return the customers, orders and lines GraphQL returns`);
+  }
+  const { requestedQueryCost, actualQueryCost } = answer.extensions?.cost ?? {};
+
+  console.log(
+    `\nNested page: 100 customers with their ${orders} orders, lines and prices; GraphQL in 1 request (cost ${requestedQueryCost} requested, ${actualQueryCost} actual), ` +
+      `REST in ${paths.length} calls; ${connections} connections, ${rounds} rounds of ${seconds}s per surface, on loopback\n`,
+  );
+  const results = await measure(surfaces);
+  console.table(
+    Object.entries(results).map(([name, r]) => ({
+      case: name,
+      'calls/page': callsOf(surfaces[name]),
+      'pages/s': Number(r.pages.toFixed(1)),
+      'p50 ms (per call)': r.p50,
+      'p99 ms (per call)': r.p99,
+      'ratio to baseline': Number((r.pages / results.baseline.pages).toFixed(2)),
+    })),
+  );
+  const ratio = results.graphql.pages / results.rest.pages;
+  console.log(`graphql nested: ${ratio.toFixed(2)} times the REST equivalent's pages per second (target 1) ${ratio >= 1 ? 'ok' : 'BELOW TARGET'}`);
 }
 
 /**
@@ -145,10 +271,11 @@ async function benchRateLimits() {
     for (const [variant, env] of Object.entries(variants)) {
       const started = await startTarget(env);
       targets.push(started);
-      const { rest, graphql } = surfacesOf(started);
+      const { rest, graphql } = productSurfaces(started);
       cases[`rest, limits ${variant}`] = rest;
       cases[`graphql, limits ${variant}`] = graphql;
     }
+    for (const [name, surface] of Object.entries(cases)) await checkProducts(name, surface);
     console.log(`\nRate limiter overhead: GET products (limit=100) without limits, in memory${redis ? ' and in Redis' : ''}, ${rounds} rounds of ${seconds}s\n`);
     printRatios(await measure(cases), (name) => name.replace(/limits \w+$/, 'limits off'), 'ratio to no limits');
   } finally {
@@ -158,6 +285,7 @@ async function benchRateLimits() {
 
 try {
   if (cases.has('products')) await benchProducts();
+  if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
 } finally {

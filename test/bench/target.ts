@@ -1,7 +1,9 @@
 // The process under load in `npm run bench`: Kassa with 100 seeded products and the baseline server
 // on the same database, and an organization in sandbox for the webhook case (test cards pay at
-// once there). It prints its addresses as one JSON line and runs until SIGTERM, so the load
-// generator never shares its CPU time.
+// once there). With BENCH_SEED_ORDERS=1 it adds 100 customers with 1 to 3 paid orders each (199
+// orders), for the nested case. It prints its addresses as one JSON line and runs until SIGTERM,
+// so the load generator never shares its CPU time.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -9,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startKassa } from '../../src/server.ts';
 import { bootstrapEnvironment } from '../../src/bootstrap.ts';
+import type { Prisma } from '../../src/generated/prisma/client.ts';
 
 // The embedded database by default; BENCH_DATABASE_URL and BENCH_SANDBOX_DATABASE_URL point it at
 // PostgreSQL instead (the benchmark adds rows there).
@@ -34,7 +37,7 @@ const { prisma } = kassa.environments.production.environment;
 const { organization_id: organizationId, organization_access_token: token } = await bootstrapEnvironment(prisma, config);
 const { organization_access_token: sandboxToken } = await bootstrapEnvironment(kassa.environments.sandbox.environment.prisma, config);
 
-await Promise.all(
+const products = await Promise.all(
   Array.from({ length: 100 }, (_, i) =>
     prisma.product.create({
       data: {
@@ -48,18 +51,109 @@ await Promise.all(
         priceAmount: 1000 + i,
         prices: { create: { amountType: 'fixed', priceAmount: 1000 + i, priceCurrency: 'usd', recurringInterval: i % 2 === 0 ? 'month' : null } },
       },
+      include: { prices: true },
     }),
   ),
 );
 
-// The baseline: the query the products list makes, with no GraphQL, routing, auth or mapping.
-const baseline = createServer((_req, res) => {
-  baselineList().then(
+if (process.env.BENCH_SEED_ORDERS === '1') await seedOrders();
+
+/**
+ * 100 customers, customer i with 1 + i % 3 paid orders of one-time products: the rows the Core
+ * API's customer creation and a checkout paid at once with `tok_visa` leave (customer, checkout
+ * and its product, order, line, succeeded payment), written in one transaction: going through
+ * the services, 199 checkouts and their charges took about 45 s to seed on a 2-core machine. The
+ * events, customer sessions and grant jobs those flows also record are left out: no list reads
+ * them. Each row is a millisecond newer than the last, so newest-first orders have no ties.
+ */
+async function seedOrders() {
+  const oneTime = products.filter((product) => !product.isRecurring);
+  const start = Date.now();
+  let tick = 0;
+  const next = () => new Date(start + tick++);
+  // As Kassa's client stamps a created row (src/db/clock.ts).
+  const stamps = (at: Date) => ({ createdAt: at, modifiedAt: at });
+  const customers: Prisma.CustomerCreateManyInput[] = [];
+  const checkouts: Prisma.CheckoutCreateManyInput[] = [];
+  const checkoutProducts: Prisma.CheckoutProductCreateManyInput[] = [];
+  const orders: Prisma.OrderCreateManyInput[] = [];
+  const lines: Prisma.OrderItemCreateManyInput[] = [];
+  const payments: Prisma.PaymentCreateManyInput[] = [];
+  for (let i = 0; i < 100; i++) {
+    const email = `customer${String(i).padStart(3, '0')}@example.com`;
+    const customerId = randomUUID();
+    customers.push({ id: customerId, organizationId, email, activeEmail: email, name: `Customer ${i}`, metadata: {}, ...stamps(next()) });
+    for (let n = 0; n <= i % 3; n++) {
+      const product = oneTime[(i + n) % oneTime.length];
+      const price = product.prices[0];
+      const amount = price.priceAmount!;
+      const [checkoutId, orderId, paymentId, createdAt] = [randomUUID(), randomUUID(), randomUUID(), next()];
+      checkouts.push({
+        id: checkoutId,
+        organizationId,
+        status: 'succeeded',
+        clientSecret: `${config.tokenPrefix}_c_${randomBytes(24).toString('base64url')}`,
+        expiresAt: new Date(createdAt.getTime() + 3600 * 1000),
+        productId: product.id,
+        productPriceId: price.id,
+        amount,
+        currency: price.priceCurrency,
+        customerId,
+        ...stamps(createdAt),
+      });
+      checkoutProducts.push({ checkoutId, productId: product.id, position: 0 });
+      orders.push({
+        id: orderId,
+        organizationId,
+        status: 'paid',
+        paid: true,
+        subtotalAmount: amount,
+        netAmount: amount,
+        totalAmount: amount,
+        currency: price.priceCurrency,
+        billingReason: 'purchase',
+        customerId,
+        productId: product.id,
+        checkoutId,
+        metadata: {},
+        ...stamps(createdAt),
+      });
+      lines.push({ orderId, label: product.name, amount, taxAmount: 0, productPriceId: price.id, ...stamps(createdAt) });
+      payments.push({
+        id: paymentId,
+        orderId,
+        processor: 'test',
+        status: 'succeeded',
+        amount,
+        currency: price.priceCurrency,
+        paymentMethod: 'tok_visa',
+        processorId: `test_ch_${paymentId.replace(/-/g, '')}`,
+        processedAt: createdAt,
+        createdAt,
+      });
+    }
+  }
+  await prisma.$transaction([
+    prisma.customer.createMany({ data: customers }),
+    prisma.checkout.createMany({ data: checkouts }),
+    prisma.checkoutProduct.createMany({ data: checkoutProducts }),
+    prisma.order.createMany({ data: orders }),
+    prisma.orderItem.createMany({ data: lines }),
+    prisma.payment.createMany({ data: payments }),
+  ]);
+}
+
+// The baselines: the queries the lists make, with no GraphQL, routing, auth or mapping.
+const baselines: Record<string, () => Promise<string>> = { '/products': baselineProducts, '/customers-orders': baselineCustomersOrders };
+const baseline = createServer((req, res) => {
+  const list = baselines[req.url ?? ''];
+  if (!list) return res.writeHead(404).end();
+  list().then(
     (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body),
     () => res.writeHead(500).end(),
   );
 });
-async function baselineList() {
+async function baselineProducts() {
   const where = { organizationId: { in: [organizationId] } };
   const [items, total] = await Promise.all([
     prisma.product.findMany({
@@ -75,9 +169,43 @@ async function baselineList() {
   ]);
   return JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
 }
+/**
+ * A page of 100 customers, each with their order count and 10 newest orders, each order with its
+ * lines and their prices: the columns the nested case's GraphQL query asks for, and no others.
+ */
+async function baselineCustomersOrders() {
+  const where = { organizationId: { in: [organizationId] }, deletedAt: null };
+  const [items, total] = await Promise.all([
+    prisma.customer.findMany({
+      where,
+      select: {
+        id: true,
+        email: true,
+        name: true,
+        orders: {
+          select: {
+            id: true,
+            createdAt: true,
+            status: true,
+            totalAmount: true,
+            currency: true,
+            items: { select: { id: true, label: true, amount: true, productPriceId: true }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] },
+          },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take: 10,
+        },
+        _count: { select: { orders: true } },
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      take: 100,
+    }),
+    prisma.customer.count({ where }),
+  ]);
+  return JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
+}
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
 
-process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`, token, sandboxToken })}\n`);
+process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`, token, sandboxToken })}\n`);
 process.once('SIGTERM', async () => {
   await new Promise((resolve) => baseline.close(resolve));
   await kassa.close();
