@@ -15,6 +15,7 @@ import { NotPermittedError, UnauthenticatedError } from './errors.ts';
 import StablePathsPlugin from './stable-paths.ts';
 import PartialDataPlugin from './partial-data.ts';
 import ConnectionsPlugin from './connections.ts';
+import SerialMutationsPlugin from './serial-mutations.ts';
 
 export type PrincipalKind = Exclude<Principal['kind'], 'anonymous'>;
 
@@ -51,7 +52,7 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin, PartialDataPlugin, ConnectionsPlugin],
+  plugins: [ScopeAuthPlugin, StablePathsPlugin, PrismaPlugin, PartialDataPlugin, ConnectionsPlugin, SerialMutationsPlugin],
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),

@@ -95,6 +95,20 @@ describe('a document of two mutations, the second failing', () => {
   });
 });
 
+describe('mutations in one document', () => {
+  it('run in the order given, each after the one before has finished: the second of two equal creations is the one refused', async () => {
+    for (let i = 0; i < 5; i++) {
+      const email = `twice-${i}@example.com`;
+      const response = await org.gql(`mutation ($email: String!) {
+        core { first: customerCreate(input: { email: $email }) { email } second: customerCreate(input: { email: $email }) { email } }
+      }`, { email });
+      expect(response.status).toBe(200);
+      expect(response.body.data.core).toEqual({ first: { email }, second: null });
+      expect(response.body.errors).toEqual([expect.objectContaining({ path: ['core', 'second'] })]);
+    }
+  });
+});
+
 describe('a surface the token may not reach', () => {
   it('answers 401 with core null and a challenge when there is no token', async () => {
     const response = await fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ core { products { items { id } } } }' }) });
