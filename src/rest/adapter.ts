@@ -18,7 +18,7 @@ import {
 import type { Context } from '../context.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
-import { fromWire, snakeCase, toWire } from './wire.ts';
+import { fromWire, graphqlEnumValues, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
 import { nestingIssue, tooDeepAt } from '../graphql/nesting.ts';
@@ -99,7 +99,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
         continue;
       }
       try {
-        coerceInputValue(raw, binding.type, (path, _invalid, error) => {
+        coerceInputValue(raw, binding.restType, (path, _invalid, error) => {
           // Past the first errors the answer says no more, so coercion stops (see graphql/variable-limits.ts).
           if (issues.list.length >= maxVariableErrors) throw tooManyIssues;
           const loc = [...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))];
@@ -113,7 +113,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
         break;
       }
       nulCharacterIssues(binding.source === 'body' ? body : raw, wireLoc(binding), issues.list);
-      variables[binding.name] = raw;
+      variables[binding.name] = graphqlEnumValues(raw, binding.type);
     }
     if (issues.list.length) return validationResponse(issues.list);
 

@@ -7,7 +7,7 @@ import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
@@ -24,7 +24,16 @@ export const BenefitType = builder.enumType('BenefitType', {
     meter_credit: { description: `Credits on a usage meter. ${needsIntegration}` },
   } satisfies Record<BenefitTypes, object>,
 });
-const BenefitSortProperty = builder.scalarType('BenefitSortProperty', sortingScalarConfig(benefitSortProperties));
+const BenefitSortOrder = sortOrderEnum(
+  'BenefitSortOrder',
+  'benefits',
+  {
+  created_at: 'when the benefit was created',
+  description: 'description',
+  type: 'type',
+  } satisfies Record<(typeof benefitSortProperties)[number], string>,
+  'BenefitSortProperty',
+);
 const Timeframe = builder.enumType('LicenseKeyTimeframe', {
   description: 'The unit of a license key lifetime.',
   values: {
@@ -246,7 +255,7 @@ builder.objectFields(CoreQuery, (t) => ({
       id: t.arg({ type: ['UUID'], description: 'Only these benefits.' }),
       query: t.arg.string({ description: 'Matches descriptions, case-insensitively.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [BenefitSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [BenefitSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listBenefits(ctx, args, pageQuery(ctx, info)),
   }),

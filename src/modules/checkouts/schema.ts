@@ -4,7 +4,7 @@ import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
 import { Product, ProductPrice } from '../products/schema.ts';
@@ -38,7 +38,16 @@ export const CheckoutStatus = builder.enumType('CheckoutStatus', {
     failed: { description: 'The payment was declined.' },
   } satisfies Record<CheckoutStatuses, object>,
 });
-const CheckoutSortProperty = builder.scalarType('CheckoutSortProperty', sortingScalarConfig(checkoutSortProperties));
+const CheckoutSortOrder = sortOrderEnum(
+  'CheckoutSortOrder',
+  'checkouts',
+  {
+  created_at: 'when the checkout was created',
+  expires_at: 'when the checkout expires',
+  status: 'status',
+  } satisfies Record<(typeof checkoutSortProperties)[number], string>,
+  'CheckoutSortProperty',
+);
 const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', {
   description: 'Whether the checkout asks for a billing address field.',
   values: {
@@ -258,7 +267,7 @@ builder.objectFields(CoreQuery, (t) => ({
       customerId: t.arg({ type: ['UUID'], description: 'Only checkouts of these customers.' }),
       status: t.arg({ type: [CheckoutStatus], description: 'Only checkouts in one of these statuses.' }),
       query: t.arg.string({ description: 'Matches the customer email.' }),
-      sorting: t.arg({ type: [CheckoutSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CheckoutSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCheckouts(ctx, args, pageQuery(ctx, info)),
   }),

@@ -6,7 +6,7 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.ts';
 import {
@@ -25,7 +25,16 @@ import { organizationWire } from '../organizations/rest.ts';
 import { Organization } from '../organizations/schema.ts';
 import { CustomerPortalCustomer, customerPortalCustomerWire } from './customers.ts';
 
-const CustomerBenefitGrantSortProperty = builder.scalarType('CustomerBenefitGrantSortProperty', sortingScalarConfig(customerBenefitGrantSortProperties));
+const CustomerBenefitGrantSortOrder = sortOrderEnum(
+  'CustomerBenefitGrantSortOrder',
+  "the customer's benefit grants",
+  {
+  granted_at: 'when the benefit was granted',
+  type: "the benefit's type",
+  organization: "the granting organization's slug",
+  } satisfies Record<(typeof customerBenefitGrantSortProperties)[number], string>,
+  'CustomerBenefitGrantSortProperty',
+);
 
 const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('BenefitCustomSubscriberProperties').implement({
   description: 'What a custom benefit gives its holder.',
@@ -103,7 +112,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       checkoutId: t.arg({ type: ['UUID'], description: 'Grants of the purchases this checkout made.' }),
       orderId: t.arg({ type: ['UUID'], description: 'Only grants through these orders.' }),
       subscriptionId: t.arg({ type: ['UUID'], description: 'Only grants through these subscriptions.' }),
-      sorting: t.arg({ type: [CustomerBenefitGrantSortProperty], description: 'Default: -granted_at.' }),
+      sorting: t.arg({ type: [CustomerBenefitGrantSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: granted_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomerBenefitGrants(ctx, args, pageQuery(ctx, info)),
   }),
@@ -134,7 +143,7 @@ export const portalBenefitGrantsRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/customer-portal/benefit-grants/',
     operation: `query ($page: Int, $limit: Int, $type: [BenefitType!], $benefitId: [UUID!], $organizationId: [UUID!], $checkoutId: [UUID!],
-        $orderId: [UUID!], $subscriptionId: [UUID!], $sorting: [CustomerBenefitGrantSortProperty!]) {
+        $orderId: [UUID!], $subscriptionId: [UUID!], $sorting: [CustomerBenefitGrantSortOrder!]) {
       customerPortal { benefitGrants(page: $page, limit: $limit, type: $type, benefitId: $benefitId, organizationId: $organizationId,
           checkoutId: $checkoutId, orderId: $orderId, subscriptionId: $subscriptionId, sorting: $sorting) {
         items { ...CustomerBenefitGrantWire } pagination { totalCount maxPage } } }

@@ -6,7 +6,7 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
@@ -19,7 +19,18 @@ import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { subscriptionFields } from '../subscriptions/schema.ts';
 import { CustomerOrderProduct, customerProductWithOrganizationWire } from './products.ts';
 
-const CustomerOrderSortProperty = builder.scalarType('CustomerOrderSortProperty', sortingScalarConfig(customerOrderSortProperties));
+const CustomerOrderSortOrder = sortOrderEnum(
+  'CustomerOrderSortOrder',
+  "the customer's orders",
+  {
+  created_at: 'when the order was created',
+  amount: 'the amount before discounts and tax (subtotalAmount)',
+  net_amount: 'the amount after discounts, before tax (netAmount)',
+  product: "the product's name",
+  subscription: 'the id of the subscription the order bills',
+  } satisfies Record<(typeof customerOrderSortProperties)[number], string>,
+  'CustomerOrderSortProperty',
+);
 
 export const CustomerOrderSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerOrderSubscription',
@@ -82,7 +93,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       productBillingType: t.arg({ type: [ProductBillingType], description: 'Only orders of one-time or of recurring products; both when omitted or both given.' }),
       subscriptionId: t.arg({ type: ['UUID'], description: 'Only orders billing these subscriptions.' }),
       query: t.arg.string({ description: "Matches the product's name, case-insensitively." }),
-      sorting: t.arg({ type: [CustomerOrderSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CustomerOrderSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listOrders(ctx, args, pageQuery(ctx, info)),
   }),
@@ -143,7 +154,7 @@ export const portalOrdersRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/customer-portal/orders/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $productBillingType: [ProductBillingType!],
-        $subscriptionId: [UUID!], $query: String, $sorting: [CustomerOrderSortProperty!]) {
+        $subscriptionId: [UUID!], $query: String, $sorting: [CustomerOrderSortOrder!]) {
       customerPortal { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId,
           productBillingType: $productBillingType, subscriptionId: $subscriptionId, query: $query, sorting: $sorting) {
         items { ...CustomerOrderWire } pagination { totalCount maxPage } } }

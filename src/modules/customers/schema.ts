@@ -4,7 +4,7 @@ import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import {
   createCustomer,
   customerSortProperties,
@@ -41,7 +41,16 @@ export const AddressInput = builder.inputType('AddressInput', {
   }),
 });
 
-const CustomerSortProperty = builder.scalarType('CustomerSortProperty', sortingScalarConfig(customerSortProperties));
+const CustomerSortOrder = sortOrderEnum(
+  'CustomerSortOrder',
+  'customers',
+  {
+  created_at: 'when the customer was created',
+  email: 'email address',
+  name: 'name, customers without one last',
+  } satisfies Record<(typeof customerSortProperties)[number], string>,
+  'CustomerSortProperty',
+);
 
 type CustomerFieldBuilder = PrismaFieldBuilder<'Customer'>;
 
@@ -136,7 +145,7 @@ builder.objectFields(CoreQuery, (t) => ({
       email: t.arg.string({ description: 'Exact email, case-insensitive.' }),
       query: t.arg.string({ description: 'Matches email, name or external id, case-insensitively.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [CustomerSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CustomerSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomers(ctx, args, pageQuery(ctx, info)),
   }),

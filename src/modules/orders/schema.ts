@@ -3,7 +3,7 @@ import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
@@ -35,7 +35,19 @@ export const OrderBillingReason = builder.enumType('OrderBillingReason', {
     subscription_update: { description: "A change of a subscription's product billed at once. Kassa bills changes on the next renewal, so it makes none of these." },
   } satisfies Record<OrderBillingReasons, object>,
 });
-const OrderSortProperty = builder.scalarType('OrderSortProperty', sortingScalarConfig(orderSortProperties));
+const OrderSortOrder = sortOrderEnum(
+  'OrderSortOrder',
+  'orders',
+  {
+  created_at: 'when the order was created',
+  status: 'status',
+  amount: 'the amount before discounts and tax (subtotalAmount)',
+  net_amount: 'the amount after discounts, before tax (netAmount)',
+  customer: "the customer's email address",
+  product: "the product's name",
+  } satisfies Record<(typeof orderSortProperties)[number], string>,
+  'OrderSortProperty',
+);
 export const ProductBillingType = builder.enumType('ProductBillingType', {
   description: 'Whether an order is for a one-time or a recurring product.',
   values: {
@@ -140,7 +152,7 @@ builder.objectFields(CoreQuery, (t) => ({
       createdAfter: t.arg({ type: 'DateTime', description: 'Orders created at or after this time.' }),
       createdBefore: t.arg({ type: 'DateTime', description: 'Orders created before this time.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [OrderSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [OrderSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listOrders(ctx, args, pageQuery(ctx, info)),
   }),

@@ -2,7 +2,7 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { PriceAmountType as PriceAmountTypes, RecurringInterval as RecurringIntervals } from '../../generated/prisma/enums.ts';
 import { createProduct, getProduct, listProducts, productSortProperties, updateProduct } from './service.ts';
 
@@ -30,7 +30,17 @@ export const ProductPriceType = builder.enumType('ProductPriceType', {
     recurring: { description: 'Paid every `recurringInterval` of the product, by a subscription.' },
   },
 });
-const ProductSortProperty = builder.scalarType('ProductSortProperty', sortingScalarConfig(productSortProperties));
+const ProductSortOrder = sortOrderEnum(
+  'ProductSortOrder',
+  'products',
+  {
+  created_at: 'when the product was created',
+  name: 'name',
+  price_amount_type: 'the amount type of its price (fixed, custom, free), products without one last',
+  price_amount: 'the amount of its price, products without one last',
+  } satisfies Record<(typeof productSortProperties)[number], string>,
+  'ProductSortProperty',
+);
 
 export const ProductPrice = builder.prismaInterface('ProductPrice', {
   description: 'A price of a product. Amounts are integer minor units (cents) of the price currency.',
@@ -168,7 +178,7 @@ builder.objectFields(CoreQuery, (t) => ({
       isArchived: t.arg.boolean({ description: 'true: only archived products; false: only those on sale; omitted: both.' }),
       isRecurring: t.arg.boolean({ description: 'true: only subscription products; false: only one-time ones; omitted: both.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [ProductSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [ProductSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listProducts(ctx, args, pageQuery(ctx, info)),
   }),

@@ -3,7 +3,7 @@ import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CustomerCancellationReason as CancellationReasons, SubscriptionStatus as SubscriptionStatuses } from '../../generated/prisma/enums.ts';
 import { ProductPrice, RecurringInterval } from '../products/schema.ts';
 import { Order } from '../orders/schema.ts';
@@ -56,7 +56,20 @@ const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
     invoice: { description: 'Bill the difference at once. Not available: refused with BAD_USER_INPUT.' },
   } as const,
 });
-const SubscriptionSortProperty = builder.scalarType('SubscriptionSortProperty', sortingScalarConfig(subscriptionSortProperties));
+const SubscriptionSortOrder = sortOrderEnum(
+  'SubscriptionSortOrder',
+  'subscriptions',
+  {
+  customer: "the customer's email address",
+  status: 'status',
+  started_at: 'when the subscription started, those not started last',
+  current_period_end: 'the end of the current period',
+  amount: 'the amount billed each period',
+  product: "the product's name",
+  discount: 'the discount; Kassa has no discounts, so this is by when the subscription was created',
+  } satisfies Record<(typeof subscriptionSortProperties)[number], string>,
+  'SubscriptionSortProperty',
+);
 
 const pricesByPosition = { orderBy: { position: 'asc' } } as const;
 
@@ -185,7 +198,7 @@ builder.objectFields(CoreQuery, (t) => ({
       discountId: t.arg({ type: ['UUID'], description: 'Only subscriptions with these discounts. Discounts are not supported: matches none.' }),
       active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [SubscriptionSortProperty], description: 'Default: -started_at.' }),
+      sorting: t.arg({ type: [SubscriptionSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: started_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listSubscriptions(ctx, args, pageQuery(ctx, info)),
   }),
