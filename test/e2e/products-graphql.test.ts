@@ -444,16 +444,25 @@ describe('GraphQL errors', () => {
     expect((await list(org)).pagination.totalCount).toBe(before);
   });
 
+  it('offers no day or week interval: the enum refuses them before anything runs', async () => {
+    for (const recurringInterval of ['day', 'week']) {
+      const before = (await list(org)).pagination.totalCount;
+      const response = await org.gql(CREATE, { input: { name: 'Daily', recurringInterval, prices: [{ amountType: 'free' }] } });
+      expect(response.body.data).toBeUndefined();
+      expect(expectGraphQLError(response, 'BAD_USER_INPUT').message).toContain(`Value "${recurringInterval}" does not exist in "RecurringInterval" enum`);
+      expect((await list(org)).pagination.totalCount).toBe(before);
+    }
+  });
+
   it('lists every problem of one input in extensions.issues', async () => {
     const error = expectGraphQLError(
-      await org.gql(CREATE, { input: { name: 'ab', recurringInterval: 'day', prices: [{ amountType: 'fixed', priceAmount: 10, priceCurrency: 'xyz' }] } }),
+      await org.gql(CREATE, { input: { name: 'ab', prices: [{ amountType: 'fixed', priceAmount: 10, priceCurrency: 'xyz' }] } }),
       'BAD_USER_INPUT',
     );
     const locs = error.extensions.issues.map((i: { loc: unknown[] }) => JSON.stringify(i.loc));
     expect(locs).toEqual(
       expect.arrayContaining([
         JSON.stringify(['input', 'name']),
-        JSON.stringify(['input', 'recurringInterval']),
         JSON.stringify(['input', 'prices', 0, 'priceAmount']),
         JSON.stringify(['input', 'prices', 0, 'priceCurrency']),
       ]),

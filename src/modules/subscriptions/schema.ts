@@ -5,7 +5,7 @@ import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CustomerCancellationReason as CancellationReasons, SubscriptionStatus as SubscriptionStatuses } from '../../generated/prisma/enums.ts';
-import { ProductPrice, RecurringInterval } from '../products/schema.ts';
+import { ProductPrice, RecurringInterval, billingInterval } from '../products/schema.ts';
 import { Order } from '../orders/schema.ts';
 import { CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
@@ -82,7 +82,11 @@ export const subscriptionFields = (t: SubscriptionFieldBuilder) => ({
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the subscription was last changed; null if never.' }),
   amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
   currency: t.exposeString('currency', { description: 'An ISO 4217 code, lowercase, such as `usd`.' }),
-  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, description: 'How long a period is: a month or a year.' }),
+  recurringInterval: t.field({
+    type: RecurringInterval,
+    description: 'How long a period is: a month or a year.',
+    resolve: (subscription) => billingInterval(subscription.recurringInterval),
+  }),
   status: t.expose('status', { type: SubscriptionStatus, description: 'Where the subscription is.' }),
   currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime', description: 'When the current (paid or being paid) period began.' }),
   currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true, description: 'When the current period ends and the next is charged. Always set in Kassa.' }),
