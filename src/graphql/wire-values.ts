@@ -2,7 +2,7 @@
 // Declared on the schema so the REST adapter and the REST reference read it, and keep no list of
 // their own: a sort order is `created_at_desc` in GraphQL and `-created_at` on REST; an input
 // field may refuse, with its own REST message, wire values GraphQL no longer offers at all.
-import type { GraphQLEnumType, GraphQLLeafType } from 'graphql';
+import { GraphQLError, type GraphQLEnumType, type GraphQLLeafType } from 'graphql';
 
 export interface EnumWire {
   /**
@@ -25,3 +25,9 @@ export function enumWire(type: GraphQLEnumType): EnumWire | undefined {
 export function refusedWireValues(extensions: Record<string, unknown> | null | undefined): RefusedWireValues | undefined {
   return extensions?.refusedWireValues as RefusedWireValues | undefined;
 }
+
+/**
+ * A wire value refused by the field's declared message. The refusal stood in for a rule checked
+ * after every other check of the request, so REST reports it only when nothing else is wrong.
+ */
+export class RefusedWireValueError extends GraphQLError {}

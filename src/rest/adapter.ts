@@ -20,6 +20,7 @@ import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedE
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
 import { fromWire, graphqlEnumValues, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
+import { RefusedWireValueError } from '../graphql/wire-values.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
 import { nestingIssue, tooDeepAt } from '../graphql/nesting.ts';
 
@@ -82,6 +83,9 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
       body = parsed.value;
     }
     const variables: Record<string, unknown> = {};
+    // Wire values GraphQL no longer offers were refused by the operation, after the input was read:
+    // they are reported as then, only when reading the input found nothing else.
+    const refusals = new ValidationIssues();
     for (const binding of route.variables) {
       const raw =
         binding.source === 'path'
@@ -106,6 +110,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
           // graphql-js reports a missing field at its parent; the client wants the field itself.
           const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
           if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
+          else if (error instanceof RefusedWireValueError) refusals.add(loc, error.message);
           else issues.add(loc, error.message, 'value_error');
         });
       } catch (error) {
@@ -116,6 +121,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
       variables[binding.name] = graphqlEnumValues(raw, binding.type);
     }
     if (issues.list.length) return validationResponse(issues.list);
+    if (refusals.list.length) return validationResponse(refusals.list);
 
     const result = await run(route.document, variables, context);
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);

@@ -29,7 +29,7 @@ import {
   Kind,
 } from 'graphql';
 import type { Loc } from '../graphql/errors.ts';
-import { enumWire, refusedWireValues } from '../graphql/wire-values.ts';
+import { enumWire, RefusedWireValueError, refusedWireValues } from '../graphql/wire-values.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -203,14 +203,14 @@ function refusing(type: GraphQLInputType, refused: Record<string, string>): Grap
   if (isNonNullType(type)) return new GraphQLNonNull(refusing(type.ofType, refused) as GraphQLNullableType & GraphQLInputType);
   if (isListType(type)) return new GraphQLList(refusing(type.ofType, refused));
   const check = (value: unknown) => {
-    if (typeof value === 'string' && Object.hasOwn(refused, value)) throw new GraphQLError(refused[value]);
+    if (typeof value === 'string' && Object.hasOwn(refused, value)) throw new RefusedWireValueError(refused[value]);
   };
   if (isEnumType(type)) {
     // Still an enum, so values it does not know get graphql-js' own message, as before.
     return new (class extends GraphQLEnumType {
-      override parseValue(value: unknown) {
+      override parseValue(value: unknown, hideSuggestions?: boolean) {
         check(value);
-        return super.parseValue(value);
+        return super.parseValue(value, hideSuggestions);
       }
     })(type.toConfig());
   }

@@ -59,3 +59,11 @@ describe('recurring intervals over REST', () => {
     expect((await org.api('POST', '/products/', product('weekly'))).body).toEqual(issue('Value "weekly" does not exist in "RecurringInterval" enum. Did you mean the enum value "week"?'));
   });
 });
+
+describe('refused wire values among other faults', () => {
+  it('reports only the faults reading the body finds, as before, when a refused interval comes with them', async () => {
+    const response = await org.api('POST', '/products/', { name: 'Interval', recurring_interval: 'day', colour: 'red', prices: [{ amount_type: 'free' }] });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ detail: [{ loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+  });
+});
