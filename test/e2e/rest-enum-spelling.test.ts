@@ -67,3 +67,22 @@ describe('refused wire values among other faults', () => {
     expect(response.body).toEqual({ detail: [{ loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
   });
 });
+
+describe('benefit types over REST', () => {
+  it.each(['discord', 'github_repository', 'meter_credit'])('refuses creating a %s benefit with the message it always had', async (type) => {
+    const response = await org.api('POST', '/benefits/', { type, description: 'Not grantable', properties: {} });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      detail: [{ loc: ['body', 'type'], msg: `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`, type: 'value_error' }],
+    });
+  });
+
+  it('answers an unknown type as before, and still filters by any type REST names', async () => {
+    expect((await org.api('POST', '/benefits/', { type: 'discords', description: 'Not a type', properties: {} })).body).toEqual({
+      detail: [{ loc: ['body', 'type'], msg: 'Value "discords" does not exist in "BenefitType" enum. Did you mean the enum value "discord"?', type: 'value_error' }],
+    });
+    const filtered = await org.api('GET', '/benefits/?type=discord');
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.items).toEqual([]);
+  });
+});

@@ -1,7 +1,9 @@
 import type { ObjectRef } from '@pothos/core';
 import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
+import { GraphQLEnumType } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -12,9 +14,10 @@ import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBe
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
-const needsIntegration = 'Needs an integration Kassa does not have: creating one is refused with BAD_USER_INPUT.';
+const needsIntegration = 'Needs an integration Kassa does not have: benefitCreate does not offer it (GrantableBenefitType), so no benefit has this type.';
+const benefitTypeDescription = 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.';
 export const BenefitType = builder.enumType('BenefitType', {
-  description: 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.',
+  description: benefitTypeDescription,
   values: {
     custom: { description: 'A note shown to the customer, for anything granted by hand.' },
     discord: { description: `Access to a Discord server. ${needsIntegration}` },
@@ -23,6 +26,27 @@ export const BenefitType = builder.enumType('BenefitType', {
     license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
     meter_credit: { description: `Credits on a usage meter. ${needsIntegration}` },
   } satisfies Record<BenefitTypes, object>,
+});
+const grantable = {
+  custom: { description: 'A note shown to the customer, for anything granted by hand.' },
+  downloadables: { description: 'Files the customer may download.' },
+  license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
+} satisfies Partial<Record<BenefitTypes, object>>;
+// REST still checks a new benefit's type against every type the wire format names, so an unknown
+// one gets the same error as before; the types Kassa cannot grant get the message they always had.
+const restBenefitType = new GraphQLEnumType({
+  name: 'BenefitType',
+  description: benefitTypeDescription,
+  values: { custom: {}, discord: {}, github_repository: {}, downloadables: {}, license_keys: {}, meter_credit: {} } satisfies Record<BenefitTypes, object>,
+});
+const ungrantable = (['discord', 'github_repository', 'meter_credit'] as const).map((type) => [
+  type,
+  `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`,
+]);
+export const GrantableBenefitType = builder.enumType('GrantableBenefitType', {
+  description: 'The types of benefit Kassa can grant, so the types a new benefit may have.',
+  values: grantable,
+  extensions: wireExtension(restBenefitType),
 });
 const BenefitSortOrder = sortOrderEnum(
   'BenefitSortOrder',
@@ -217,7 +241,12 @@ const BenefitPropertiesInput = builder.inputType('BenefitPropertiesInput', {
 const BenefitCreateInput = builder.inputType('BenefitCreateInput', {
   description: 'A new benefit.',
   fields: (t) => ({
-    type: t.field({ type: BenefitType, required: true, description: 'custom, license_keys or downloadables; the other types are refused.' }),
+    type: t.field({
+      type: GrantableBenefitType,
+      required: true,
+      description: 'What the benefit gives; fixed once created.',
+      extensions: refusedExtension(Object.fromEntries(ungrantable)),
+    }),
     description: t.string({ required: true, description: '3 to 42 characters, shown to customers.' }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
