@@ -3,6 +3,7 @@ import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-pr
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { GraphQLEnumType } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -184,7 +185,15 @@ export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
   }),
 });
 
+/** What a benefit grant is to anyone who may see it: BenefitGrant and CustomerBenefitGrant implement it. */
+export const BenefitGrantFields = builder.prismaInterface('BenefitGrant', {
+  variant: 'BenefitGrantFields',
+  description: "The fields every view of a benefit grant shares: whether and when it was granted or revoked, and what it gave. BenefitGrant is the organization's view, CustomerBenefitGrant its customer's.",
+  fields: (t) => withoutId(benefitGrantFields(t as unknown as BenefitGrantFieldBuilder)),
+});
+
 export const BenefitGrant = builder.prismaObject('BenefitGrant', {
+  interfaces: [BenefitGrantFields],
   description: 'A benefit held by a customer through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as BenefitGrantFieldBuilder),

@@ -1,5 +1,6 @@
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -142,7 +143,15 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
   productPrice: t.relation('productPrice', { type: ProductPrice, description: "The selected product's price the buyer pays." }),
 });
 
+/** What a checkout is to anyone who may see it: Checkout, CheckoutPublic and CheckoutPublicConfirmed implement it. */
+export const CheckoutFields = builder.prismaInterface('Checkout', {
+  variant: 'CheckoutFields',
+  description: "The fields every view of a checkout shares: what is bought, the amounts, the buyer's details and the state. Checkout is the organization's view, CheckoutPublic and CheckoutPublicConfirmed the buyer's.",
+  fields: (t) => withoutId(publicFields(t as unknown as CheckoutFieldBuilder)),
+});
+
 export const Checkout = builder.prismaObject('Checkout', {
+  interfaces: [CheckoutFields],
   description: "A buyer's purchase in progress, as the organization sees it.",
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
@@ -156,12 +165,14 @@ export const Checkout = builder.prismaObject('Checkout', {
 
 export const CheckoutPublic = builder.prismaObject('Checkout', {
   variant: 'CheckoutPublic',
+  interfaces: [CheckoutFields],
   description: 'A checkout as its buyer sees it: no merchant metadata.',
   fields: (t) => ({ ...publicFields(t as unknown as CheckoutFieldBuilder), organization: t.relation('organization', { description: 'The organization selling.' }) }),
 });
 
 export const CheckoutPublicConfirmed = builder.prismaObject('Checkout', {
   variant: 'CheckoutPublicConfirmed',
+  interfaces: [CheckoutFields],
   description: 'A checkout just confirmed, with a customer session token to follow the order in the customer portal.',
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),

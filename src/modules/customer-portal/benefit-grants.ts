@@ -12,6 +12,7 @@ import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.t
 import {
   benefitFields,
   benefitGrantFields,
+  BenefitGrantFields,
   BenefitType,
   customPropertiesFields,
   implementBenefitObjects,
@@ -89,6 +90,7 @@ implementBenefitObjects(BenefitSubscriber, subscriberObjects);
 
 export const CustomerBenefitGrant = builder.prismaObject('BenefitGrant', {
   variant: 'CustomerBenefitGrant',
+  interfaces: [BenefitGrantFields],
   description: 'A benefit the signed-in customer holds through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as PrismaFieldBuilder<'BenefitGrant'>),

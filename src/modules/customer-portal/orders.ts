@@ -13,10 +13,10 @@ import { addressWire } from '../customers/rest.ts';
 import { AddressInput } from '../customers/schema.ts';
 import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 import { orderItemWire } from '../orders/rest.ts';
-import { invoiceErrors, orderFields, ProductBillingType } from '../orders/schema.ts';
+import { invoiceErrors, orderFields, OrderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { subscriptionFields } from '../subscriptions/schema.ts';
+import { subscriptionFields, SubscriptionFields } from '../subscriptions/schema.ts';
 import { CustomerOrderProduct, customerProductWithOrganizationWire } from './products.ts';
 
 const CustomerOrderSortOrder = sortOrderEnum(
@@ -34,6 +34,7 @@ const CustomerOrderSortOrder = sortOrderEnum(
 
 export const CustomerOrderSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerOrderSubscription',
+  interfaces: [SubscriptionFields],
   description: 'The subscription an order bills, as its customer sees it.',
   fields: (t) => subscriptionFields(t as unknown as PrismaFieldBuilder<'Subscription'>),
 });
@@ -51,6 +52,7 @@ function nextPaymentAttemptAt({ paid, billingPeriodStart, subscription }: Retrie
 
 export const CustomerOrder = builder.prismaObject('Order', {
   variant: 'CustomerOrder',
+  interfaces: [OrderFields],
   description: 'An order of the signed-in customer. Amounts are integer minor units: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),

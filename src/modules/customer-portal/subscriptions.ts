@@ -11,7 +11,7 @@ import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
+import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, SubscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
   customerSubscriptionSortProperties,
   getSubscription,
@@ -38,6 +38,7 @@ type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
 
 export const CustomerSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerSubscription',
+  interfaces: [SubscriptionFields],
   description: "One of the signed-in customer's subscriptions.",
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -87,13 +88,22 @@ export const customerFields = (t: CustomerFieldBuilder) => ({
   }),
 });
 
+/** What a customer is to anyone who may see them: Customer, CustomerState, LicenseKeyCustomer and CustomerPortalCustomer implement it. */
+export const CustomerFields = builder.prismaInterface('Customer', {
+  variant: 'CustomerFields',
+  description: "The fields every view of a customer shares: their email, name and billing details. Customer is the organization's view, CustomerPortalCustomer the customer's own.",
+  fields: (t) => withoutId(customerProfileFields(t as unknown as CustomerFieldBuilder)),
+});
+
 export const Customer = builder.prismaObject('Customer', {
+  interfaces: [CustomerFields],
   description: 'Someone who buys from an organization.',
   fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
 });
 
 export const CustomerState = builder.prismaObject('Customer', {
   variant: 'CustomerState',
+  interfaces: [CustomerFields],
   description: 'A customer with what they are entitled to: active subscriptions and granted benefits.',
   fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
 });

@@ -1,3 +1,4 @@
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
@@ -99,7 +100,15 @@ export const orderFields = (t: OrderFieldBuilder) => ({
   items: t.relation('items', { type: OrderItem, description: 'The lines, in invoice order.', query: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } }),
 });
 
+/** What an order is to anyone who may see it: Order (the organization's view) and CustomerOrder implement it. */
+export const OrderFields = builder.prismaInterface('Order', {
+  variant: 'OrderFields',
+  description: "The fields every view of an order shares: its state, amounts, billing details and lines. Order is the organization's view, CustomerOrder its customer's.",
+  fields: (t) => withoutId(orderFields(t as unknown as OrderFieldBuilder)),
+});
+
 export const Order = builder.prismaObject('Order', {
+  interfaces: [OrderFields],
   description: 'What a customer bought. Amounts are integer minor units of currency: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as OrderFieldBuilder),

@@ -1,4 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -115,7 +116,15 @@ export const subscriptionPricesField = (t: SubscriptionFieldBuilder) =>
     resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
   });
 
+/** What a subscription is to anyone who may see it: Subscription and the portal's views implement it. */
+export const SubscriptionFields = builder.prismaInterface('Subscription', {
+  variant: 'SubscriptionFields',
+  description: "The fields every view of a subscription shares: its amount, interval, state and periods. Subscription is the organization's view, CustomerSubscription and CustomerOrderSubscription its customer's.",
+  fields: (t) => withoutId(subscriptionFields(t as unknown as SubscriptionFieldBuilder)),
+});
+
 export const Subscription = builder.prismaObject('Subscription', {
+  interfaces: [SubscriptionFields],
   description: 'A recurring purchase, billed up front for each period from currentPeriodStart to currentPeriodEnd.',
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
