@@ -59,7 +59,7 @@ const BenefitSortOrder = sortOrderEnum(
   } satisfies Record<(typeof benefitSortProperties)[number], string>,
   'BenefitSortProperty',
 );
-const Timeframe = builder.enumType('LicenseKeyTimeframe', {
+export const LicenseKeyTimeframe = builder.enumType('LicenseKeyTimeframe', {
   description: 'The unit of a license key lifetime.',
   values: {
     year: { description: 'Calendar years.' },
@@ -127,7 +127,7 @@ const LicenseKeyExpiration = builder.objectRef<StoredProperties>('BenefitLicense
   description: 'How long a license key lasts from its grant: ttl timeframes.',
   fields: (t) => ({
     ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }),
-    timeframe: t.field({ type: Timeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }),
+    timeframe: t.field({ type: LicenseKeyTimeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }),
   }),
 });
 const LicenseKeyActivations = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivations').implement({
@@ -224,7 +224,7 @@ const LicenseKeyExpirationInput = builder.inputType('BenefitLicenseKeyExpiration
   description: 'How long a license key lasts from its grant: ttl timeframes.',
   fields: (t) => ({
     ttl: t.int({ required: true, description: 'How many timeframes, 1 to 1000.' }),
-    timeframe: t.field({ type: Timeframe, required: true, description: 'The unit of ttl.' }),
+    timeframe: t.field({ type: LicenseKeyTimeframe, required: true, description: 'The unit of ttl.' }),
   }),
 });
 const LicenseKeyActivationsInput = builder.inputType('BenefitLicenseKeyActivationsInput', {

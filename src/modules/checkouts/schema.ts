@@ -82,13 +82,19 @@ function checkoutUrl(environment: Environment, clientSecret: string): string {
 }
 
 // Fields a buyer may see: shared by the organization's view (Checkout) and the buyer's (CheckoutPublic).
+const PaymentProcessor = builder.enumType('PaymentProcessor', {
+  description: 'A payment API a checkout speaks.',
+  values: { stripe: { description: 'Stripe-style payment method tokens (in sandbox, the test cards).' } },
+});
+
 const publicFields = (t: CheckoutFieldBuilder) => ({
   id: t.expose('id', { type: 'UUID', description: "The checkout's id." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the checkout was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the checkout was last changed; null if never.' }),
-  paymentProcessor: t.string({
-    description: 'The payment API the checkout speaks: Stripe-style payment method tokens (in sandbox, the test cards).',
-    resolve: () => 'stripe',
+  paymentProcessor: t.field({
+    type: PaymentProcessor,
+    description: 'The payment API the checkout speaks.',
+    resolve: () => 'stripe' as const,
   }),
   status: t.expose('status', { type: CheckoutStatus, description: 'Where the checkout is; see CheckoutStatus.' }),
   clientSecret: t.exposeString('clientSecret', { description: 'Addresses the buyer-facing endpoints of this checkout.' }),

@@ -12,6 +12,7 @@ import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.t
 import {
   benefitFields,
   benefitGrantFields,
+  LicenseKeyTimeframe,
   BenefitGrantFields,
   BenefitType,
   customPropertiesFields,
@@ -44,7 +45,7 @@ const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('B
 
 const BenefitLicenseKeyExpirationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpirationProperties').implement({
   description: 'How long a license key lasts from its grant: ttl timeframes.',
-  fields: (t) => ({ ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }), timeframe: t.string({ description: 'year, month or day.', resolve: (p) => p.timeframe }) }),
+  fields: (t) => ({ ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }), timeframe: t.field({ type: LicenseKeyTimeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }) }),
 });
 const BenefitLicenseKeyActivationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivationProperties').implement({
   description: 'Whether and how often a license key may be activated.',
