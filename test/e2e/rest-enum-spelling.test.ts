@@ -86,3 +86,26 @@ describe('benefit types over REST', () => {
     expect(filtered.body.items).toEqual([]);
   });
 });
+
+describe('file services over REST', () => {
+  const file = (service: string) => ({
+    organization_id: org.organizationId,
+    name: 'logo.png',
+    mime_type: 'image/png',
+    size: 1,
+    service,
+    upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 1 }] },
+  });
+
+  it.each(['product_media', 'organization_avatar'])('refuses a %s file with the message it always had', async (service) => {
+    const response = await org.api('POST', '/files/', file(service));
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ detail: [{ loc: ['body', 'service'], msg: `Only downloadable files are supported; ${service} files are not.`, type: 'value_error' }] });
+  });
+
+  it('answers an unknown service as before', async () => {
+    expect((await org.api('POST', '/files/', file('avatar'))).body).toEqual({
+      detail: [{ loc: ['body', 'service'], msg: 'Value "avatar" does not exist in "FileService" enum.', type: 'value_error' }],
+    });
+  });
+});
