@@ -37,16 +37,6 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
-    ProductSortProperty: { Input: string; Output: string };
-    CustomerSortProperty: { Input: string; Output: string };
-    OrderSortProperty: { Input: string; Output: string };
-    CheckoutSortProperty: { Input: string; Output: string };
-    RefundSortProperty: { Input: string; Output: string };
-    SubscriptionSortProperty: { Input: string; Output: string };
-    BenefitSortProperty: { Input: string; Output: string };
-    CustomerOrderSortProperty: { Input: string; Output: string };
-    CustomerSubscriptionSortProperty: { Input: string; Output: string };
-    CustomerBenefitGrantSortProperty: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

@@ -18,8 +18,9 @@ import {
 import type { Context } from '../context.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
-import { fromWire, snakeCase, toWire } from './wire.ts';
+import { fromWire, graphqlEnumValues, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
+import { RefusedWireValueError } from '../graphql/wire-values.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
 import { nestingIssue, tooDeepAt } from '../graphql/nesting.ts';
 
@@ -82,6 +83,9 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
       body = parsed.value;
     }
     const variables: Record<string, unknown> = {};
+    // Wire values GraphQL no longer offers were refused by the operation, after the input was read:
+    // they are reported as then, only when reading the input found nothing else.
+    const refusals = new ValidationIssues();
     for (const binding of route.variables) {
       const raw =
         binding.source === 'path'
@@ -99,13 +103,14 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
         continue;
       }
       try {
-        coerceInputValue(raw, binding.type, (path, _invalid, error) => {
+        coerceInputValue(raw, binding.restType, (path, _invalid, error) => {
           // Past the first errors the answer says no more, so coercion stops (see graphql/variable-limits.ts).
           if (issues.list.length >= maxVariableErrors) throw tooManyIssues;
           const loc = [...wireLoc(binding), ...path.map((p) => (typeof p === 'string' ? snakeCase(p) : p))];
           // graphql-js reports a missing field at its parent; the client wants the field itself.
           const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
           if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
+          else if (error instanceof RefusedWireValueError) refusals.add(loc, error.message);
           else issues.add(loc, error.message, 'value_error');
         });
       } catch (error) {
@@ -113,9 +118,10 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
         break;
       }
       nulCharacterIssues(binding.source === 'body' ? body : raw, wireLoc(binding), issues.list);
-      variables[binding.name] = raw;
+      variables[binding.name] = graphqlEnumValues(raw, binding.type);
     }
     if (issues.list.length) return validationResponse(issues.list);
+    if (refusals.list.length) return validationResponse(refusals.list);
 
     const result = await run(route.document, variables, context);
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);

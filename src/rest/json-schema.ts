@@ -26,6 +26,7 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { metadataLimits } from '../graphql/metadata.ts';
+import { enumWire } from '../graphql/wire-values.ts';
 import { camelCase, snakeCase, type WireShape } from './wire.ts';
 
 export type JsonSchema = { [keyword: string]: unknown };
@@ -72,6 +73,9 @@ export class JsonSchemas {
 
   scalar(type: GraphQLNamedType): JsonSchema {
     if (isEnumType(type)) {
+      // REST spells some enums otherwise (the sort orders): the document describes the wire.
+      const wire = enumWire(type)?.type;
+      if (wire) return this.scalar(wire);
       return this.named(type.name, `type:${type.name}`, () => withDescription({ type: 'string', enum: type.getValues().map((v) => v.name) }, type.description));
     }
     if (type.name === 'Metadata') return this.named(type.name, `type:${type.name}`, () => metadataSchema(type.description));

@@ -16,7 +16,7 @@ import {
   typeFromAST,
   validate,
 } from 'graphql';
-import { camelCase, wireShape, type WireShape } from './wire.ts';
+import { camelCase, restInputType, wireShape, type WireShape } from './wire.ts';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -32,6 +32,8 @@ export interface RestRoute {
 export interface VariableBinding {
   name: string;
   type: GraphQLInputType;
+  /** The type REST values are checked against (wire.ts restInputType): REST's spelling of enums. */
+  restType: GraphQLInputType;
   source: 'path' | 'query' | 'body';
   /** The name on the wire: the path parameter or query parameter. */
   wireName: string;
@@ -77,10 +79,11 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
   const variables: VariableBinding[] = (operation.variableDefinitions ?? []).map((definition) => {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+    const restType = restInputType(type);
     const pathParam = pathParams.find((p) => camelCase(p) === name);
-    if (pathParam) return { name, type, source: 'path', wireName: pathParam };
-    if (route.body === name) return { name, type, source: 'body', wireName: 'body' };
-    return { name, type, source: 'query', wireName: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) };
+    if (pathParam) return { name, type, restType, source: 'path', wireName: pathParam };
+    if (route.body === name) return { name, type, restType, source: 'body', wireName: 'body' };
+    return { name, type, restType, source: 'query', wireName: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) };
   });
   for (const p of pathParams) {
     if (!variables.some((v) => v.source === 'path' && v.wireName === p)) throw new RouteDefinitionError(`${where}: no variable for path parameter {${p}}`);

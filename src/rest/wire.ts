@@ -6,9 +6,19 @@ import {
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLNamedInputType,
+  type GraphQLNullableType,
   type GraphQLSchema,
   type SelectionSetNode,
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLScalarType,
   getNamedType,
+  isEnumType,
+  isScalarType,
   isAbstractType,
   isCompositeType,
   isInputObjectType,
@@ -19,6 +29,7 @@ import {
   Kind,
 } from 'graphql';
 import type { Loc } from '../graphql/errors.ts';
+import { enumWire, RefusedWireValueError, refusedWireValues } from '../graphql/wire-values.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -149,3 +160,79 @@ export function fromWire(value: unknown, type: GraphQLInputType, loc: Loc, unkno
 }
 
 
+
+/**
+ * The type a REST value is checked against: the variable's GraphQL type, except where the schema
+ * declares that REST spells or checks an enum otherwise (graphql/wire-values.ts). Built once per type.
+ */
+export function restInputType(type: GraphQLInputType): GraphQLInputType {
+  if (isNonNullType(type)) {
+    const inner = restInputType(type.ofType);
+    return inner === type.ofType ? type : new GraphQLNonNull(inner as GraphQLNullableType & GraphQLInputType);
+  }
+  if (isListType(type)) {
+    const inner = restInputType(type.ofType);
+    return inner === type.ofType ? type : new GraphQLList(inner);
+  }
+  let rest = restTypes.get(type);
+  if (!rest) {
+    rest = isEnumType(type) ? (enumWire(type)?.type ?? type) : isInputObjectType(type) ? restInputObject(type) : type;
+    restTypes.set(type, rest);
+  }
+  return rest;
+}
+const restTypes = new WeakMap<GraphQLNamedInputType, GraphQLInputType>();
+
+function restInputObject(type: GraphQLInputObjectType): GraphQLInputType {
+  restTypes.set(type, type); // a recursive input refers to itself until the fields are known
+  const config = type.toConfig();
+  let changed = false;
+  const fields = Object.fromEntries(
+    Object.entries(config.fields).map(([name, field]) => {
+      const refused = refusedWireValues(field.extensions);
+      const fieldType = refused ? refusing(restInputType(field.type), refused) : restInputType(field.type);
+      if (fieldType !== field.type) changed = true;
+      return [name, { ...field, type: fieldType }];
+    }),
+  );
+  return changed ? new GraphQLInputObjectType({ ...config, fields }) : type;
+}
+
+/** `type` with its leaf refusing the given wire values, each with its message. */
+function refusing(type: GraphQLInputType, refused: Record<string, string>): GraphQLInputType {
+  if (isNonNullType(type)) return new GraphQLNonNull(refusing(type.ofType, refused) as GraphQLNullableType & GraphQLInputType);
+  if (isListType(type)) return new GraphQLList(refusing(type.ofType, refused));
+  const check = (value: unknown) => {
+    if (typeof value === 'string' && Object.hasOwn(refused, value)) throw new RefusedWireValueError(refused[value]);
+  };
+  if (isEnumType(type)) {
+    // Still an enum, so values it does not know get graphql-js' own message, as before.
+    return new (class extends GraphQLEnumType {
+      override parseValue(value: unknown, hideSuggestions?: boolean) {
+        check(value);
+        return super.parseValue(value, hideSuggestions);
+      }
+    })(type.toConfig());
+  }
+  if (isScalarType(type)) {
+    const config = type.toConfig();
+    return new GraphQLScalarType({ ...config, parseValue: (value) => (check(value), config.parseValue!(value)) });
+  }
+  throw new Error(`refusedWireValues on ${String(type)}: only a leaf input can refuse values`);
+}
+
+/**
+ * A REST value, already checked against restInputType, as the GraphQL variable: each enum value
+ * REST spells otherwise becomes the name of the enum value it stands for.
+ */
+export function graphqlEnumValues(value: unknown, type: GraphQLInputType): unknown {
+  if (value === null || value === undefined) return value;
+  if (isNonNullType(type)) return graphqlEnumValues(value, type.ofType);
+  if (isListType(type)) return Array.isArray(value) ? value.map((item) => graphqlEnumValues(item, type.ofType)) : graphqlEnumValues(value, type.ofType);
+  if (isEnumType(type) && enumWire(type)) return type.getValues().find((v) => v.value === value)?.name ?? value;
+  if (isInputObjectType(type) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = type.getFields();
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fields[key] ? graphqlEnumValues(item, fields[key].type) : item]));
+  }
+  return value;
+}

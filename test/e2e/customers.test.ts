@@ -665,7 +665,7 @@ describe('customers over GraphQL', () => {
   const STATE = `query ($id: UUID, $externalId: String) { core { customerState(id: $id, externalId: $externalId) { id email externalId } } }`;
   const UPDATE = `mutation ($id: UUID, $externalId: String, $input: CustomerUpdateInput!) { core { customerUpdate(id: $id, externalId: $externalId, input: $input) { ...C } } } ${CUSTOMER}`;
   const DELETE = `mutation ($id: UUID, $externalId: String) { core { customerDelete(id: $id, externalId: $externalId) } }`;
-  const LIST = `query ($page: Int, $limit: Int, $email: String, $query: String, $metadata: JSONObject, $sorting: [CustomerSortProperty!]) {
+  const LIST = `query ($page: Int, $limit: Int, $email: String, $query: String, $metadata: JSONObject, $sorting: [CustomerSortOrder!]) {
     core { customers(page: $page, limit: $limit, email: $email, query: $query, metadata: $metadata, sorting: $sorting) { items { ...C } pagination { totalCount maxPage } } }
   } ${CUSTOMER}`;
 
@@ -743,12 +743,12 @@ describe('customers over GraphQL', () => {
       return response.body.data.core.customers;
     };
     const listEmails = (page: { items: { email: string }[] }) => page.items.map((i) => i.email);
-    expect(listEmails(await list({ sorting: ['email'] }))).toEqual(['amy@list.test', 'max@list.test', 'zed@list.test']);
-    expect(listEmails(await list({ sorting: ['name'] }))).toEqual(['amy@list.test', 'zed@list.test', 'max@list.test']);
+    expect(listEmails(await list({ sorting: ['email_asc'] }))).toEqual(['amy@list.test', 'max@list.test', 'zed@list.test']);
+    expect(listEmails(await list({ sorting: ['name_asc'] }))).toEqual(['amy@list.test', 'zed@list.test', 'max@list.test']);
     expect(listEmails(await list({ email: 'ZED@list.test' }))).toEqual(['zed@list.test']);
     expect(listEmails(await list({ query: 'amy_' }))).toEqual(['amy@list.test']);
-    expect(listEmails(await list({ metadata: { tier: 'gold' }, sorting: ['-email'] }))).toEqual(['zed@list.test', 'max@list.test']);
-    const page = await list({ sorting: ['email'], limit: 2, page: 2 });
+    expect(listEmails(await list({ metadata: { tier: 'gold' }, sorting: ['email_desc'] }))).toEqual(['zed@list.test', 'max@list.test']);
+    const page = await list({ sorting: ['email_asc'], limit: 2, page: 2 });
     expect(page.pagination).toEqual({ totalCount: 3, maxPage: 2 });
     expect(listEmails(page)).toEqual(['zed@list.test']);
   });

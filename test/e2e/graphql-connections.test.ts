@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const CONNECTION = `query ($first: Int, $after: String, $last: Int, $before: String, $page: Int) {
-  core { products(first: $first, after: $after, last: $last, before: $before, page: $page, sorting: [name]) {
+  core { products(first: $first, after: $after, last: $last, before: $before, page: $page, sorting: [name_asc]) {
     edges { cursor node { name prices { amountType } } }
     pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     totalCount
@@ -84,7 +84,7 @@ describe('paging backward', () => {
 
 describe('both ways of paging on one field', () => {
   it('answers items and edges together, with the page and the connection agreeing', async () => {
-    const response = await org.gql(`{ core { products(limit: 3, sorting: [name]) { items { name } pagination { totalCount maxPage } edges { node { name } } pageInfo { hasNextPage } totalCount } } }`);
+    const response = await org.gql(`{ core { products(limit: 3, sorting: [name_asc]) { items { name } pagination { totalCount maxPage } edges { node { name } } pageInfo { hasNextPage } totalCount } } }`);
     expect(response.body.data.core.products).toEqual({
       items: [{ name: 'P00' }, { name: 'P01' }, { name: 'P02' }],
       pagination: { totalCount: 25, maxPage: 9 },

@@ -28,7 +28,7 @@ const CREATE = `mutation ($input: ProductCreateInput!) { core { productCreate(in
 const UPDATE = `mutation ($id: UUID!, $input: ProductUpdateInput!) { core { productUpdate(id: $id, input: $input) { ...P } } } ${PRODUCT}`;
 const GET = `query ($id: UUID!) { core { product(id: $id) { ...P } } } ${PRODUCT}`;
 const LIST = `query ($page: Int, $limit: Int, $id: [UUID!], $query: String, $isArchived: Boolean, $isRecurring: Boolean,
-    $metadata: JSONObject, $sorting: [ProductSortProperty!]) {
+    $metadata: JSONObject, $sorting: [ProductSortOrder!]) {
   core { products(page: $page, limit: $limit, id: $id, query: $query, isArchived: $isArchived, isRecurring: $isRecurring,
       metadata: $metadata, sorting: $sorting) { items { ...P } pagination { totalCount maxPage } } }
 } ${PRODUCT}`;
@@ -226,7 +226,7 @@ describe('reading products', () => {
   });
 
   it('resolves a nested selection of prices and the owning organization', async () => {
-    const response = await org.gql(`{ core { products(sorting: ["name"]) { items { name prices { ... on ProductPriceFixed { priceAmount } } organization { name } } } } }`);
+    const response = await org.gql(`{ core { products(sorting: [name_asc]) { items { name prices { ... on ProductPriceFixed { priceAmount } } organization { name } } } } }`);
     expect(response.body.errors).toBeUndefined();
     expect(response.body.data.core.products.items).toEqual([
       { name: 'Made Over REST', prices: [{}], organization: { name: 'My Organization' } },
@@ -266,7 +266,7 @@ describe('listing products', () => {
   });
 
   it("takes a variable's default when the variable is left out, for non-null types as for nullable ones", async () => {
-    const query = `query ($limit: Int! = 2, $page: Int = 2, $sorting: [ProductSortProperty!]! = ["name"]) {
+    const query = `query ($limit: Int! = 2, $page: Int = 2, $sorting: [ProductSortOrder!]! = [name_asc]) {
       core { products(limit: $limit, page: $page, sorting: $sorting) { items { name } pagination { totalCount maxPage } } } }`;
     const defaults = await org.gql(query);
     expect(defaults.body.errors).toBeUndefined();
@@ -278,7 +278,7 @@ describe('listing products', () => {
   });
 
   it('filters by isArchived, isRecurring, query, id and metadata', async () => {
-    const byName = { sorting: ['name'] };
+    const byName = { sorting: ['name_asc'] };
     expect(names(await list(org, { ...byName, isArchived: true }))).toEqual(['Delta Gift']);
     expect(names(await list(org, { ...byName, isArchived: false }))).toEqual(['Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Echo Annual']);
     expect(names(await list(org, { ...byName, isRecurring: true }))).toEqual(['Alpha Plan', 'Echo Annual']);
@@ -294,11 +294,11 @@ describe('listing products', () => {
   });
 
   const orders: [string, string[]][] = [
-    ['name', ['Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift', 'Echo Annual']],
-    ['-name', ['Echo Annual', 'Delta Gift', 'Charlie Tip', 'Bravo Pack', 'Alpha Plan']],
-    ['created_at', ['Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift', 'Echo Annual']],
-    ['price_amount', ['Delta Gift', 'Charlie Tip', 'Bravo Pack', 'Alpha Plan', 'Echo Annual']],
-    ['-price_amount', ['Echo Annual', 'Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift']],
+    ['name_asc', ['Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift', 'Echo Annual']],
+    ['name_desc', ['Echo Annual', 'Delta Gift', 'Charlie Tip', 'Bravo Pack', 'Alpha Plan']],
+    ['created_at_asc', ['Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift', 'Echo Annual']],
+    ['price_amount_asc', ['Delta Gift', 'Charlie Tip', 'Bravo Pack', 'Alpha Plan', 'Echo Annual']],
+    ['price_amount_desc', ['Echo Annual', 'Alpha Plan', 'Bravo Pack', 'Charlie Tip', 'Delta Gift']],
   ];
   it.each(orders)('sorts by %s', async (sorting, expected) => {
     expect(names(await list(org, { sorting: [sorting] }))).toEqual(expected);
@@ -316,10 +316,24 @@ describe('listing products', () => {
     expect(error.extensions.issues).toEqual([{ loc: ['page'], msg: expect.any(String), type: expect.any(String) }]);
   });
 
-  it('refuses an unknown sort property', async () => {
-    const response = await org.gql(LIST, { sorting: ['bogus'] });
-    expect(response.body.errors?.length).toBeGreaterThan(0);
+  it('refuses a sort order the enum does not have, and the REST spelling, before anything runs', async () => {
+    for (const sorting of ['bogus', '-name', 'name']) {
+      const response = await org.gql(LIST, { sorting: [sorting] });
+      expect(response.body.data).toBeUndefined();
+      expectGraphQLError(response, 'BAD_USER_INPUT');
+      expect(response.body.errors?.[0].message).toContain('ProductSortOrder');
+    }
+  });
+
+  it('refuses an unknown sort order written in the document as a validation error', async () => {
+    const response = await org.gql(`{ core { products(sorting: [name_sideways]) { items { name } } } }`);
     expect(response.body.data).toBeUndefined();
+    expectGraphQLError(response, 'GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('sorts by several orders, the first deciding and the next breaking ties', async () => {
+    const byType = await list(org, { sorting: ['price_amount_type_asc', 'name_desc'] });
+    expect(names(byType)).toEqual(['Echo Annual', 'Bravo Pack', 'Alpha Plan', 'Charlie Tip', 'Delta Gift']);
   });
 });
 
@@ -430,16 +444,25 @@ describe('GraphQL errors', () => {
     expect((await list(org)).pagination.totalCount).toBe(before);
   });
 
+  it('offers no day or week interval: the enum refuses them before anything runs', async () => {
+    for (const recurringInterval of ['day', 'week']) {
+      const before = (await list(org)).pagination.totalCount;
+      const response = await org.gql(CREATE, { input: { name: 'Daily', recurringInterval, prices: [{ amountType: 'free' }] } });
+      expect(response.body.data).toBeUndefined();
+      expect(expectGraphQLError(response, 'BAD_USER_INPUT').message).toContain(`Value "${recurringInterval}" does not exist in "RecurringInterval" enum`);
+      expect((await list(org)).pagination.totalCount).toBe(before);
+    }
+  });
+
   it('lists every problem of one input in extensions.issues', async () => {
     const error = expectGraphQLError(
-      await org.gql(CREATE, { input: { name: 'ab', recurringInterval: 'day', prices: [{ amountType: 'fixed', priceAmount: 10, priceCurrency: 'xyz' }] } }),
+      await org.gql(CREATE, { input: { name: 'ab', prices: [{ amountType: 'fixed', priceAmount: 10, priceCurrency: 'xyz' }] } }),
       'BAD_USER_INPUT',
     );
     const locs = error.extensions.issues.map((i: { loc: unknown[] }) => JSON.stringify(i.loc));
     expect(locs).toEqual(
       expect.arrayContaining([
         JSON.stringify(['input', 'name']),
-        JSON.stringify(['input', 'recurringInterval']),
         JSON.stringify(['input', 'prices', 0, 'priceAmount']),
         JSON.stringify(['input', 'prices', 0, 'priceCurrency']),
       ]),

@@ -161,7 +161,6 @@ function plausibleLeaf(named: GraphQLNamedType, gen: Generation, field: string):
     case 'Metadata':
       return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()), { maxKeys: 3 });
     default:
-      if (named.name.endsWith('SortProperty')) return fc.constantFrom('created_at', '-created_at', 'name', '-name', 'amount');
       return plausibleString(field);
   }
 }

@@ -23,7 +23,7 @@ export const benefitRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/benefits/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $type: [BenefitType!], $query: String, $metadata: JSONObject,
-        $sorting: [BenefitSortProperty!]) {
+        $sorting: [BenefitSortOrder!]) {
       core { benefits(page: $page, limit: $limit, organizationId: $organizationId, type: $type, query: $query, metadata: $metadata, sorting: $sorting) {
         items { ...BenefitWire } pagination { totalCount maxPage } } }
     } ${BenefitWire}`,

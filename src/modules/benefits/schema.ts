@@ -1,23 +1,27 @@
 import type { ObjectRef } from '@pothos/core';
 import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
+import { GraphQLEnumType } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import type { Context } from '../../context.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
+import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { BenefitType as BenefitTypes } from '../../generated/prisma/enums.ts';
 import { Product } from '../products/schema.ts';
 import { Customer } from '../customers/schema.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import { benefitSortProperties, createBenefit, deleteBenefit, getBenefit, listBenefitGrants, listBenefits, setProductBenefits, updateBenefit } from './service.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
-const needsIntegration = 'Needs an integration Kassa does not have: creating one is refused with BAD_USER_INPUT.';
+const needsIntegration = 'Needs an integration Kassa does not have: benefitCreate does not offer it (GrantableBenefitType), so no benefit has this type.';
+const benefitTypeDescription = 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.';
 export const BenefitType = builder.enumType('BenefitType', {
-  description: 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.',
+  description: benefitTypeDescription,
   values: {
     custom: { description: 'A note shown to the customer, for anything granted by hand.' },
     discord: { description: `Access to a Discord server. ${needsIntegration}` },
@@ -27,8 +31,38 @@ export const BenefitType = builder.enumType('BenefitType', {
     meter_credit: { description: `Credits on a usage meter. ${needsIntegration}` },
   } satisfies Record<BenefitTypes, object>,
 });
-const BenefitSortProperty = builder.scalarType('BenefitSortProperty', sortingScalarConfig(benefitSortProperties));
-const Timeframe = builder.enumType('LicenseKeyTimeframe', {
+const grantable = {
+  custom: { description: 'A note shown to the customer, for anything granted by hand.' },
+  downloadables: { description: 'Files the customer may download.' },
+  license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
+} satisfies Partial<Record<BenefitTypes, object>>;
+// REST still checks a new benefit's type against every type the wire format names, so an unknown
+// one gets the same error as before; the types Kassa cannot grant get the message they always had.
+const restBenefitType = new GraphQLEnumType({
+  name: 'BenefitType',
+  description: benefitTypeDescription,
+  values: { custom: {}, discord: {}, github_repository: {}, downloadables: {}, license_keys: {}, meter_credit: {} } satisfies Record<BenefitTypes, object>,
+});
+const ungrantable = (['discord', 'github_repository', 'meter_credit'] as const).map((type) => [
+  type,
+  `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`,
+]);
+export const GrantableBenefitType = builder.enumType('GrantableBenefitType', {
+  description: 'The types of benefit Kassa can grant, so the types a new benefit may have.',
+  values: grantable,
+  extensions: wireExtension(restBenefitType),
+});
+const BenefitSortOrder = sortOrderEnum(
+  'BenefitSortOrder',
+  'benefits',
+  {
+  created_at: 'when the benefit was created',
+  description: 'description',
+  type: 'type',
+  } satisfies Record<(typeof benefitSortProperties)[number], string>,
+  'BenefitSortProperty',
+);
+export const LicenseKeyTimeframe = builder.enumType('LicenseKeyTimeframe', {
   description: 'The unit of a license key lifetime.',
   values: {
     year: { description: 'Calendar years.' },
@@ -97,7 +131,7 @@ const LicenseKeyExpiration = builder.objectRef<StoredProperties>('BenefitLicense
   description: 'How long a license key lasts from its grant: ttl timeframes.',
   fields: (t) => ({
     ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }),
-    timeframe: t.field({ type: Timeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }),
+    timeframe: t.field({ type: LicenseKeyTimeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }),
   }),
 });
 const LicenseKeyActivations = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivations').implement({
@@ -156,8 +190,15 @@ export const benefitGrantFields = (t: BenefitGrantFieldBuilder) => ({
   }),
 });
 
+/** What a benefit grant is to anyone who may see it: BenefitGrant and CustomerBenefitGrant implement it. */
+export const BenefitGrantFields = builder.prismaInterface('BenefitGrant', {
+  variant: 'BenefitGrantFields',
+  description: "The fields every view of a benefit grant shares: whether and when it was granted or revoked, and what it gave. BenefitGrant is the organization's view, CustomerBenefitGrant its customer's.",
+  fields: (t) => withoutId(benefitGrantFields(t as unknown as BenefitGrantFieldBuilder)),
+});
+
 export const BenefitGrant = builder.prismaObject('BenefitGrant', {
-  interfaces: [Node],
+  interfaces: [Node, BenefitGrantFields],
   description: 'A benefit held by a customer through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as BenefitGrantFieldBuilder),
@@ -188,7 +229,7 @@ const LicenseKeyExpirationInput = builder.inputType('BenefitLicenseKeyExpiration
   description: 'How long a license key lasts from its grant: ttl timeframes.',
   fields: (t) => ({
     ttl: t.int({ required: true, description: 'How many timeframes, 1 to 1000.' }),
-    timeframe: t.field({ type: Timeframe, required: true, description: 'The unit of ttl.' }),
+    timeframe: t.field({ type: LicenseKeyTimeframe, required: true, description: 'The unit of ttl.' }),
   }),
 });
 const LicenseKeyActivationsInput = builder.inputType('BenefitLicenseKeyActivationsInput', {
@@ -214,7 +255,12 @@ const BenefitPropertiesInput = builder.inputType('BenefitPropertiesInput', {
 const BenefitCreateInput = builder.inputType('BenefitCreateInput', {
   description: 'A new benefit.',
   fields: (t) => ({
-    type: t.field({ type: BenefitType, required: true, description: 'custom, license_keys or downloadables; the other types are refused.' }),
+    type: t.field({
+      type: GrantableBenefitType,
+      required: true,
+      description: 'What the benefit gives; fixed once created.',
+      extensions: refusedExtension(Object.fromEntries(ungrantable)),
+    }),
     description: t.string({ required: true, description: '3 to 42 characters, shown to customers.' }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
@@ -252,7 +298,7 @@ builder.objectFields(CoreQuery, (t) => ({
       id: t.arg({ type: ['UUID'], description: 'Only these benefits.' }),
       query: t.arg.string({ description: 'Matches descriptions, case-insensitively.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [BenefitSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [BenefitSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listBenefits(ctx, args, pageQuery(ctx, info)),
   }),

@@ -49,7 +49,7 @@ export const checkoutRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/checkouts/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $customerId: [UUID!], $status: [CheckoutStatus!],
-        $query: String, $sorting: [CheckoutSortProperty!]) {
+        $query: String, $sorting: [CheckoutSortOrder!]) {
       core { checkouts(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId, customerId: $customerId,
           status: $status, query: $query, sorting: $sorting) { items { ...CheckoutWire } pagination { totalCount maxPage } } }
     } ${CheckoutWire}`,

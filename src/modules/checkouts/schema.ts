@@ -1,11 +1,12 @@
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
 import { Product, ProductPrice } from '../products/schema.ts';
@@ -39,7 +40,16 @@ export const CheckoutStatus = builder.enumType('CheckoutStatus', {
     failed: { description: 'The payment was declined.' },
   } satisfies Record<CheckoutStatuses, object>,
 });
-const CheckoutSortProperty = builder.scalarType('CheckoutSortProperty', sortingScalarConfig(checkoutSortProperties));
+const CheckoutSortOrder = sortOrderEnum(
+  'CheckoutSortOrder',
+  'checkouts',
+  {
+  created_at: 'when the checkout was created',
+  expires_at: 'when the checkout expires',
+  status: 'status',
+  } satisfies Record<(typeof checkoutSortProperties)[number], string>,
+  'CheckoutSortProperty',
+);
 const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', {
   description: 'Whether the checkout asks for a billing address field.',
   values: {
@@ -73,13 +83,19 @@ function checkoutUrl(environment: Environment, clientSecret: string): string {
 }
 
 // Fields a buyer may see: shared by the organization's view (Checkout) and the buyer's (CheckoutPublic).
+const PaymentProcessor = builder.enumType('PaymentProcessor', {
+  description: 'A payment API a checkout speaks.',
+  values: { stripe: { description: 'Stripe-style payment method tokens (in sandbox, the test cards).' } },
+});
+
 const publicFields = (t: CheckoutFieldBuilder) => ({
   id: t.exposeID('id', { description: "The checkout's id. Its global id (see Node)." }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the checkout was created.' }),
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the checkout was last changed; null if never.' }),
-  paymentProcessor: t.string({
-    description: 'The payment API the checkout speaks: Stripe-style payment method tokens (in sandbox, the test cards).',
-    resolve: () => 'stripe',
+  paymentProcessor: t.field({
+    type: PaymentProcessor,
+    description: 'The payment API the checkout speaks.',
+    resolve: () => 'stripe' as const,
   }),
   status: t.expose('status', { type: CheckoutStatus, description: 'Where the checkout is; see CheckoutStatus.' }),
   clientSecret: t.exposeString('clientSecret', { description: 'Addresses the buyer-facing endpoints of this checkout.' }),
@@ -134,8 +150,15 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
   productPrice: t.relation('productPrice', { type: ProductPrice, description: "The selected product's price the buyer pays." }),
 });
 
+/** What a checkout is to anyone who may see it: Checkout, CheckoutPublic and CheckoutPublicConfirmed implement it. */
+export const CheckoutFields = builder.prismaInterface('Checkout', {
+  variant: 'CheckoutFields',
+  description: "The fields every view of a checkout shares: what is bought, the amounts, the buyer's details and the state. Checkout is the organization's view, CheckoutPublic and CheckoutPublicConfirmed the buyer's.",
+  fields: (t) => withoutId(publicFields(t as unknown as CheckoutFieldBuilder)),
+});
+
 export const Checkout = builder.prismaObject('Checkout', {
-  interfaces: [Node],
+  interfaces: [Node, CheckoutFields],
   description: "A buyer's purchase in progress, as the organization sees it.",
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
@@ -149,12 +172,14 @@ export const Checkout = builder.prismaObject('Checkout', {
 
 export const CheckoutPublic = builder.prismaObject('Checkout', {
   variant: 'CheckoutPublic',
+  interfaces: [CheckoutFields],
   description: 'A checkout as its buyer sees it: no merchant metadata.',
   fields: (t) => ({ ...publicFields(t as unknown as CheckoutFieldBuilder), organization: t.relation('organization', { description: 'The organization selling.' }) }),
 });
 
 export const CheckoutPublicConfirmed = builder.prismaObject('Checkout', {
   variant: 'CheckoutPublicConfirmed',
+  interfaces: [CheckoutFields],
   description: 'A checkout just confirmed, with a customer session token to follow the order in the customer portal.',
   fields: (t) => ({
     ...publicFields(t as unknown as CheckoutFieldBuilder),
@@ -260,7 +285,7 @@ builder.objectFields(CoreQuery, (t) => ({
       customerId: t.arg({ type: ['UUID'], description: 'Only checkouts of these customers.' }),
       status: t.arg({ type: [CheckoutStatus], description: 'Only checkouts in one of these statuses.' }),
       query: t.arg.string({ description: 'Matches the customer email.' }),
-      sorting: t.arg({ type: [CheckoutSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CheckoutSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCheckouts(ctx, args, pageQuery(ctx, info)),
   }),

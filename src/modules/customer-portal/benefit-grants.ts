@@ -7,12 +7,14 @@ import { Node, registerNode } from '../../graphql/node.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.ts';
 import {
   benefitFields,
   benefitGrantFields,
+  LicenseKeyTimeframe,
+  BenefitGrantFields,
   BenefitType,
   customPropertiesFields,
   implementBenefitObjects,
@@ -26,7 +28,16 @@ import { organizationWire } from '../organizations/rest.ts';
 import { Organization } from '../organizations/schema.ts';
 import { CustomerPortalCustomer, customerPortalCustomerWire } from './customers.ts';
 
-const CustomerBenefitGrantSortProperty = builder.scalarType('CustomerBenefitGrantSortProperty', sortingScalarConfig(customerBenefitGrantSortProperties));
+const CustomerBenefitGrantSortOrder = sortOrderEnum(
+  'CustomerBenefitGrantSortOrder',
+  "the customer's benefit grants",
+  {
+  granted_at: 'when the benefit was granted',
+  type: "the benefit's type",
+  organization: "the granting organization's slug",
+  } satisfies Record<(typeof customerBenefitGrantSortProperties)[number], string>,
+  'CustomerBenefitGrantSortProperty',
+);
 
 const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('BenefitCustomSubscriberProperties').implement({
   description: 'What a custom benefit gives its holder.',
@@ -35,7 +46,7 @@ const BenefitCustomSubscriberProperties = builder.objectRef<StoredProperties>('B
 
 const BenefitLicenseKeyExpirationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyExpirationProperties').implement({
   description: 'How long a license key lasts from its grant: ttl timeframes.',
-  fields: (t) => ({ ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }), timeframe: t.string({ description: 'year, month or day.', resolve: (p) => p.timeframe }) }),
+  fields: (t) => ({ ttl: t.int({ description: 'How many timeframes, 1 to 1000.', resolve: (p) => p.ttl }), timeframe: t.field({ type: LicenseKeyTimeframe, description: 'The unit of ttl.', resolve: (p) => p.timeframe }) }),
 });
 const BenefitLicenseKeyActivationProperties = builder.objectRef<StoredProperties>('BenefitLicenseKeyActivationProperties').implement({
   description: 'Whether and how often a license key may be activated.',
@@ -81,7 +92,7 @@ implementBenefitObjects(BenefitSubscriber, subscriberObjects);
 
 export const CustomerBenefitGrant = builder.prismaObject('BenefitGrant', {
   variant: 'CustomerBenefitGrant',
-  interfaces: [Node],
+  interfaces: [Node, BenefitGrantFields],
   description: 'A benefit the signed-in customer holds through one purchase: an order or a subscription.',
   fields: (t) => ({
     ...benefitGrantFields(t as unknown as PrismaFieldBuilder<'BenefitGrant'>),
@@ -105,7 +116,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       checkoutId: t.arg({ type: ['UUID'], description: 'Grants of the purchases this checkout made.' }),
       orderId: t.arg({ type: ['UUID'], description: 'Only grants through these orders.' }),
       subscriptionId: t.arg({ type: ['UUID'], description: 'Only grants through these subscriptions.' }),
-      sorting: t.arg({ type: [CustomerBenefitGrantSortProperty], description: 'Default: -granted_at.' }),
+      sorting: t.arg({ type: [CustomerBenefitGrantSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: granted_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomerBenefitGrants(ctx, args, pageQuery(ctx, info)),
   }),
@@ -136,7 +147,7 @@ export const portalBenefitGrantsRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/customer-portal/benefit-grants/',
     operation: `query ($page: Int, $limit: Int, $type: [BenefitType!], $benefitId: [UUID!], $organizationId: [UUID!], $checkoutId: [UUID!],
-        $orderId: [UUID!], $subscriptionId: [UUID!], $sorting: [CustomerBenefitGrantSortProperty!]) {
+        $orderId: [UUID!], $subscriptionId: [UUID!], $sorting: [CustomerBenefitGrantSortOrder!]) {
       customerPortal { benefitGrants(page: $page, limit: $limit, type: $type, benefitId: $benefitId, organizationId: $organizationId,
           checkoutId: $checkoutId, orderId: $orderId, subscriptionId: $subscriptionId, sorting: $sorting) {
         items { ...CustomerBenefitGrantWire } pagination { totalCount maxPage } } }

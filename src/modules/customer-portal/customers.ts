@@ -9,12 +9,13 @@ import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
-import { AddressInput, customerProfileFields } from '../customers/schema.ts';
+import { AddressInput, CustomerFields, customerProfileFields } from '../customers/schema.ts';
 import { checkBillingDetails, getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
 import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange, TooManyEmailChangesError } from '../customers/email-changes.ts';
 
 export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   variant: 'CustomerPortalCustomer',
+  interfaces: [CustomerFields],
   description: 'The signed-in customer as they see themselves: no metadata, no external id.',
   fields: (t) => ({
     ...customerProfileFields(t as unknown as PrismaFieldBuilder<'Customer'>),

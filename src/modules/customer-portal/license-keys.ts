@@ -8,9 +8,9 @@ import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { customerWire } from '../customers/rest.ts';
-import { customerFields } from '../customers/schema.ts';
+import { customerFields, CustomerFields } from '../customers/schema.ts';
 import { activationWire } from '../license-keys/rest.ts';
-import { licenseKeyActivationFields, licenseKeyFields } from '../license-keys/schema.ts';
+import { licenseKeyActivationFields, licenseKeyFields, LicenseKeyFields } from '../license-keys/schema.ts';
 import { getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from '../license-keys/service.ts';
 
 /**
@@ -19,6 +19,7 @@ import { getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from
  */
 export const LicenseKeyCustomer = builder.prismaObject('Customer', {
   variant: 'LicenseKeyCustomer',
+  interfaces: [CustomerFields],
   description: 'The customer a license key belongs to.',
   fields: (t) => customerFields(t as unknown as PrismaFieldBuilder<'Customer'>),
 });
@@ -31,7 +32,7 @@ export const CustomerLicenseKeyActivation = builder.prismaObject('LicenseKeyActi
 
 export const CustomerLicenseKey = builder.prismaObject('LicenseKey', {
   variant: 'CustomerLicenseKey',
-  interfaces: [Node],
+  interfaces: [Node, LicenseKeyFields],
   description: 'A license key the signed-in customer holds.',
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as PrismaFieldBuilder<'LicenseKey'>),

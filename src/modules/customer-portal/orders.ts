@@ -7,23 +7,35 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { addressWire } from '../customers/rest.ts';
 import { AddressInput } from '../customers/schema.ts';
 import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 import { orderItemWire } from '../orders/rest.ts';
-import { invoiceErrors, orderFields, ProductBillingType } from '../orders/schema.ts';
+import { invoiceErrors, orderFields, OrderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { subscriptionFields } from '../subscriptions/schema.ts';
+import { subscriptionFields, SubscriptionFields } from '../subscriptions/schema.ts';
 import { CustomerOrderProduct, customerProductWithOrganizationWire } from './products.ts';
 
-const CustomerOrderSortProperty = builder.scalarType('CustomerOrderSortProperty', sortingScalarConfig(customerOrderSortProperties));
+const CustomerOrderSortOrder = sortOrderEnum(
+  'CustomerOrderSortOrder',
+  "the customer's orders",
+  {
+  created_at: 'when the order was created',
+  amount: 'the amount before discounts and tax (subtotalAmount)',
+  net_amount: 'the amount after discounts, before tax (netAmount)',
+  product: "the product's name",
+  subscription: 'the id of the subscription the order bills',
+  } satisfies Record<(typeof customerOrderSortProperties)[number], string>,
+  'CustomerOrderSortProperty',
+);
 
 export const CustomerOrderSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerOrderSubscription',
+  interfaces: [SubscriptionFields],
   description: 'The subscription an order bills, as its customer sees it.',
   fields: (t) => subscriptionFields(t as unknown as PrismaFieldBuilder<'Subscription'>),
 });
@@ -41,7 +53,7 @@ function nextPaymentAttemptAt({ paid, billingPeriodStart, subscription }: Retrie
 
 export const CustomerOrder = builder.prismaObject('Order', {
   variant: 'CustomerOrder',
-  interfaces: [Node],
+  interfaces: [Node, OrderFields],
   description: 'An order of the signed-in customer. Amounts are integer minor units: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),
@@ -84,7 +96,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       productBillingType: t.arg({ type: [ProductBillingType], description: 'Only orders of one-time or of recurring products; both when omitted or both given.' }),
       subscriptionId: t.arg({ type: ['UUID'], description: 'Only orders billing these subscriptions.' }),
       query: t.arg.string({ description: "Matches the product's name, case-insensitively." }),
-      sorting: t.arg({ type: [CustomerOrderSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CustomerOrderSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listOrders(ctx, args, pageQuery(ctx, info)),
   }),
@@ -145,7 +157,7 @@ export const portalOrdersRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/customer-portal/orders/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $productBillingType: [ProductBillingType!],
-        $subscriptionId: [UUID!], $query: String, $sorting: [CustomerOrderSortProperty!]) {
+        $subscriptionId: [UUID!], $query: String, $sorting: [CustomerOrderSortOrder!]) {
       customerPortal { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId,
           productBillingType: $productBillingType, subscriptionId: $subscriptionId, query: $query, sorting: $sorting) {
         items { ...CustomerOrderWire } pagination { totalCount maxPage } } }

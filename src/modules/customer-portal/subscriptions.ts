@@ -7,12 +7,12 @@ import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RestRoute } from '../../rest/routes.ts';
 import { defineWireConstants } from '../../rest/wire.ts';
 import { priceWire } from '../products/rest.ts';
 import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
-import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
+import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, SubscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
   customerSubscriptionSortProperties,
   getSubscription,
@@ -22,13 +22,24 @@ import {
 } from '../subscriptions/service.ts';
 import { CustomerSubscriptionProduct, customerProductWithOrganizationWire } from './products.ts';
 
-const CustomerSubscriptionSortProperty = builder.scalarType('CustomerSubscriptionSortProperty', sortingScalarConfig(customerSubscriptionSortProperties));
+const CustomerSubscriptionSortOrder = sortOrderEnum(
+  'CustomerSubscriptionSortOrder',
+  "the customer's subscriptions",
+  {
+  started_at: 'when the subscription started, those not started last',
+  amount: 'the amount billed each period',
+  status: 'status',
+  organization: "the selling organization's name",
+  product: "the product's name",
+  } satisfies Record<(typeof customerSubscriptionSortProperties)[number], string>,
+  'CustomerSubscriptionSortProperty',
+);
 
 type SubscriptionFieldBuilder = PrismaFieldBuilder<'Subscription'>;
 
 export const CustomerSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerSubscription',
-  interfaces: [Node],
+  interfaces: [Node, SubscriptionFields],
   description: "One of the signed-in customer's subscriptions.",
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
@@ -62,7 +73,7 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
       productId: t.arg({ type: ['UUID'], description: 'Only subscriptions to these products.' }),
       active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
       query: t.arg.string({ description: "Matches the product's or the organization's name, case-insensitively." }),
-      sorting: t.arg({ type: [CustomerSubscriptionSortProperty], description: 'Default: -started_at.' }),
+      sorting: t.arg({ type: [CustomerSubscriptionSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: started_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomerSubscriptions(ctx, args, pageQuery(ctx, info)),
   }),
@@ -113,7 +124,7 @@ export const portalSubscriptionsRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/customer-portal/subscriptions/',
-    operation: `query ($page: Int, $limit: Int, $productId: [UUID!], $active: Boolean, $query: String, $sorting: [CustomerSubscriptionSortProperty!]) {
+    operation: `query ($page: Int, $limit: Int, $productId: [UUID!], $active: Boolean, $query: String, $sorting: [CustomerSubscriptionSortOrder!]) {
       customerPortal { subscriptions(page: $page, limit: $limit, productId: $productId, active: $active, query: $query, sorting: $sorting) {
         items { ...CustomerSubscriptionWire } pagination { totalCount maxPage } } }
     } ${CustomerSubscriptionWire}`,

@@ -51,7 +51,7 @@ export const customerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/customers/',
-    operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $email: String, $query: String, $metadata: JSONObject, $sorting: [CustomerSortProperty!]) {
+    operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $email: String, $query: String, $metadata: JSONObject, $sorting: [CustomerSortOrder!]) {
       core { customers(page: $page, limit: $limit, organizationId: $organizationId, email: $email, query: $query, metadata: $metadata, sorting: $sorting) {
         items { ...CustomerWire } pagination { totalCount maxPage } } }
     } ${CustomerWire}`,

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import {
   createCustomer,
   customerSortProperties,
@@ -42,7 +43,16 @@ export const AddressInput = builder.inputType('AddressInput', {
   }),
 });
 
-const CustomerSortProperty = builder.scalarType('CustomerSortProperty', sortingScalarConfig(customerSortProperties));
+const CustomerSortOrder = sortOrderEnum(
+  'CustomerSortOrder',
+  'customers',
+  {
+  created_at: 'when the customer was created',
+  email: 'email address',
+  name: 'name, customers without one last',
+  } satisfies Record<(typeof customerSortProperties)[number], string>,
+  'CustomerSortProperty',
+);
 
 type CustomerFieldBuilder = PrismaFieldBuilder<'Customer'>;
 
@@ -79,14 +89,22 @@ export const customerFields = (t: CustomerFieldBuilder) => ({
   }),
 });
 
+/** What a customer is to anyone who may see them: Customer, CustomerState, LicenseKeyCustomer and CustomerPortalCustomer implement it. */
+export const CustomerFields = builder.prismaInterface('Customer', {
+  variant: 'CustomerFields',
+  description: "The fields every view of a customer shares: their email, name and billing details. Customer is the organization's view, CustomerPortalCustomer the customer's own.",
+  fields: (t) => withoutId(customerProfileFields(t as unknown as CustomerFieldBuilder)),
+});
+
 export const Customer = builder.prismaObject('Customer', {
-  interfaces: [Node],
+  interfaces: [Node, CustomerFields],
   description: 'Someone who buys from an organization.',
   fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
 });
 
 export const CustomerState = builder.prismaObject('Customer', {
   variant: 'CustomerState',
+  interfaces: [CustomerFields],
   description: 'A customer with what they are entitled to: active subscriptions and granted benefits.',
   fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
 });
@@ -138,7 +156,7 @@ builder.objectFields(CoreQuery, (t) => ({
       email: t.arg.string({ description: 'Exact email, case-insensitive.' }),
       query: t.arg.string({ description: 'Matches email, name or external id, case-insensitively.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [CustomerSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [CustomerSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listCustomers(ctx, args, pageQuery(ctx, info)),
   }),

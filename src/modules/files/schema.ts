@@ -1,3 +1,5 @@
+import { GraphQLEnumType } from 'graphql';
+import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -18,14 +20,24 @@ import {
   type FileUpload as FileWithUpload,
 } from './service.ts';
 
+const fileServiceDescription = 'What a file is for. Kassa takes downloadable files.';
+// REST still checks a new file's service against every service the wire format names, so an
+// unknown one gets the same error as before; those Kassa does not take get the message they had.
+const restFileService = new GraphQLEnumType({
+  name: 'FileService',
+  description: fileServiceDescription,
+  values: { downloadable: {}, product_media: {}, organization_avatar: {} } satisfies Record<(typeof fileServices)[number], object>,
+});
 export const FileService = builder.enumType('FileService', {
-  description: 'What a file is for. Kassa takes downloadable files.',
+  description: fileServiceDescription,
   values: {
     downloadable: { description: 'A file granted to customers by a downloadables benefit.' },
-    product_media: { description: 'A product image. Not supported: refused at creation.' },
-    organization_avatar: { description: "An organization's avatar. Not supported: refused at creation." },
-  } satisfies Record<(typeof fileServices)[number], object>,
+  },
+  extensions: wireExtension(restFileService),
 });
+const refusedServices = refusedExtension(
+  Object.fromEntries((['product_media', 'organization_avatar'] as const).map((service) => [service, `Only downloadable files are supported; ${service} files are not.`])),
+);
 
 export const FileLink = builder.objectRef<SignedLink>('FileLink').implement({
   description: 'A signed link that works until expiresAt; send the headers with the request.',
@@ -77,7 +89,7 @@ const fileFields = (t: FileFieldBuilder) => ({
   checksumSha256Hex: t.exposeString('checksumSha256Hex', { nullable: true, description: "The file's SHA-256 in hex; null until uploaded." }),
   lastModifiedAt: t.expose('lastModifiedAt', { type: 'DateTime', nullable: true, description: 'When the upload was completed; null until then.' }),
   version: t.exposeString('version', { nullable: true, description: 'A version label of the organization\'s choosing; null if none.' }),
-  service: t.field({ type: FileService, description: 'What the file is for.', resolve: (file) => file.service as FileServiceName }),
+  service: t.field({ type: FileService, description: 'What the file is for.', resolve: (file) => file.service as 'downloadable' }),
   isUploaded: t.exposeBoolean('isUploaded', { description: 'Whether the upload was completed; only uploaded files are listed and served.' }),
 });
 
@@ -143,7 +155,7 @@ const FileCreateInput = builder.inputType('FileCreateInput', {
     size: t.int({ required: true, description: 'In bytes, at most 104857600 (100 MiB).' }),
     checksumSha256Base64: t.string({ description: "The whole file's SHA-256, in base64; completing the upload checks it." }),
     upload: t.field({ type: FileCreateUploadInput, required: true, description: 'The parts to upload.' }),
-    service: t.field({ type: FileService, required: true, description: 'What the file is for: downloadable.' }),
+    service: t.field({ type: FileService, required: true, description: 'What the file is for.', extensions: refusedServices }),
     version: t.string({ description: 'A version label, at most 255 characters.' }),
   }),
 });

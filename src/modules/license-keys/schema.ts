@@ -1,6 +1,7 @@
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
@@ -75,8 +76,15 @@ export const licenseKeyFields = (t: LicenseKeyFieldBuilder) => ({
   expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the key stops validating and activating; null: never.' }),
 });
 
+/** What a license key is to anyone who may see it: LicenseKey, ValidatedLicenseKey and CustomerLicenseKey implement it. */
+export const LicenseKeyFields = builder.prismaInterface('LicenseKey', {
+  variant: 'LicenseKeyFields',
+  description: "The fields every view of a license key shares: the key, its status, usage and limits. LicenseKey is the organization's view, ValidatedLicenseKey a validation's answer, CustomerLicenseKey its customer's view.",
+  fields: (t) => withoutId(licenseKeyFields(t as unknown as LicenseKeyFieldBuilder)),
+});
+
 export const LicenseKey = builder.prismaObject('LicenseKey', {
-  interfaces: [Node],
+  interfaces: [Node, LicenseKeyFields],
   description: "A license key a customer holds through a license_keys benefit; the organization's software validates it.",
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as LicenseKeyFieldBuilder),
@@ -89,6 +97,7 @@ type Validated = PrismaTypes['LicenseKey']['Shape'] & { activation?: PrismaTypes
 
 export const ValidatedLicenseKey = builder.prismaObject('LicenseKey', {
   variant: 'ValidatedLicenseKey',
+  interfaces: [LicenseKeyFields],
   description: 'A license key just validated, with the activation the validation named.',
   fields: (t) => ({
     ...licenseKeyFields(t as unknown as LicenseKeyFieldBuilder),

@@ -2,12 +2,34 @@ import type { OAuthClient } from '../../generated/prisma/client.ts';
 import { builder } from '../../graphql/builder.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { maxClientNameLength, maxRedirectUris, tokenEndpointAuthMethods } from '../../oauth/clients.ts';
+import { maxClientNameLength, maxRedirectUris, supportedGrantTypes, supportedResponseTypes, type TokenEndpointAuthMethod } from '../../oauth/clients.ts';
 import { createOAuth2Client, deleteOAuth2Client, listOAuth2Clients, rotateOAuth2ClientSecret, updateOAuth2Client } from './service.ts';
 
 // OAuth clients are managed only by their user signed in with a password, as personal tokens are:
 // a token never registers or changes clients. A session holds every scope; `user:read` names the account.
 const signedInUserOnly = { $all: { signedInUser: true, scope: 'user:read' } } as const;
+
+const OAuth2TokenEndpointAuthMethod = builder.enumType('OAuth2TokenEndpointAuthMethod', {
+  description: 'How a client authenticates at the token endpoint (RFC 7591 token_endpoint_auth_method).',
+  values: {
+    client_secret_basic: { description: 'Its client_id and secret in an HTTP Basic Authorization header.' },
+    client_secret_post: { description: 'Its client_id and secret as form parameters of the token request.' },
+    none: { description: 'No secret: a public client (a browser or native application), which must use PKCE.' },
+  } satisfies Record<TokenEndpointAuthMethod, object>,
+});
+const OAuth2GrantType = builder.enumType('OAuth2GrantType', {
+  description: 'A grant a client may use at the token endpoint (RFC 7591 grant_types).',
+  values: {
+    authorization_code: { description: 'Exchanges the code the user consented with for tokens.' },
+    refresh_token: { description: 'Exchanges a refresh token for new tokens; a client without it gets no refresh tokens.' },
+  } satisfies Record<(typeof supportedGrantTypes)[number], object>,
+});
+const OAuth2ResponseType = builder.enumType('OAuth2ResponseType', {
+  description: 'What a client may ask the authorization endpoint for (RFC 7591 response_types).',
+  values: {
+    code: { description: 'An authorization code, to exchange at the token endpoint.' },
+  } satisfies Record<(typeof supportedResponseTypes)[number], object>,
+});
 
 export const OAuth2Client = builder.prismaObject('OAuthClient', {
   name: 'OAuth2Client',
@@ -18,9 +40,21 @@ export const OAuth2Client = builder.prismaObject('OAuthClient', {
     clientName: t.exposeString('clientName', { description: 'The name users see on the consent page.' }),
     redirectUris: t.exposeStringList('redirectUris', { description: 'The URLs users may be sent back to, matched exactly.' }),
     scopes: t.exposeStringList('scopes', { description: 'The scopes the application may ask for.' }),
-    tokenEndpointAuthMethod: t.exposeString('tokenEndpointAuthMethod', { description: `How it authenticates at the token endpoint: ${tokenEndpointAuthMethods.join(', ')}.` }),
-    grantTypes: t.exposeStringList('grantTypes', { description: 'The grants it may use: authorization_code, and refresh_token when it gets refresh tokens.' }),
-    responseTypes: t.exposeStringList('responseTypes', { description: 'The response types it may ask for: code.' }),
+    tokenEndpointAuthMethod: t.field({
+      type: OAuth2TokenEndpointAuthMethod,
+      description: 'How it authenticates at the token endpoint.',
+      resolve: (client) => client.tokenEndpointAuthMethod as TokenEndpointAuthMethod,
+    }),
+    grantTypes: t.field({
+      type: [OAuth2GrantType],
+      description: 'The grants it may use: authorization_code, and refresh_token when it gets refresh tokens.',
+      resolve: (client) => client.grantTypes as (typeof supportedGrantTypes)[number][],
+    }),
+    responseTypes: t.field({
+      type: [OAuth2ResponseType],
+      description: 'The response types it may ask for.',
+      resolve: (client) => client.responseTypes as (typeof supportedResponseTypes)[number][],
+    }),
     clientUri: t.exposeString('clientUri', { nullable: true, description: 'The application home page; null if not given.' }),
     logoUri: t.exposeString('logoUri', { nullable: true, description: 'The application logo shown on the consent page; null if not given.' }),
     tosUri: t.exposeString('tosUri', { nullable: true, description: 'The terms of service; null if not given.' }),
@@ -73,9 +107,9 @@ const inputFields = (required: boolean) => (t: Parameters<Parameters<typeof buil
     description: `Where users are sent back, matched exactly: https URLs (http only on 127.0.0.1, [::1] or localhost), no fragment; 1 to ${maxRedirectUris}.`,
   }),
   scopes: t.stringList({ description: 'The scopes the client may ask for, from the catalogue; omitted on creation: every scope.' }),
-  tokenEndpointAuthMethod: t.string({ description: `${tokenEndpointAuthMethods.join(', ')}; omitted on creation: client_secret_basic. none makes a public client, without a secret.` }),
-  grantTypes: t.stringList({ description: 'authorization_code, and refresh_token for refresh tokens; omitted on creation: both.' }),
-  responseTypes: t.stringList({ description: 'code; omitted on creation: code.' }),
+  tokenEndpointAuthMethod: t.field({ type: OAuth2TokenEndpointAuthMethod, description: 'Omitted on creation: client_secret_basic. none makes a public client, without a secret.' }),
+  grantTypes: t.field({ type: [OAuth2GrantType], description: 'authorization_code, and refresh_token for refresh tokens; omitted on creation: both.' }),
+  responseTypes: t.field({ type: [OAuth2ResponseType], description: 'Omitted on creation: code.' }),
   clientUri: t.string({ description: 'The application home page: an https URL, or null.' }),
   logoUri: t.string({ description: 'The application logo: an https URL, or null.' }),
   tosUri: t.string({ description: 'The terms of service: an https URL, or null.' }),

@@ -24,7 +24,7 @@ export const orderRoutes: RestRoute[] = [
     path: '/v1/orders/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $customerId: [UUID!], $checkoutId: [UUID!],
         $productBillingType: [ProductBillingType!], $status: [OrderStatus!], $createdAfter: DateTime, $createdBefore: DateTime,
-        $metadata: JSONObject, $sorting: [OrderSortProperty!]) {
+        $metadata: JSONObject, $sorting: [OrderSortOrder!]) {
       core { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId, customerId: $customerId,
           checkoutId: $checkoutId, productBillingType: $productBillingType, status: $status, createdAfter: $createdAfter,
           createdBefore: $createdBefore, metadata: $metadata, sorting: $sorting) {

@@ -1,10 +1,11 @@
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationWindow, relationQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput, Customer } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
@@ -36,7 +37,19 @@ export const OrderBillingReason = builder.enumType('OrderBillingReason', {
     subscription_update: { description: "A change of a subscription's product billed at once. Kassa bills changes on the next renewal, so it makes none of these." },
   } satisfies Record<OrderBillingReasons, object>,
 });
-const OrderSortProperty = builder.scalarType('OrderSortProperty', sortingScalarConfig(orderSortProperties));
+const OrderSortOrder = sortOrderEnum(
+  'OrderSortOrder',
+  'orders',
+  {
+  created_at: 'when the order was created',
+  status: 'status',
+  amount: 'the amount before discounts and tax (subtotalAmount)',
+  net_amount: 'the amount after discounts, before tax (netAmount)',
+  customer: "the customer's email address",
+  product: "the product's name",
+  } satisfies Record<(typeof orderSortProperties)[number], string>,
+  'OrderSortProperty',
+);
 export const ProductBillingType = builder.enumType('ProductBillingType', {
   description: 'Whether an order is for a one-time or a recurring product.',
   values: {
@@ -89,8 +102,15 @@ export const orderFields = (t: OrderFieldBuilder) => ({
   items: t.relation('items', { type: OrderItem, description: 'The lines, in invoice order.', query: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } }),
 });
 
+/** What an order is to anyone who may see it: Order (the organization's view) and CustomerOrder implement it. */
+export const OrderFields = builder.prismaInterface('Order', {
+  variant: 'OrderFields',
+  description: "The fields every view of an order shares: its state, amounts, billing details and lines. Order is the organization's view, CustomerOrder its customer's.",
+  fields: (t) => withoutId(orderFields(t as unknown as OrderFieldBuilder)),
+});
+
 export const Order = builder.prismaObject('Order', {
-  interfaces: [Node],
+  interfaces: [Node, OrderFields],
   description: 'What a customer bought. Amounts are integer minor units of currency: net = subtotal - discount, total = net + tax.',
   fields: (t) => ({
     ...orderFields(t as unknown as OrderFieldBuilder),
@@ -143,7 +163,7 @@ builder.objectFields(CoreQuery, (t) => ({
       createdAfter: t.arg({ type: 'DateTime', description: 'Orders created at or after this time.' }),
       createdBefore: t.arg({ type: 'DateTime', description: 'Orders created before this time.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [OrderSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [OrderSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listOrders(ctx, args, pageQuery(ctx, info)),
   }),

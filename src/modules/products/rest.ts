@@ -25,7 +25,7 @@ export const productRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/products/',
     operation: `query ($page: Int, $limit: Int, $id: [UUID!], $organizationId: [UUID!], $query: String, $isArchived: Boolean,
-        $isRecurring: Boolean, $metadata: JSONObject, $sorting: [ProductSortProperty!]) {
+        $isRecurring: Boolean, $metadata: JSONObject, $sorting: [ProductSortOrder!]) {
       core { products(page: $page, limit: $limit, id: $id, organizationId: $organizationId, query: $query, isArchived: $isArchived,
           isRecurring: $isRecurring, metadata: $metadata, sorting: $sorting) {
         items { ...ProductWire } pagination { totalCount maxPage } } }

@@ -1,21 +1,41 @@
+import { GraphQLEnumType } from 'graphql';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
+import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { PriceAmountType as PriceAmountTypes, RecurringInterval as RecurringIntervals } from '../../generated/prisma/enums.ts';
 import { createProduct, getProduct, listProducts, productSortProperties, updateProduct } from './service.ts';
 
+const recurringIntervalDescription = 'How often a recurring product bills. Products bill monthly or yearly.';
+// REST still checks the interval against every value the wire format names (`day` and `week`
+// too), so an unknown one gets the same error as before; the product inputs refuse those two
+// with their own message (refusedIntervals below).
+const restRecurringInterval = new GraphQLEnumType({
+  name: 'RecurringInterval',
+  description: recurringIntervalDescription,
+  values: { day: {}, week: {}, month: {}, year: {} } satisfies Record<RecurringIntervals, object>,
+});
 export const RecurringInterval = builder.enumType('RecurringInterval', {
-  description: 'How often a recurring product bills. Products bill monthly or yearly.',
+  description: recurringIntervalDescription,
   values: {
-    day: { description: 'Every day. Not accepted for a new product.' },
-    week: { description: 'Every week. Not accepted for a new product.' },
     month: { description: 'Every month, on the day of the month the subscription started.' },
     year: { description: 'Every year, on the date the subscription started.' },
-  } satisfies Record<RecurringIntervals, object>,
+  },
+  extensions: wireExtension(restRecurringInterval),
 });
+/**
+ * A stored interval as the enum. The database type still names `day` and `week`, but no input
+ * writes them; were one stored, serializing it would fail the field rather than pass it on.
+ */
+export function billingInterval<I extends RecurringIntervals | null>(interval: I) {
+  return interval as Exclude<I, 'day' | 'week'>;
+}
+/** The REST answer to a `day` or `week` interval, which no product may have. */
+const refusedIntervals = (message: string) => refusedExtension({ day: message, week: message });
+
 export const PriceAmountType = builder.enumType('PriceAmountType', {
   description: 'How the amount of a price is set.',
   values: {
@@ -31,7 +51,17 @@ export const ProductPriceType = builder.enumType('ProductPriceType', {
     recurring: { description: 'Paid every `recurringInterval` of the product, by a subscription.' },
   },
 });
-const ProductSortProperty = builder.scalarType('ProductSortProperty', sortingScalarConfig(productSortProperties));
+const ProductSortOrder = sortOrderEnum(
+  'ProductSortOrder',
+  'products',
+  {
+  created_at: 'when the product was created',
+  name: 'name',
+  price_amount_type: 'the amount type of its price (fixed, custom, free), products without one last',
+  price_amount: 'the amount of its price, products without one last',
+  } satisfies Record<(typeof productSortProperties)[number], string>,
+  'ProductSortProperty',
+);
 
 export const ProductPrice = builder.prismaInterface('ProductPrice', {
   description: 'A price of a product. Amounts are integer minor units (cents) of the price currency.',
@@ -45,7 +75,13 @@ export const ProductPrice = builder.prismaInterface('ProductPrice', {
     }),
     productId: t.expose('productId', { type: 'UUID', description: 'The product the price belongs to.' }),
     type: t.field({ type: ProductPriceType, description: "one_time or recurring, following the product's recurringInterval.", resolve: (price) => (price.recurringInterval ? 'recurring' : 'one_time') }),
-    recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true, deprecationReason: 'use the product recurringInterval', description: "The product's recurringInterval, repeated on the price; null for a one-time price." }),
+    recurringInterval: t.field({
+      type: RecurringInterval,
+      nullable: true,
+      deprecationReason: 'use the product recurringInterval',
+      description: "The product's recurringInterval, repeated on the price; null for a one-time price.",
+      resolve: (price) => billingInterval(price.recurringInterval),
+    }),
   }),
   resolveType: (price) => ({ fixed: 'ProductPriceFixed', custom: 'ProductPriceCustom', free: 'ProductPriceFree' })[price.amountType],
 });
@@ -85,7 +121,12 @@ export const productFields = (t: ProductFieldBuilder) => ({
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the product was last changed; null if never.' }),
   name: t.exposeString('name', { description: 'The name shown to buyers, 3 to 256 characters.' }),
   description: t.exposeString('description', { nullable: true, description: 'A longer text shown to buyers; null if none.' }),
-  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, nullable: true, description: 'How often a subscription to it bills; null for a one-time product.' }),
+  recurringInterval: t.field({
+    type: RecurringInterval,
+    nullable: true,
+    description: 'How often a subscription to it bills; null for a one-time product.',
+    resolve: (product) => billingInterval(product.recurringInterval),
+  }),
   isRecurring: t.exposeBoolean('isRecurring', { description: 'Whether buying it starts a subscription (recurringInterval is set).' }),
   isArchived: t.exposeBoolean('isArchived', { description: 'An archived product can no longer be bought; existing subscriptions go on.' }),
   organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization that sells it.' }),
@@ -134,7 +175,11 @@ const ProductCreateInput = builder.inputType('ProductCreateInput', {
   fields: (t) => ({
     name: t.string({ required: true, description: 'The name shown to buyers, 3 to 256 characters (trimmed).' }),
     description: t.string({ description: 'A longer text shown to buyers, at most 10000 characters.' }),
-    recurringInterval: t.field({ type: RecurringInterval, description: 'month or year for a subscription; null for a one-time purchase.' }),
+    recurringInterval: t.field({
+      type: RecurringInterval,
+      description: 'month or year for a subscription; null for a one-time purchase.',
+      extensions: refusedIntervals('Recurring products bill monthly or yearly: use month or year.'),
+    }),
     prices: t.field({ type: [ProductPriceInput], required: true, description: 'Exactly one price: fixed, custom or free.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
@@ -148,7 +193,11 @@ const ProductUpdateInput = builder.inputType('ProductUpdateInput', {
   fields: (t) => ({
     name: t.string({ description: 'A new name, 3 to 256 characters.' }),
     description: t.string({ description: 'A new description; null clears it.' }),
-    recurringInterval: t.field({ type: RecurringInterval, description: 'Cannot change once set: only the current value is accepted.' }),
+    recurringInterval: t.field({
+      type: RecurringInterval,
+      description: 'Cannot change once set: only the current value is accepted.',
+      extensions: refusedIntervals("A product's recurring interval cannot be changed once set; create a new product instead."),
+    }),
     isArchived: t.boolean({ description: 'true archives the product (no new purchases); false offers it again.' }),
     prices: t.field({ type: [ProductPriceInput], description: 'The new live prices, exactly one. A price not kept is archived.' }),
     metadata: t.field({ type: MetadataScalar, description: 'Replaces the whole metadata object.' }),
@@ -170,7 +219,7 @@ builder.objectFields(CoreQuery, (t) => ({
       isArchived: t.arg.boolean({ description: 'true: only archived products; false: only those on sale; omitted: both.' }),
       isRecurring: t.arg.boolean({ description: 'true: only subscription products; false: only one-time ones; omitted: both.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [ProductSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [ProductSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listProducts(ctx, args, pageQuery(ctx, info)),
   }),
@@ -187,7 +236,7 @@ builder.objectFields(CoreMutation, (t) => ({
   productCreate: t.prismaField({
     type: 'Product',
     description:
-      'Creates a product with its one price. BAD_USER_INPUT names each invalid field: a short name, no or several prices, an amount out of range, a day or week interval, an unknown currency.',
+      'Creates a product with its one price. BAD_USER_INPUT names each invalid field: a short name, no or several prices, an amount out of range, an unknown currency.',
     authScopes: { scope: 'products:write' },
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The product to create.' }) },
     resolve: (query, _root, { input }, ctx) => createProduct(ctx, input, query),

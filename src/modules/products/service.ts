@@ -190,9 +190,6 @@ export async function createProduct(ctx: Context, input: ProductCreateInput, que
   const issues = new ValidationIssues();
   checkCommonFields(issues, input);
   const interval = input.recurringInterval ?? null;
-  if (interval === 'day' || interval === 'week') {
-    issues.add(['input', 'recurringInterval'], 'Recurring products bill monthly or yearly: use month or year.');
-  }
   const plan = planPrices(issues, input.prices, interval, null);
   let organizationId = '';
   try {

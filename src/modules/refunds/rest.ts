@@ -10,7 +10,7 @@ export const refundRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/refunds/',
     operation: `query ($page: Int, $limit: Int, $id: [UUID!], $organizationId: [UUID!], $orderId: [UUID!], $customerId: [UUID!],
-        $succeeded: Boolean, $sorting: [RefundSortProperty!]) {
+        $succeeded: Boolean, $sorting: [RefundSortOrder!]) {
       core { refunds(page: $page, limit: $limit, id: $id, organizationId: $organizationId, orderId: $orderId, customerId: $customerId,
           succeeded: $succeeded, sorting: $sorting) { items { ...RefundWire } pagination { totalCount maxPage } } }
     } ${RefundWire}`,

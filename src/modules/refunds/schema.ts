@@ -4,7 +4,7 @@ import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { RefundReason as RefundReasons, RefundStatus as RefundStatuses } from '../../generated/prisma/enums.ts';
 import { createRefund, getRefund, listRefunds, refundAmountTooHigh, refundedAlready, refundSortProperties } from './service.ts';
 
@@ -34,7 +34,15 @@ export const RefundReason = builder.enumType('RefundReason', {
     other: { description: 'Another reason; say which in the comment.' },
   } satisfies Record<RefundReasons, object>,
 });
-const RefundSortProperty = builder.scalarType('RefundSortProperty', sortingScalarConfig(refundSortProperties));
+const RefundSortOrder = sortOrderEnum(
+  'RefundSortOrder',
+  'refunds',
+  {
+  created_at: 'when the refund was created',
+  amount: 'the refunded amount',
+  } satisfies Record<(typeof refundSortProperties)[number], string>,
+  'RefundSortProperty',
+);
 
 export const Refund = builder.prismaObject('Refund', {
   interfaces: [Node],
@@ -96,7 +104,7 @@ builder.objectFields(CoreQuery, (t) => ({
       orderId: t.arg({ type: ['UUID'], description: 'Only refunds of these orders.' }),
       customerId: t.arg({ type: ['UUID'], description: 'Only refunds of these customers.' }),
       succeeded: t.arg.boolean({ description: 'true: only succeeded refunds; false: only the others; omitted: all.' }),
-      sorting: t.arg({ type: [RefundSortProperty], description: 'Default: -created_at.' }),
+      sorting: t.arg({ type: [RefundSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: created_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listRefunds(ctx, args, pageQuery(ctx, info)),
   }),

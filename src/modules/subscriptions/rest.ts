@@ -24,7 +24,7 @@ export const subscriptionRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/subscriptions/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $customerId: [UUID!], $externalCustomerId: [String!],
-        $discountId: [UUID!], $active: Boolean, $metadata: JSONObject, $sorting: [SubscriptionSortProperty!]) {
+        $discountId: [UUID!], $active: Boolean, $metadata: JSONObject, $sorting: [SubscriptionSortOrder!]) {
       core { subscriptions(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId, customerId: $customerId,
           externalCustomerId: $externalCustomerId, discountId: $discountId, active: $active, metadata: $metadata, sorting: $sorting) {
         items { ...SubscriptionWire } pagination { totalCount maxPage } } }

@@ -1,12 +1,13 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
+import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { sortingScalarConfig } from '../../graphql/sorting.ts';
+import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CustomerCancellationReason as CancellationReasons, SubscriptionStatus as SubscriptionStatuses } from '../../generated/prisma/enums.ts';
-import { ProductPrice, RecurringInterval } from '../products/schema.ts';
+import { ProductPrice, RecurringInterval, billingInterval } from '../products/schema.ts';
 import { Order } from '../orders/schema.ts';
 import { Customer, CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
@@ -57,7 +58,20 @@ const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
     invoice: { description: 'Bill the difference at once. Not available: refused with BAD_USER_INPUT.' },
   } as const,
 });
-const SubscriptionSortProperty = builder.scalarType('SubscriptionSortProperty', sortingScalarConfig(subscriptionSortProperties));
+const SubscriptionSortOrder = sortOrderEnum(
+  'SubscriptionSortOrder',
+  'subscriptions',
+  {
+  customer: "the customer's email address",
+  status: 'status',
+  started_at: 'when the subscription started, those not started last',
+  current_period_end: 'the end of the current period',
+  amount: 'the amount billed each period',
+  product: "the product's name",
+  discount: 'the discount; Kassa has no discounts, so this is by when the subscription was created',
+  } satisfies Record<(typeof subscriptionSortProperties)[number], string>,
+  'SubscriptionSortProperty',
+);
 
 const pricesByPosition = { orderBy: { position: 'asc' } } as const;
 
@@ -70,7 +84,11 @@ export const subscriptionFields = (t: SubscriptionFieldBuilder) => ({
   modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the subscription was last changed; null if never.' }),
   amount: t.exposeInt('amount', { description: 'What each period costs, in minor units of currency.' }),
   currency: t.exposeString('currency', { description: 'An ISO 4217 code, lowercase, such as `usd`.' }),
-  recurringInterval: t.expose('recurringInterval', { type: RecurringInterval, description: 'How long a period is: a month or a year.' }),
+  recurringInterval: t.field({
+    type: RecurringInterval,
+    description: 'How long a period is: a month or a year.',
+    resolve: (subscription) => billingInterval(subscription.recurringInterval),
+  }),
   status: t.expose('status', { type: SubscriptionStatus, description: 'Where the subscription is.' }),
   currentPeriodStart: t.expose('currentPeriodStart', { type: 'DateTime', description: 'When the current (paid or being paid) period began.' }),
   currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'DateTime', nullable: true, description: 'When the current period ends and the next is charged. Always set in Kassa.' }),
@@ -99,8 +117,15 @@ export const subscriptionPricesField = (t: SubscriptionFieldBuilder) =>
     resolve: (subscription) => subscription.prices.map((p) => p.productPrice),
   });
 
+/** What a subscription is to anyone who may see it: Subscription and the portal's views implement it. */
+export const SubscriptionFields = builder.prismaInterface('Subscription', {
+  variant: 'SubscriptionFields',
+  description: "The fields every view of a subscription shares: its amount, interval, state and periods. Subscription is the organization's view, CustomerSubscription and CustomerOrderSubscription its customer's.",
+  fields: (t) => withoutId(subscriptionFields(t as unknown as SubscriptionFieldBuilder)),
+});
+
 export const Subscription = builder.prismaObject('Subscription', {
-  interfaces: [Node],
+  interfaces: [Node, SubscriptionFields],
   description: 'A recurring purchase, billed up front for each period from currentPeriodStart to currentPeriodEnd.',
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
@@ -186,7 +211,7 @@ builder.objectFields(CoreQuery, (t) => ({
       discountId: t.arg({ type: ['UUID'], description: 'Only subscriptions with these discounts. Discounts are not supported: matches none.' }),
       active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
-      sorting: t.arg({ type: [SubscriptionSortProperty], description: 'Default: -started_at.' }),
+      sorting: t.arg({ type: [SubscriptionSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: started_at_desc.' }),
     },
     resolve: (_root, args, ctx, info) => listSubscriptions(ctx, args, pageQuery(ctx, info)),
   }),

@@ -1,0 +1,111 @@
+// REST keeps its own spelling and its own errors where the GraphQL schema's enums differ from the
+// wire: sort orders are `-created_at` on REST and `created_at_desc` in GraphQL, and the `day` and
+// `week` intervals GraphQL no longer offers are still refused by REST with the messages it always
+// gave. The bodies below are exact.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+
+let server: TestServer;
+let org: Org;
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await newOrganization(server);
+  for (const [name, amount] of [['Cheap', 500], ['Dear', 5000], ['Middle', 1500]] as const) {
+    const created = await org.api('POST', '/products/', { name, recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }
+});
+afterAll(() => server?.close());
+
+const names = (body: { items: { name: string }[] }) => body.items.map((item) => item.name);
+const productSortingValues = "'created_at', '-created_at', 'name', '-name', 'price_amount_type', '-price_amount_type', 'price_amount', '-price_amount'";
+
+describe('sorting over REST', () => {
+  it('sorts by property names, `-` for descending, first entry first', async () => {
+    expect(names((await org.api('GET', '/products/?sorting=name')).body)).toEqual(['Cheap', 'Dear', 'Middle']);
+    expect(names((await org.api('GET', '/products/?sorting=-price_amount')).body)).toEqual(['Dear', 'Middle', 'Cheap']);
+    expect(names((await org.api('GET', '/products/?sorting=price_amount_type&sorting=-name')).body)).toEqual(['Middle', 'Dear', 'Cheap']);
+  });
+
+  it('answers an unknown property, and the GraphQL spelling, with the 422 listing the REST values', async () => {
+    for (const value of ['bogus', 'name_desc']) {
+      const response = await org.api('GET', `/products/?sorting=name&sorting=${value}`);
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({ detail: [{ loc: ['query', 'sorting', 1], msg: `Input should be one of ${productSortingValues}`, type: 'value_error' }] });
+    }
+  });
+});
+
+describe('recurring intervals over REST', () => {
+  const product = (recurringInterval: string) => ({ name: 'Interval', recurring_interval: recurringInterval, prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] });
+  const issue = (msg: string) => ({ detail: [{ loc: ['body', 'recurring_interval'], msg, type: 'value_error' }] });
+
+  it.each(['day', 'week'])('refuses creating a product billed every %s with the message it always had', async (interval) => {
+    const response = await org.api('POST', '/products/', product(interval));
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual(issue('Recurring products bill monthly or yearly: use month or year.'));
+  });
+
+  it.each(['day', 'week'])('refuses changing a product to %s as any change of interval', async (interval) => {
+    const id = (await org.api('GET', '/products/?sorting=name')).body.items[0].id;
+    const response = await org.api('PATCH', `/products/${id}`, { recurring_interval: interval });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual(issue("A product's recurring interval cannot be changed once set; create a new product instead."));
+  });
+
+  it('answers an unknown interval as before, suggesting the value REST spells', async () => {
+    expect((await org.api('POST', '/products/', product('fortnight'))).body).toEqual(issue('Value "fortnight" does not exist in "RecurringInterval" enum.'));
+    expect((await org.api('POST', '/products/', product('weekly'))).body).toEqual(issue('Value "weekly" does not exist in "RecurringInterval" enum. Did you mean the enum value "week"?'));
+  });
+});
+
+describe('refused wire values among other faults', () => {
+  it('reports only the faults reading the body finds, as before, when a refused interval comes with them', async () => {
+    const response = await org.api('POST', '/products/', { name: 'Interval', recurring_interval: 'day', colour: 'red', prices: [{ amount_type: 'free' }] });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ detail: [{ loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+  });
+});
+
+describe('benefit types over REST', () => {
+  it.each(['discord', 'github_repository', 'meter_credit'])('refuses creating a %s benefit with the message it always had', async (type) => {
+    const response = await org.api('POST', '/benefits/', { type, description: 'Not grantable', properties: {} });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      detail: [{ loc: ['body', 'type'], msg: `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`, type: 'value_error' }],
+    });
+  });
+
+  it('answers an unknown type as before, and still filters by any type REST names', async () => {
+    expect((await org.api('POST', '/benefits/', { type: 'discords', description: 'Not a type', properties: {} })).body).toEqual({
+      detail: [{ loc: ['body', 'type'], msg: 'Value "discords" does not exist in "BenefitType" enum. Did you mean the enum value "discord"?', type: 'value_error' }],
+    });
+    const filtered = await org.api('GET', '/benefits/?type=discord');
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.items).toEqual([]);
+  });
+});
+
+describe('file services over REST', () => {
+  const file = (service: string) => ({
+    organization_id: org.organizationId,
+    name: 'logo.png',
+    mime_type: 'image/png',
+    size: 1,
+    service,
+    upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 1 }] },
+  });
+
+  it.each(['product_media', 'organization_avatar'])('refuses a %s file with the message it always had', async (service) => {
+    const response = await org.api('POST', '/files/', file(service));
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ detail: [{ loc: ['body', 'service'], msg: `Only downloadable files are supported; ${service} files are not.`, type: 'value_error' }] });
+  });
+
+  it('answers an unknown service as before', async () => {
+    expect((await org.api('POST', '/files/', file('avatar'))).body).toEqual({
+      detail: [{ loc: ['body', 'service'], msg: 'Value "avatar" does not exist in "FileService" enum.', type: 'value_error' }],
+    });
+  });
+});
