@@ -205,7 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
       organizationOverrides: organizationOverrides(env),
       perIpPerSecond: integer(env, 'RATE_LIMIT_IP_PER_SECOND', 100, 1, 1_000_000),
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300, 1, 1_000_000),
-      pointsMaximum: integer(env, 'GRAPHQL_POINTS_MAXIMUM', 20_000, 1, 100_000_000),
+      pointsMaximum: integer(env, 'GRAPHQL_POINTS_MAXIMUM', 50_000, 1, 100_000_000),
       pointsRestorePerSecond: integer(env, 'GRAPHQL_POINTS_RESTORE_RATE', 5_000, 1, 100_000_000),
       licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
@@ -214,7 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: trustedProxies(env),
     secretScanningKeys: secretScanningKeys(env),
     graphqlLimits: {
-      maxCost: integer(env, 'GRAPHQL_MAX_COST', 10_000, 1, 100_000_000),
+      maxCost: integer(env, 'GRAPHQL_MAX_COST', 25_000, 1, 100_000_000),
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 100),
       maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 10_000),
       maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),

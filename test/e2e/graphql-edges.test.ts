@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const NESTED = `query ($limit: Int!) { core { customers(limit: $limit, sorting: [email]) { items {
+const NESTED = `query ($limit: Int!) { core { customers(limit: $limit, sorting: [email_asc]) { items {
   email
   orders(first: 10) { totalCount pageInfo { hasNextPage } edges { cursor node { id totalAmount customer { email } items { label productPrice { id ... on ProductPriceFixed { priceAmount } } } } } }
 } } } }`;
@@ -76,7 +76,7 @@ describe("a customer's orders", () => {
   });
 
   it('refuse arguments out of range at the edge, keeping the customers', async () => {
-    const response = await shop.gql(`{ core { customers(limit: 2, sorting: [email]) { items { email orders(first: 101) { totalCount } } } } }`);
+    const response = await shop.gql(`{ core { customers(limit: 2, sorting: [email_asc]) { items { email orders(first: 101) { totalCount } } } } }`);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const items = response.body.data.core.customers.items;
     expect(items.map((c: { email: string }) => c.email)).toEqual(['ann@example.com', 'bob@example.com']);
@@ -96,7 +96,7 @@ describe("a customer's orders", () => {
 
 describe("a customer's other edges", () => {
   it('answer subscriptions, benefit grants and license keys as connections, and an order line its price', async () => {
-    const response = await shop.gql(`{ core { customers(limit: 1, sorting: [email]) { items {
+    const response = await shop.gql(`{ core { customers(limit: 1, sorting: [email_asc]) { items {
       subscriptions { totalCount edges { node { id } } }
       benefitGrants { totalCount edges { node { id } } }
       licenseKeys { totalCount edges { node { id } } }

@@ -65,7 +65,7 @@ describe('the README’s frontend queries at the default limits', () => {
       const body = await ask(token, queries[name].query, variables);
       expect(body.extensions.cost.requestedQueryCost, name).toBe(queries[name].cost);
       expect(body.extensions.cost.actualQueryCost, name).toBeLessThanOrEqual(queries[name].cost);
-      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(20_000);
+      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(50_000);
     }
     const orders = await ask(shop.token, queries["a customer's orders"].query, { id: customerId });
     expect(orders.data.core.customer.orders.edges[0].node.items[0]).toMatchObject({ label: 'Frontend ebook', amount: 1200 });

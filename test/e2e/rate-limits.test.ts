@@ -260,7 +260,7 @@ describe('GraphQL without a token', () => {
     const start = freezeAtWindowStart(server);
     const first = await anonymous(server, shop);
     expect(first.status).not.toBe(429);
-    expect((await first.json()).extensions.cost).toMatchObject({ requestedQueryCost: 11, throttleStatus: { maximumAvailable: 20_000, restoreRate: 5_000 } });
+    expect((await first.json()).extensions.cost).toMatchObject({ requestedQueryCost: 11, throttleStatus: { maximumAvailable: 50_000, restoreRate: 5_000 } });
     expect(first.headers.get('ratelimit-limit')).toBe('5');
     expect(first.headers.get('ratelimit-remaining')).toBe('4');
 

@@ -36,9 +36,9 @@ describe('configuration', () => {
 
   it('limits requests by default, trusts no proxy, and reads overrides and trusted ranges', () => {
     const defaults = loadConfig({});
-    expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, anonymousPerMinute: 300, pointsMaximum: 20_000, pointsRestorePerSecond: 5_000, onStoreFailure: 'open' });
+    expect(defaults.rateLimits).toMatchObject({ enabled: true, perPrincipalPerMinute: 300, perIpPerSecond: 100, licensePerIpPerSecond: 3, anonymousPerMinute: 300, pointsMaximum: 50_000, pointsRestorePerSecond: 5_000, onStoreFailure: 'open' });
     expect(defaults.trustedProxies.check('127.0.0.1', 'ipv4')).toBe(false);
-    expect(defaults.graphqlLimits).toEqual({ maxCost: 10_000, maxDepth: 12, maxAliases: 30, maxTokens: 2000, maxFields: 1000 });
+    expect(defaults.graphqlLimits).toEqual({ maxCost: 25_000, maxDepth: 12, maxAliases: 30, maxTokens: 2000, maxFields: 1000 });
     const id = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
     const config = loadConfig({ RATE_LIMIT_ORGANIZATION_OVERRIDES: `${id.toUpperCase()}=1200`, TRUSTED_PROXIES: '10.0.0.0/8, ::1' });
     expect(config.rateLimits.organizationOverrides.get(id)).toBe(1200);

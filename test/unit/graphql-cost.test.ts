@@ -3,7 +3,7 @@ import { describe, expect, it, test } from 'vitest';
 import { checkNesting, costViolation, countTokens, documentSize, maxDocumentNesting, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
 import { loadConfig } from '../../src/config.ts';
 
-/** The documented defaults: GRAPHQL_MAX_COST 10000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
+/** The documented defaults: GRAPHQL_MAX_COST 25000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
 const defaultCostLimits = loadConfig({}).graphqlLimits;
 import type { OperationCost } from '../../src/graphql/cost.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -150,14 +150,14 @@ describe('operationCost', () => {
 });
 
 describe('costViolation', () => {
-  const within: OperationCost = { cost: 10_000, depth: 12, aliases: 30, tokens: 2000 };
+  const within: OperationCost = { cost: 25_000, depth: 12, aliases: 30, tokens: 2000 };
 
   it('is null within every limit', () => {
     expect(costViolation(within, defaultCostLimits)).toBeNull();
   });
 
   it('names the limit broken and what to change', () => {
-    expect(costViolation({ ...within, cost: 10_001 }, defaultCostLimits)).toMatch(/costs 10001, above the limit of 10000.*limit/);
+    expect(costViolation({ ...within, cost: 25_001 }, defaultCostLimits)).toMatch(/costs 25001, above the limit of 25000.*limit/);
     expect(costViolation({ ...within, depth: 13 }, defaultCostLimits)).toMatch(/13 deep, above the limit of 12/);
     expect(costViolation({ ...within, aliases: 31 }, defaultCostLimits)).toMatch(/31 aliases, above the limit of 30.*split/);
     expect(costViolation({ ...within, tokens: 2001 }, defaultCostLimits)).toMatch(/2001 tokens, above the limit of 2000/);
