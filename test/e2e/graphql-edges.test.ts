@@ -1,7 +1,8 @@
 // Edges between resources: a customer's orders as a connection, an order line's price. A nested
 // page is read with its parents, so the SQL statements a query sends do not grow with its rows:
 // the count is taken for a page of 2 customers and again for a page of 6, with the background
-// workers stopped so that only the request speaks to the database.
+// workers stopped so that only the request speaks to the database. In sandbox, where the test
+// cards pay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
@@ -23,7 +24,7 @@ async function buy(email: string, product = productId) {
 
 beforeAll(async () => {
   server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  shop = await newOrganization(server);
+  shop = await newOrganization(server, 'sandbox');
   productId = (await fixedProduct(shop, 'Edge guide', 700)).id;
   // Six customers: ann with three orders, cy with two, the others with one.
   for (const email of ['ann@example.com', 'ann@example.com', 'ann@example.com', 'bob@example.com', 'cy@example.com', 'cy@example.com', 'di@example.com', 'ed@example.com', 'fay@example.com']) {
@@ -38,7 +39,7 @@ const NESTED = `query ($limit: Int!) { core { customers(limit: $limit, sorting: 
 } } } }`;
 
 async function statementsOf(run: () => Promise<unknown>): Promise<number> {
-  const { database } = server.kassa.environments.production;
+  const { database } = server.kassa.environments.sandbox;
   const before = database.statements();
   await run();
   return database.statements() - before;
@@ -85,7 +86,7 @@ describe("a customer's orders", () => {
   });
 
   it('are null with NOT_PERMITTED for a token that may read customers but not orders, the customers intact', async () => {
-    const customersOnly = graphqlClient(server.base(), await tokenWithScopes(server, shop, ['customers:read']));
+    const customersOnly = graphqlClient(server.base('sandbox'), await tokenWithScopes(server, shop, ['customers:read']));
     const response = await customersOnly(`{ core { customers(limit: 2) { items { email orders { totalCount } } } } }`);
     expect(response.status).toBe(200);
     expect(response.body.data.core.customers.items).toHaveLength(2);
@@ -124,7 +125,7 @@ describe("a customer's other edges", () => {
 describe('a nested page', () => {
   it('sends as many SQL statements for 6 customers and their 9 orders as for 2 customers and their 4', async () => {
     // The workers are stopped so that only the request speaks to the database; nothing runs after this test.
-    const served = server.kassa.environments.production;
+    const served = server.kassa.environments.sandbox;
     await Promise.all([served.jobs.stop(), served.webhooks.stop()]);
     const small = await statementsOf(async () => {
       const response = await shop.gql(NESTED, { limit: 2 });

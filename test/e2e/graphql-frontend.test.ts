@@ -1,6 +1,6 @@
 // The queries a storefront and a customer portal make, as the README shows them, run at the
 // default limits (rate limits on): each answers without errors and is charged the requested cost
-// the README states, then only what its answer holds.
+// the README states, then only what its answer holds. In sandbox, where the test cards pay.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -15,7 +15,7 @@ let customerToken: string;
 let clientSecret: string;
 beforeAll(async () => {
   server = await startTestServer({ RATE_LIMITS: 'on', TEST_CARD_DELAY_MS: '0' });
-  shop = await newOrganization(server);
+  shop = await newOrganization(server, 'sandbox');
   const ebook = await fixedProduct(shop, 'Frontend ebook', 1200);
   const monthly = await fixedProduct(shop, 'Frontend monthly', 500, 'month');
   customerId = (await buy(shop, ebook.id, 'reader@example.com')).customerId;
@@ -36,7 +36,7 @@ function readmeQueries(): Record<string, { query: string; cost: number }> {
 }
 
 async function ask(token: string | null, query: string, variables: Record<string, unknown> = {}) {
-  const response = await fetch(`${server.base()}/graphql`, {
+  const response = await fetch(`${server.base('sandbox')}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),

@@ -1,7 +1,8 @@
 // Global object identification: node(id:) and nodes(ids:) at the query root fetch any resource by
 // its id, and reach exactly what the resource's own lookup reaches. Attacked from every side:
 // another organization's token, the other environment, a token lacking the scope, a customer
-// asking for another customer's order or for organization resources, no token at all.
+// asking for another customer's order or for organization resources, no token at all. The shop
+// sells in sandbox, where the test cards pay; the other environment is production.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
@@ -11,13 +12,13 @@ import { expectStatus } from '../helpers/responses.ts';
 let server: TestServer;
 let shop: Org;
 let rival: Org;
-let sandboxShop: Org;
-const ids = {} as Record<'product' | 'customer' | 'benefit' | 'endpoint' | 'order' | 'otherOrder' | 'rivalProduct' | 'sandboxProduct' | 'organization', string>;
+let productionShop: Org;
+const ids = {} as Record<'product' | 'customer' | 'benefit' | 'endpoint' | 'order' | 'otherOrder' | 'rivalProduct' | 'productionProduct' | 'organization', string>;
 let customerToken: string;
 
 beforeAll(async () => {
   server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  [shop, rival, sandboxShop] = await Promise.all([newOrganization(server), newOrganization(server), newOrganization(server, 'sandbox')]);
+  [shop, rival, productionShop] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox'), newOrganization(server)]);
   const product = await fixedProduct(shop, 'Node guide', 900);
   ids.product = product.id;
   ids.organization = shop.organizationId;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   ids.customer = order.customerId;
   ids.otherOrder = (await buy(shop, product.id, 'someone-else@example.com')).id;
   ids.rivalProduct = (await fixedProduct(rival, 'Rival guide', 900)).id;
-  ids.sandboxProduct = (await fixedProduct(sandboxShop, 'Sandbox guide', 900)).id;
+  ids.productionProduct = (await fixedProduct(productionShop, 'Production guide', 900)).id;
   customerToken = expectStatus(await shop.api('POST', '/customer-sessions/', { customer_id: ids.customer }), 201).token;
 });
 afterAll(() => server?.close());
@@ -60,7 +61,7 @@ describe("an organization's token", () => {
 
   it('answers nodes(ids:) in the order asked, each id it does not reach null with RESOURCE_NOT_FOUND at its index', async () => {
     const response = await shop.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, {
-      ids: [ids.customer, ids.rivalProduct, ids.product, '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d', 'not-an-id', ids.sandboxProduct],
+      ids: [ids.customer, ids.rivalProduct, ids.product, '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d', 'not-an-id', ids.productionProduct],
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data.nodes, JSON.stringify(response.body)).toEqual([{ __typename: 'Customer', id: ids.customer }, null, { __typename: 'Product', id: ids.product }, null, null, null]);
@@ -92,13 +93,13 @@ describe('what node(id:) never reaches', () => {
     await notFound(rival.gql(NODE, { id: ids.customer }));
   });
 
-  it('the other environment: a sandbox token never sees production, nor the reverse', async () => {
-    await notFound(sandboxShop.gql(NODE, { id: ids.product }));
-    await notFound(shop.gql(NODE, { id: ids.sandboxProduct }));
+  it('the other environment: a production token never sees sandbox, nor the reverse', async () => {
+    await notFound(productionShop.gql(NODE, { id: ids.product }));
+    await notFound(shop.gql(NODE, { id: ids.productionProduct }));
   });
 
   it('a resource whose scope the token lacks: NOT_PERMITTED for its own, and RESOURCE_NOT_FOUND for another organization’s', async () => {
-    const productsOnly = graphqlClient(server.base(), await tokenWithScopes(server, shop, ['products:read']));
+    const productsOnly = graphqlClient(server.base('sandbox'), await tokenWithScopes(server, shop, ['products:read']));
     const own = await productsOnly(NODE, { id: ids.customer });
     expect(own.body.data).toEqual({ node: null });
     expect(own.body.errors![0].extensions.code).toBe('NOT_PERMITTED');
@@ -109,7 +110,7 @@ describe('what node(id:) never reaches', () => {
   });
 
   it('for a customer: their own orders as CustomerOrder; not another customer’s, nor organization resources', async () => {
-    const portal = graphqlClient(server.base(), customerToken);
+    const portal = graphqlClient(server.base('sandbox'), customerToken);
     const own = await portal(NODE, { id: ids.order });
     expect(own.body.errors).toBeUndefined();
     expect(own.body.data.node).toEqual({ __typename: 'CustomerOrder', id: ids.order, totalAmount: 900 });
@@ -120,7 +121,7 @@ describe('what node(id:) never reaches', () => {
   });
 
   it('anything without a token: UNAUTHENTICATED', async () => {
-    const response = await graphqlClient(server.base())(NODE, { id: ids.product });
+    const response = await graphqlClient(server.base('sandbox'))(NODE, { id: ids.product });
     expect(response.status).toBe(401);
     expect(response.body.data).toEqual({ node: null });
     expect(response.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
