@@ -381,7 +381,9 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   });
 
   it('refuses a wrong secret, an unknown client and no credentials with invalid_client', async () => {
-    expectInvalidClient(await tokenRequest({ client_id: post.client_id, client_secret: `${post.client_secret!.slice(0, -1)}x` }));
+    // The last character changed to another one (a secret that already ends in x would be unchanged by an x).
+    const changed = `${post.client_secret!.slice(0, -1)}${post.client_secret!.endsWith('x') ? 'y' : 'x'}`;
+    expectInvalidClient(await tokenRequest({ client_id: post.client_id, client_secret: changed }));
     expectInvalidClient(await tokenRequest({ client_id: post.client_id, client_secret: basicClient.client_secret! }));
     expectInvalidClient(await tokenRequest({}, basic(basicClient.client_id, 'wrong')));
     expectInvalidClient(await tokenRequest({ client_id: `service_ci_${'x'.repeat(36)}`, client_secret: post.client_secret! }));
