@@ -55,7 +55,7 @@ export const builder = new SchemaBuilder<{
     authorizeOnSubscribe: true,
     authScopes: ({ principal }) => ({
       principal: (kinds) => (Array.isArray(kinds) ? kinds : [kinds]).includes(principal.kind as PrincipalKind),
-      scope: (scopes) => principal.kind !== 'anonymous' && (Array.isArray(scopes) ? scopes : [scopes]).some((s) => principal.scopes.has(s)),
+      scope: (scopes) => holdsAnyScope(principal, Array.isArray(scopes) ? scopes : [scopes]),
       fullCustomerSession: (required) => !required || (principal.kind === 'customer' && principal.checkoutId === null),
       signedInUser: (required) => !required || (principal.kind === 'user' && principal.credential === 'session'),
     }),
@@ -66,12 +66,26 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** Whether the principal holds any of the scopes: the `scope` rule of every field that declares one. */
+export function holdsAnyScope(principal: Principal, scopes: readonly Scope[]): boolean {
+  return principal.kind !== 'anonymous' && scopes.some((scope) => principal.scopes.has(scope));
+}
+
+/** The sentence a token lacking every one of the scopes is refused with. */
+export function missingScope(scopes: readonly Scope[]): string {
+  return `The access token lacks the required scope: ${scopes.join(' or ')}.`;
+}
+
+/** A canonical UUID (8-4-4-4-12 hex digits, either case), lowercased; null for anything else. */
+export function canonicalUuidOrNull(value: string): string | null {
+  return canonicalUuid.test(value) ? value.toLowerCase() : null;
+}
+
 function describeFailure(failure: AuthFailure): string {
   switch (failure.kind) {
     case AuthScopeFailureType.AuthScope:
       if (failure.scope === 'scope') {
-        const scopes = ([] as string[]).concat(failure.parameter as string | string[]);
-        return `The access token lacks the required scope: ${scopes.join(' or ')}.`;
+        return missingScope(([] as Scope[]).concat(failure.parameter as Scope | Scope[]));
       }
       if (failure.scope === 'signedInUser') {
         return 'Only a signed-in user may do this (a user session), not a personal access token or an OAuth client.';

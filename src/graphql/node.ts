@@ -13,7 +13,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { builder } from './builder.ts';
+import { builder, canonicalUuidOrNull, holdsAnyScope, missingScope } from './builder.ts';
 import { NotPermittedError, RequestValidationError, ResourceNotFoundError, UnauthenticatedError } from './errors.ts';
 
 /** Which surface a loader serves: organization tokens (`core`) or a signed-in customer. */
@@ -54,8 +54,13 @@ export const Node = builder.interfaceRef<object>('Node').implement({
   resolveType: (node) => (node as { [nodeType]?: string })[nodeType],
 });
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const maxNodes = 100;
+
+/** An id as the tables hold it: a UUID in either case is lowercased, as the UUID scalar does; anything else is kept, to be not found. */
+function asNodeId(id: string | number): string {
+  const text = String(id);
+  return canonicalUuidOrNull(text) ?? text;
+}
 
 function surfaceOf(ctx: Context): NodeSurface {
   switch (ctx.principal.kind) {
@@ -71,7 +76,7 @@ function surfaceOf(ctx: Context): NodeSurface {
 /** Which of `loaders` holds each id: one indexed query per table, whatever the number of ids. */
 async function locate(ctx: Context, ids: string[], candidates: NodeLoader[]): Promise<Map<string, NodeLoader>> {
   const found = new Map<string, NodeLoader>();
-  const canonical = ids.filter((id) => uuid.test(id));
+  const canonical = ids.filter((id) => canonicalUuidOrNull(id) === id);
   if (!canonical.length) return found;
   const models = [...new Set(candidates.map((loader) => loader.model))];
   const owners = await Promise.all(
@@ -87,11 +92,6 @@ async function locate(ctx: Context, ids: string[], candidates: NodeLoader[]): Pr
   return found;
 }
 
-function permits(ctx: Context, scopes: readonly Scope[] | undefined): boolean {
-  if (!scopes) return true;
-  return ctx.principal.kind !== 'anonymous' && scopes.some((scope) => ctx.principal.kind !== 'anonymous' && ctx.principal.scopes.has(scope));
-}
-
 async function loadNode(ctx: Context, id: string, loader: NodeLoader | undefined, info: GraphQLResolveInfo): Promise<object> {
   if (!loader) throw new ResourceNotFoundError(`No node has the id ${JSON.stringify(id.slice(0, 64))}.`);
   // The lookup decides first, so a missing scope is told only of what the caller's organization holds.
@@ -100,7 +100,7 @@ async function loadNode(ctx: Context, id: string, loader: NodeLoader | undefined
     if (error instanceof ResourceNotFoundError) throw new ResourceNotFoundError(`No node has the id ${JSON.stringify(id)}.`);
     throw error;
   });
-  if (!permits(ctx, loader.scopes)) throw new NotPermittedError(`The access token lacks the required scope: ${loader.scopes!.join(' or ')}.`);
+  if (loader.scopes && !holdsAnyScope(ctx.principal, loader.scopes)) throw new NotPermittedError(missingScope(loader.scopes));
   const typename = loader.objectType?.(row) ?? loader.typeName;
   return Object.assign(row, { [nodeType]: typename });
 }
@@ -115,7 +115,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, { id }, ctx, info) => {
       const surface = surfaceOf(ctx);
       const candidates = loaders.filter((loader) => loader.surface === surface);
-      const text = String(id);
+      const text = asNodeId(id);
       const located = await locate(ctx, [text], candidates);
       return loadNode(ctx, text, located.get(text), info);
     },
@@ -128,7 +128,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, { ids }, ctx, info) => {
       const surface = surfaceOf(ctx);
       if (ids.length > maxNodes) throw RequestValidationError.at(['ids'], `List should have at most ${maxNodes} items after validation, not ${ids.length}`, 'too_long');
-      const texts = ids.map(String);
+      const texts = ids.map(asNodeId);
       const candidates = loaders.filter((loader) => loader.surface === surface);
       const located = await locate(ctx, texts, candidates);
       // Each item fails on its own: an error in the list is null with the error at its index.

@@ -142,6 +142,9 @@ interface RelationArgs {
   after?: string | null;
 }
 
+/** A related connection's arguments as a list's: forward only, `first` being the page size. */
+const asPageArgs = (args: RelationArgs) => ({ page: 1, limit: args.first, first: args.first, after: args.after });
+
 /**
  * The rows of a related page, for the parent's query: read with the parent, in the same
  * statement, for every parent of a page at once. Arguments out of range read nothing here and
@@ -149,7 +152,7 @@ interface RelationArgs {
  */
 export function relationWindow(args: RelationArgs): { skip: number; take: number } {
   try {
-    return cursorWindow({ page: 1, limit: args.first, first: args.first, after: args.after }, null);
+    return cursorWindow(asPageArgs(args), null);
   } catch {
     return { skip: 0, take: 0 };
   }
@@ -157,7 +160,7 @@ export function relationWindow(args: RelationArgs): { skip: number; take: number
 
 /** The page of related rows the parent's query read; throws a 422 for arguments out of range. */
 export function relationPage<T>(items: T[], total: number, args: RelationArgs): Page<T> {
-  const { skip } = cursorWindow({ page: 1, limit: args.first, first: args.first, after: args.after }, null);
+  const { skip } = cursorWindow(asPageArgs(args), null);
   return { items, pagination: { totalCount: total, maxPage: args.first > 0 ? Math.ceil(total / args.first) : 0 }, offset: skip };
 }
 

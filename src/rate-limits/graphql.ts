@@ -14,6 +14,7 @@ import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
 import { checkNesting, costViolation, documentSize, maxDocumentNesting, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
 import { rateLimitHeaders, type LimitState, type RateLimiter } from './limiter.ts';
+import { RedisUnavailableError, type BucketCharge } from './store.ts';
 
 /** What the HTTP layer hands a GraphQL request: the environment's limiter, the client, and the latest limit state. */
 export interface RateMeter {
@@ -90,7 +91,6 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       }
       // With the limits off nothing is counted, and nothing is reported.
       if (!points) return;
-      let throttle: ThrottleStatus | null = null;
       const now = ctx.now().getTime();
       const licenses = licenseCalls(args.document, args.operationName);
       const anonymous = ctx.principal.kind === 'anonymous';
@@ -107,7 +107,9 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       let taken: Awaited<ReturnType<typeof limiter.take>>;
       try {
         taken = await limiter.take(points, cost.cost, now);
-      } catch {
+      } catch (error) {
+        // Failing closed: the store cannot be reached. Anything else is a fault, left to masking.
+        if (!(error instanceof RedisUnavailableError)) throw error;
         return setResultAndStopExecution(unavailable());
       }
       if (taken && !taken.allowed) {
@@ -115,9 +117,9 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
         const wait = Math.max(1, Math.ceil((cost.cost - taken.available) / points.restorePerSecond));
         const message = `Throttled: the query costs ${cost.cost} points and ${taken.available} of ${points.capacity} are available, restored at ${points.restorePerSecond} a second. Retry after ${wait} second${wait === 1 ? '' : 's'}.`;
         const result = refusal(message, 'THROTTLED', 429, { 'retry-after': String(wait) });
-        return setResultAndStopExecution({ ...result, extensions: { cost: costExtension(cost.cost, 0, { maximumAvailable: points.capacity, currentlyAvailable: taken.available, restoreRate: points.restorePerSecond }) } });
+        return setResultAndStopExecution({ ...result, extensions: { cost: costExtension(cost.cost, 0, throttleStatus(points, taken.available)) } });
       }
-      if (taken) throttle = { maximumAvailable: points.capacity, currentlyAvailable: taken.available, restoreRate: points.restorePerSecond };
+      let throttle = taken ? throttleStatus(points, taken.available) : null;
       return {
         async onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
           if (Symbol.asyncIterator in result) return;
@@ -127,7 +129,7 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
             // What the operation did not use goes back; what it used beyond the estimate (a list
             // without a bound that held more than assumed) is taken, as the work is done.
             const settled = await limiter.take(points, actual - cost.cost, ctx.now().getTime(), true).catch(() => null);
-            if (settled) throttle = { ...throttle, currentlyAvailable: settled.available };
+            if (settled) throttle = throttleStatus(points, settled.available);
           }
           setResult({ ...result, extensions: { ...result.extensions, cost: costExtension(cost.cost, actual, throttle) } });
         },
@@ -146,6 +148,10 @@ interface ThrottleStatus {
   maximumAvailable: number;
   currentlyAvailable: number;
   restoreRate: number;
+}
+
+function throttleStatus(bucket: BucketCharge, available: number): ThrottleStatus {
+  return { maximumAvailable: bucket.capacity, currentlyAvailable: available, restoreRate: bucket.restorePerSecond };
 }
 
 function costExtension(requested: number, actual: number, throttleStatus: ThrottleStatus | null) {

@@ -57,6 +57,8 @@ describe("an organization's token", () => {
     expect(await asked(ids.endpoint)).toEqual({ __typename: 'WebhookEndpoint', id: ids.endpoint, url: 'https://example.com/hook' });
     expect(await asked(ids.order)).toEqual({ __typename: 'Order', id: ids.order, totalAmount: 900, customer: { email: 'buyer@example.com' } });
     expect(await asked(ids.organization)).toMatchObject({ __typename: 'Organization', id: ids.organization });
+    // An id in capitals is the same id, as the UUID arguments of the lookups take it.
+    expect(await asked(ids.product.toUpperCase())).toMatchObject({ __typename: 'Product', id: ids.product });
   });
 
   it('answers nodes(ids:) in the order asked, each id it does not reach null with RESOURCE_NOT_FOUND at its index', async () => {
