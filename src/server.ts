@@ -14,7 +14,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
-import { graphqlAnswerType, inOrderOfPreference } from './graphql/media-types.ts';
+import { graphqlAnswerType, inOrderOfPreference, prefersHtml } from './graphql/media-types.ts';
 import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
@@ -280,8 +280,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       return pipeline(Readable.from(download.chunks), res);
     }
     const isGraphQL = path === '/v1/graphql';
-    if (isGraphQL && req.method === 'GET' && /text\/html/i.test(req.headers.accept ?? '')) {
-      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`));
+    if (isGraphQL && (req.method === 'GET' || req.method === 'HEAD') && prefersHtml(singleHeader(req, 'accept'))) {
+      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`), req.method === 'HEAD');
     }
     if (path.startsWith(`/v1/${graphiqlAssetPrefix}`) && (req.method === 'GET' || req.method === 'HEAD')) {
       const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));

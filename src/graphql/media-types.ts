@@ -56,3 +56,9 @@ export function graphqlAnswerType(accept: string | undefined): string {
   }
   return 'application/json; charset=utf-8';
 }
+
+/** Whether the client weighs HTML highest (a browser opening the endpoint): it is shown GraphiQL. */
+export function prefersHtml(accept: string | undefined): boolean {
+  const [first] = mediaRanges(inOrderOfPreference(accept ?? '') ?? '');
+  return first?.type === 'text/html';
+}

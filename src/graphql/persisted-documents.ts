@@ -7,10 +7,11 @@
 //
 // Invariants:
 // - A hash only ever names the text whose SHA-256 it is: a text sent with another hash is refused.
-// - A document is registered only once it has parsed and validated, every limit of the pipeline
-//   applied; a hash-only request then goes through the same limits again (tokens and nesting at
-//   parse, fields at validation, cost, depth, aliases and the rate limits before execution), since
-//   what runs is the text, set as the request's query.
+// - A document is registered once it has parsed and validated (the limits of parsing and
+//   validation applied: tokens, nesting, fields); the limits checked before execution (cost,
+//   depth, aliases, rate limits) apply to every request that runs it, by text or by hash alike,
+//   since what runs is the text, set as the request's query. A document over the cost limit may
+//   so be registered, and is refused each time it is asked for.
 // - Each environment has its own store, bounded by count and by bytes, least recently used first.
 // - With trusted documents only, no client registers anything, and a document not in the list is
 //   refused, whether sent by hash or as text. The REST routes and hosted pages run their operations

@@ -65,6 +65,10 @@ function loadAssets(): Promise<Assets> {
     const all = [script, style, favicon, ...Object.values(workers)];
     return { byName: new Map(all.map((a) => [a.name, a])), script, style, favicon };
   });
+  // A failed load is not kept: the next visit tries again rather than failing until a restart.
+  loaded.catch(() => {
+    loaded = undefined;
+  });
   return loaded;
 }
 
@@ -134,7 +138,11 @@ export async function graphiqlAsset(name: string, acceptEncoding: string | undef
   };
   if (ifNoneMatch === found.etag) return { status: 304, headers, body: Buffer.alloc(0) };
   if (/\bgzip\b/i.test(acceptEncoding ?? '') && found.body.length > 1024) {
-    found.gzip ??= gzipped(found.body);
+    // A failed compression is not kept: the next request tries again.
+    found.gzip ??= gzipped(found.body).catch((error: unknown) => {
+      found.gzip = undefined;
+      throw error;
+    });
     return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await found.gzip };
   }
   return { status: 200, headers, body: found.body };

@@ -11,7 +11,6 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
   GraphQLEnumType,
-  GraphQLError,
   GraphQLInputObjectType,
   GraphQLList,
   GraphQLNonNull,

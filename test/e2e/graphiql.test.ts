@@ -114,6 +114,19 @@ describe('the GraphiQL page', () => {
     expect(json.status).toBe(200);
     expect(await json.json()).toEqual({ data: { __typename: 'Query' } });
   });
+
+  test('is shown only to a client that weighs HTML highest, and answers HEAD with its headers alone', async () => {
+    const url = `${server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const refusedHtml = await fetch(url, { headers: { accept: 'text/html;q=0, application/json' } });
+    expect(refusedHtml.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await refusedHtml.json()).toEqual({ data: { __typename: 'Query' } });
+    const jsonFirst = await fetch(url, { headers: { accept: 'application/json, text/html;q=0.5' } });
+    expect(jsonFirst.headers.get('content-type')).toMatch(/^application\/json/);
+    const head = await fetch(`${server.base()}/graphql`, { method: 'HEAD', headers: { accept: 'text/html' } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await head.text()).toBe('');
+  });
 });
 
 describe('GraphiQL in Chromium, offline, with the CSP enforced', () => {
