@@ -57,6 +57,11 @@ export interface Context {
   now(): Date;
   /** Set for a GraphQL request over HTTP: its operation is charged by cost (REST is charged per request). */
   rateLimit?: RateMeter;
+  /**
+   * Set by REST: input values its wire format names that GraphQL does not offer, by input path
+   * (`input.recurringInterval`). The operation saw a stand-in; see graphql/wire-values.ts.
+   */
+  wireOnlyValues?: ReadonlyMap<string, string>;
 }
 
 /** Request-scoped values the logger stamps on every line written while serving the request. */

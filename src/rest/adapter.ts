@@ -20,7 +20,7 @@ import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedE
 import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
 import { fromWire, graphqlEnumValues, snakeCase, toWire } from './wire.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
-import { RefusedWireValueError } from '../graphql/wire-values.ts';
+import { inputPathKey, WireOnlyValueError } from '../graphql/wire-values.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';
 import { nestingIssue, tooDeepAt } from '../graphql/nesting.ts';
 
@@ -83,9 +83,9 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
       body = parsed.value;
     }
     const variables: Record<string, unknown> = {};
-    // Wire values GraphQL no longer offers were refused by the operation, after the input was read:
-    // they are reported as then, only when reading the input found nothing else.
-    const refusals = new ValidationIssues();
+    // Wire values GraphQL does not offer reach the operation as their stand-in; the service finds
+    // the value sent in the context and refuses it among the request's other faults.
+    const wireOnly = new Map<string, string>();
     for (const binding of route.variables) {
       const raw =
         binding.source === 'path'
@@ -110,8 +110,10 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
           // graphql-js reports a missing field at its parent; the client wants the field itself.
           const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(error.message);
           if (missing) issues.add([...loc, snakeCase(missing[1])], 'Field required', 'missing');
-          else if (error instanceof RefusedWireValueError) refusals.add(loc, error.message);
-          else issues.add(loc, error.message, 'value_error');
+          else if (error instanceof WireOnlyValueError) {
+            wireOnly.set(inputPathKey([binding.name, ...path]), error.value);
+            setAt(raw, path, error.standIn);
+          } else issues.add(loc, error.message, 'value_error');
         });
       } catch (error) {
         if (error !== tooManyIssues) throw error;
@@ -121,14 +123,19 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
       variables[binding.name] = graphqlEnumValues(raw, binding.type);
     }
     if (issues.list.length) return validationResponse(issues.list);
-    if (refusals.list.length) return validationResponse(refusals.list);
 
-    const result = await run(route.document, variables, context);
+    const result = await run(route.document, variables, wireOnly.size ? { ...context, wireOnlyValues: wireOnly } : context);
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);
     if (route.status === 204) return { status: 204 };
     const value = resultAt(result.data, route.resultPath);
     return { status: route.status, body: toWire(value, route.shape) };
   };
+}
+
+/** Puts `value` at `path` inside a variable's value read from the wire (a path graphql-js gave). */
+function setAt(root: unknown, path: readonly (string | number)[], value: unknown): void {
+  const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], root);
+  (parent as Record<string | number, unknown>)[path[path.length - 1]] = value;
 }
 
 /** Why the principal may not call the route's surface at all, answered as GraphQL would answer it. */

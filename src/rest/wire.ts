@@ -28,7 +28,7 @@ import {
   Kind,
 } from 'graphql';
 import type { Loc } from '../graphql/errors.ts';
-import { enumWire, RefusedWireValueError, refusedWireValues } from '../graphql/wire-values.ts';
+import { enumWire, WireOnlyValueError, wireOnlyValues, type WireOnlyValues } from '../graphql/wire-values.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -188,8 +188,8 @@ function restInputObject(type: GraphQLInputObjectType): GraphQLInputType {
   let changed = false;
   const fields = Object.fromEntries(
     Object.entries(config.fields).map(([name, field]) => {
-      const refused = refusedWireValues(field.extensions);
-      const fieldType = refused ? refusing(restInputType(field.type), refused) : restInputType(field.type);
+      const wireOnly = wireOnlyValues(field.extensions);
+      const fieldType = wireOnly ? standingIn(restInputType(field.type), wireOnly) : restInputType(field.type);
       if (fieldType !== field.type) changed = true;
       return [name, { ...field, type: fieldType }];
     }),
@@ -197,12 +197,12 @@ function restInputObject(type: GraphQLInputObjectType): GraphQLInputType {
   return changed ? new GraphQLInputObjectType({ ...config, fields }) : type;
 }
 
-/** `type` with its leaf refusing the given wire values, each with its message. */
-function refusing(type: GraphQLInputType, refused: Record<string, string>): GraphQLInputType {
-  if (isNonNullType(type)) return new GraphQLNonNull(refusing(type.ofType, refused) as GraphQLNullableType & GraphQLInputType);
-  if (isListType(type)) return new GraphQLList(refusing(type.ofType, refused));
+/** `type` with its leaf reporting each wire-only value, for the REST adapter to send the stand-in. */
+function standingIn(type: GraphQLInputType, wireOnly: WireOnlyValues): GraphQLInputType {
+  if (isNonNullType(type)) return new GraphQLNonNull(standingIn(type.ofType, wireOnly) as GraphQLNullableType & GraphQLInputType);
+  if (isListType(type)) return new GraphQLList(standingIn(type.ofType, wireOnly));
   const check = (value: unknown) => {
-    if (typeof value === 'string' && Object.hasOwn(refused, value)) throw new RefusedWireValueError(refused[value]);
+    if (typeof value === 'string' && wireOnly.values.includes(value)) throw new WireOnlyValueError(value, wireOnly.standIn);
   };
   if (isEnumType(type)) {
     // Still an enum, so values it does not know get graphql-js' own message, as before.
@@ -217,7 +217,7 @@ function refusing(type: GraphQLInputType, refused: Record<string, string>): Grap
     const config = type.toConfig();
     return new GraphQLScalarType({ ...config, parseValue: (value) => (check(value), config.parseValue!(value)) });
   }
-  throw new Error(`refusedWireValues on ${String(type)}: only a leaf input can refuse values`);
+  throw new Error(`wireOnlyValues on ${String(type)}: only a leaf input can take them`);
 }
 
 /**

@@ -1,10 +1,10 @@
 // REST keeps its own spelling and its own errors where the GraphQL schema's enums differ from the
 // wire: sort orders are `-created_at` on REST and `created_at_desc` in GraphQL, and the `day` and
 // `week` intervals GraphQL no longer offers are still refused by REST with the messages it always
-// gave. The bodies below are exact.
+// gave, in the order it gave them among a request's other faults. The bodies below are exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 
 let server: TestServer;
 let org: Org;
@@ -65,6 +65,63 @@ describe('refused wire values among other faults', () => {
     const response = await org.api('POST', '/products/', { name: 'Interval', recurring_interval: 'day', colour: 'red', prices: [{ amount_type: 'free' }] });
     expect(response.status).toBe(422);
     expect(response.body).toEqual({ detail: [{ loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+  });
+});
+
+describe('wire-only values among the rules the service checks', () => {
+  const unknownId = '00000000-0000-4000-8000-000000000000';
+
+  it('answers an unknown product 404 before looking at the interval', async () => {
+    const response = await org.api('PATCH', `/products/${unknownId}`, { recurring_interval: 'day' });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'ResourceNotFound', detail: 'Product not found.' });
+  });
+
+  it('answers a token without the scope 403 before looking at the value', async () => {
+    const reader = restClient(`${server.url}/v1`, await tokenWithScopes(server, org, ['products:read', 'benefits:read', 'files:read']));
+    const id = (await org.api('GET', '/products/?sorting=name')).body.items[0].id;
+    for (const [method, path, body] of [
+      ['POST', '/products/', { name: 'Daily', recurring_interval: 'day', prices: [{ amount_type: 'free' }] }],
+      ['PATCH', `/products/${id}`, { recurring_interval: 'week' }],
+      ['POST', '/benefits/', { type: 'discord', description: 'Chat access', properties: {} }],
+    ] as const) {
+      const response = await reader(method, path, body);
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.body.error).toBe('NotPermitted');
+    }
+    expect((await org.api('GET', '/products/?sorting=name')).body.items.map((item: { name: string }) => item.name)).toEqual(['Cheap', 'Dear', 'Middle']);
+  });
+
+  it('lists the refused value with every other fault of the body, in the order it always had', async () => {
+    const created = await org.api('POST', '/products/', { name: 'ab', recurring_interval: 'day', prices: [{ amount_type: 'fixed', price_amount: -1, price_currency: 'usd' }] });
+    expect(created.status).toBe(422);
+    expect(created.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'name'], ['body', 'recurring_interval'], ['body', 'prices', 0, 'price_amount']]);
+    expect(created.body.detail[1].msg).toBe('Recurring products bill monthly or yearly: use month or year.');
+
+    const id = (await org.api('GET', '/products/?sorting=name')).body.items[0].id;
+    const updated = await org.api('PATCH', `/products/${id}`, { name: 'ab', recurring_interval: 'week' });
+    expect(updated.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'name'], ['body', 'recurring_interval']]);
+
+    const benefit = await org.api('POST', '/benefits/', { type: 'meter_credit', description: 'ab', properties: {} });
+    expect(benefit.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'description'], ['body', 'type']]);
+
+    const file = await org.api('POST', '/files/', {
+      organization_id: org.organizationId,
+      name: 'logo.png',
+      mime_type: 'not a type',
+      size: 1,
+      service: 'product_media',
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 1 }] },
+    });
+    expect(file.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'service'], ['body', 'mime_type']]);
+  });
+
+  it('changes nothing: no product, benefit or file is created with the stand-in', async () => {
+    const before = await org.api('GET', '/products/?limit=100');
+    await org.api('POST', '/products/', { name: 'Weekly', recurring_interval: 'week', prices: [{ amount_type: 'free' }] });
+    await org.api('POST', '/benefits/', { type: 'discord', description: 'Chat access', properties: {} });
+    expect((await org.api('GET', '/products/?limit=100')).body.pagination.total_count).toBe(before.body.pagination.total_count);
+    expect((await org.api('GET', '/benefits/')).body.items).toEqual([]);
   });
 });
 

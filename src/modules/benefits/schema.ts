@@ -6,7 +6,7 @@ import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graph
 import { Node, registerNode } from '../../graphql/node.ts';
 import type { Context } from '../../context.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
-import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
+import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationQuery, relationWindow } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -43,10 +43,8 @@ const restBenefitType = new GraphQLEnumType({
   description: benefitTypeDescription,
   values: { custom: {}, discord: {}, github_repository: {}, downloadables: {}, license_keys: {}, meter_credit: {} } satisfies Record<BenefitTypes, object>,
 });
-const ungrantable = (['discord', 'github_repository', 'meter_credit'] as const).map((type) => [
-  type,
-  `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`,
-]);
+// REST still takes the types Kassa cannot grant, for the service to refuse them.
+const ungrantable = wireOnlyExtension(['discord', 'github_repository', 'meter_credit'], 'custom');
 export const GrantableBenefitType = builder.enumType('GrantableBenefitType', {
   description: 'The types of benefit Kassa can grant, so the types a new benefit may have.',
   values: grantable,
@@ -259,7 +257,7 @@ const BenefitCreateInput = builder.inputType('BenefitCreateInput', {
       type: GrantableBenefitType,
       required: true,
       description: 'What the benefit gives; fixed once created.',
-      extensions: refusedExtension(Object.fromEntries(ungrantable)),
+      extensions: ungrantable,
     }),
     description: t.string({ required: true, description: '3 to 42 characters, shown to customers.' }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),

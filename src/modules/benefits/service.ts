@@ -8,6 +8,7 @@ import type { BenefitType, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { NotPermittedError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
+import { wireOnlyValue } from '../../graphql/wire-values.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { enqueueJob } from '../../jobs/runner.ts';
@@ -99,7 +100,8 @@ export async function createBenefit(ctx: Context, input: BenefitCreateInput, que
   const organizationId = owningOrganization(ctx, input.organizationId, ['input', 'organizationId']);
   const issues = new ValidationIssues();
   checkDescription(issues, input.description);
-  const properties = await storedProperties(ctx.prisma, organizationId, input.type, input.properties, issues);
+  const type = (wireOnlyValue(ctx, ['input', 'type']) as BenefitType | undefined) ?? input.type;
+  const properties = await storedProperties(ctx.prisma, organizationId, type, input.properties, issues);
   issues.throwIfAny();
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;

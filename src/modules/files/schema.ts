@@ -1,5 +1,5 @@
 import { GraphQLEnumType } from 'graphql';
-import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
+import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -35,9 +35,8 @@ export const FileService = builder.enumType('FileService', {
   },
   extensions: wireExtension(restFileService),
 });
-const refusedServices = refusedExtension(
-  Object.fromEntries((['product_media', 'organization_avatar'] as const).map((service) => [service, `Only downloadable files are supported; ${service} files are not.`])),
-);
+// REST still takes the services Kassa does not serve, for the service to refuse them.
+const refusedServices = wireOnlyExtension(['product_media', 'organization_avatar'], 'downloadable');
 
 export const FileLink = builder.objectRef<SignedLink>('FileLink').implement({
   description: 'A signed link that works until expiresAt; send the headers with the request.',

@@ -11,6 +11,7 @@ import { reach } from '../../auth/reach.ts';
 import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type Page, type PageArgs } from '../../graphql/pagination.ts';
+import { wireOnlyValue } from '../../graphql/wire-values.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 
 /** The largest file Kassa takes, in bytes. */
@@ -139,10 +140,10 @@ function checkPartsCoverFile(input: FileCreateInput, issues: ValidationIssues): 
   if (covered !== input.size) issues.add(loc, `The parts cover ${covered} bytes but the file has ${input.size} (chunk_end is exclusive).`, 'value_error');
 }
 
-function checkFileCreate(input: FileCreateInput): void {
+function checkFileCreate(input: FileCreateInput, service: string): void {
   const issues = new ValidationIssues();
-  if (input.service !== 'downloadable') {
-    issues.add(['input', 'service'], `Only downloadable files are supported; ${input.service} files are not.`, 'value_error');
+  if (service !== 'downloadable') {
+    issues.add(['input', 'service'], `Only downloadable files are supported; ${service} files are not.`, 'value_error');
   }
   checkName(input.name, ['input', 'name'], issues);
   if (!mimeTypePattern.test(input.mimeType)) issues.add(['input', 'mimeType'], 'Give a media type such as application/pdf.', 'value_error');
@@ -166,7 +167,7 @@ function partLink(ctx: Context, key: Buffer, fileId: string, part: FileCreatePar
 
 export async function createFile(ctx: Context, input: FileCreateInput): Promise<FileUpload> {
   const organizationId = owningOrganization(ctx, input.organizationId, ['input', 'organizationId']);
-  checkFileCreate(input);
+  checkFileCreate(input, wireOnlyValue(ctx, ['input', 'service']) ?? input.service);
   const id = randomUUID();
   const parts = [...input.upload.parts].sort((a, b) => a.number - b.number);
   const file = await ctx.prisma.$transaction(async (tx) => {

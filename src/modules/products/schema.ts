@@ -1,7 +1,7 @@
 import { GraphQLEnumType } from 'graphql';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
-import { refusedExtension, wireExtension } from '../../graphql/wire-values.ts';
+import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -11,8 +11,8 @@ import { createProduct, getProduct, listProducts, productSortProperties, updateP
 
 const recurringIntervalDescription = 'How often a recurring product bills. Products bill monthly or yearly.';
 // REST still checks the interval against every value the wire format names (`day` and `week`
-// too), so an unknown one gets the same error as before; the product inputs refuse those two
-// with their own message (refusedIntervals below).
+// too), so an unknown one gets the same error as before; the product inputs take those two from
+// REST only for the service to refuse them with their own message (wireOnlyIntervals below).
 const restRecurringInterval = new GraphQLEnumType({
   name: 'RecurringInterval',
   description: recurringIntervalDescription,
@@ -33,8 +33,8 @@ export const RecurringInterval = builder.enumType('RecurringInterval', {
 export function billingInterval<I extends RecurringIntervals | null>(interval: I) {
   return interval as Exclude<I, 'day' | 'week'>;
 }
-/** The REST answer to a `day` or `week` interval, which no product may have. */
-const refusedIntervals = (message: string) => refusedExtension({ day: message, week: message });
+/** REST still takes `day` and `week`, which no product may have; the service refuses them. */
+const wireOnlyIntervals = wireOnlyExtension(['day', 'week'], 'month');
 
 export const PriceAmountType = builder.enumType('PriceAmountType', {
   description: 'How the amount of a price is set.',
@@ -178,7 +178,7 @@ const ProductCreateInput = builder.inputType('ProductCreateInput', {
     recurringInterval: t.field({
       type: RecurringInterval,
       description: 'month or year for a subscription; null for a one-time purchase.',
-      extensions: refusedIntervals('Recurring products bill monthly or yearly: use month or year.'),
+      extensions: wireOnlyIntervals,
     }),
     prices: t.field({ type: [ProductPriceInput], required: true, description: 'Exactly one price: fixed, custom or free.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
@@ -196,7 +196,7 @@ const ProductUpdateInput = builder.inputType('ProductUpdateInput', {
     recurringInterval: t.field({
       type: RecurringInterval,
       description: 'Cannot change once set: only the current value is accepted.',
-      extensions: refusedIntervals("A product's recurring interval cannot be changed once set; create a new product instead."),
+      extensions: wireOnlyIntervals,
     }),
     isArchived: t.boolean({ description: 'true archives the product (no new purchases); false offers it again.' }),
     prices: t.field({ type: [ProductPriceInput], description: 'The new live prices, exactly one. A price not kept is archived.' }),

@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
+import { wireOnlyValue } from '../../graphql/wire-values.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
@@ -189,7 +190,10 @@ export async function getProduct(ctx: Context, id: string, query: object) {
 export async function createProduct(ctx: Context, input: ProductCreateInput, query: object) {
   const issues = new ValidationIssues();
   checkCommonFields(issues, input);
-  const interval = input.recurringInterval ?? null;
+  const interval = (wireOnlyValue(ctx, ['input', 'recurringInterval']) as Interval | undefined) ?? input.recurringInterval ?? null;
+  if (interval === 'day' || interval === 'week') {
+    issues.add(['input', 'recurringInterval'], 'Recurring products bill monthly or yearly: use month or year.');
+  }
   const plan = planPrices(issues, input.prices, interval, null);
   let organizationId = '';
   try {
@@ -225,7 +229,8 @@ export async function updateProduct(ctx: Context, id: string, input: ProductUpda
 
     const issues = new ValidationIssues();
     checkCommonFields(issues, input);
-    if (input.recurringInterval !== undefined && input.recurringInterval !== product.recurringInterval) {
+    const interval = wireOnlyValue(ctx, ['input', 'recurringInterval']) ?? input.recurringInterval;
+    if (interval !== undefined && interval !== product.recurringInterval) {
       issues.add(['input', 'recurringInterval'], "A product's recurring interval cannot be changed once set; create a new product instead.");
     }
     const plan = input.prices ? planPrices(issues, input.prices, product.recurringInterval, new Set(product.prices.map((p) => p.id))) : null;
