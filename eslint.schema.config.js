@@ -75,6 +75,19 @@ export default [
           'InterfaceTypeDefinition,InterfaceTypeExtension': { forbiddenPrefixes: ['Interface'], forbiddenSuffixes: ['Interface'] },
           'UnionTypeDefinition,UnionTypeExtension': { forbiddenPrefixes: ['Union'], forbiddenSuffixes: ['Union'] },
           'ObjectTypeDefinition,ObjectTypeExtension': { forbiddenPrefixes: ['Type'], forbiddenSuffixes: ['Type'] },
+          // A mutation is named resource first, then one verb of a closed set (`productCreate`,
+          // `webhookEndpointRotateSecret`), so related mutations sort together and read alike.
+          // `core` and `customerPortal` group the surfaces; deprecated first names stay until clients move.
+          'FieldDefinition[parent.name.value=/Mutation$/]': {
+            style: 'camelCase',
+            requiredPattern:
+              /^(core|customerPortal|signIn|signOut|[a-z][A-Za-z0-9]*(Create|Update|Delete|Revoke|Cancel|Confirm|Generate|Activate|Deactivate|Validate|Verify|Redeliver|RotateSecret|UploadComplete))$/,
+            ignorePattern: '^(fileUploaded|webhookEndpointResetSecret)$',
+          },
+          // A list of a resource is its plural; a lookup its singular; both resource-first.
+          'FieldDefinition[parent.name.value=/Query$/]': { forbiddenPrefixes: ['get', 'list', 'find', 'all'] },
+          // Input types end in Input.
+          'InputObjectTypeDefinition': { requiredPattern: /Input$/ },
         },
       ],
     },

@@ -561,11 +561,20 @@ describe('files through GraphQL', () => {
     const put = await fetch(file.upload.parts[0].url, { method: 'PUT', body: new Uint8Array(bytes) });
     expect(put.status).toBe(200);
     const done = await org.gql(
-      `mutation ($id: UUID!, $input: FileUploadCompletedInput!) { core { fileUploaded(id: $id, input: $input) { id isUploaded checksumSha256Hex } } }`,
+      `mutation ($id: UUID!, $input: FileUploadCompletedInput!) { core { fileUploadComplete(id: $id, input: $input) { id isUploaded checksumSha256Hex } } }`,
       { id: file.id, input: { id: file.upload.id, path: file.upload.path, parts: [{ number: 1, checksumEtag: put.headers.get('etag') }] } },
     );
     expect(done.body.errors).toBeUndefined();
-    expect(done.body.data.core.fileUploaded).toEqual({ id: file.id, isUploaded: true, checksumSha256Hex: createHash('sha256').update(bytes).digest('hex') });
+    const uploaded = { id: file.id, isUploaded: true, checksumSha256Hex: createHash('sha256').update(bytes).digest('hex') };
+    expect(done.body.data.core.fileUploadComplete).toEqual(uploaded);
+    // Under its deprecated first name, completing again returns the file as it is.
+    const again = await org.gql(
+      `mutation ($id: UUID!, $input: FileUploadCompletedInput!) { core { fileUploaded(id: $id, input: $input) { id isUploaded checksumSha256Hex } } }`,
+      { id: file.id, input: { id: file.upload.id, path: file.upload.path, parts: [{ number: 1, checksumEtag: put.headers.get('etag') }] } },
+    );
+    expect(again.body.data.core.fileUploaded).toEqual(uploaded);
+    const byId = await org.gql('query ($id: [UUID!]) { core { files(id: $id) { items { id } } } }', { id: [file.id, '00000000-0000-4000-8000-000000000000'] });
+    expect(byId.body.data.core.files.items).toEqual([{ id: file.id }]);
     const list = await org.gql('{ core { files { items { id name } pagination { totalCount } } } }');
     expect(list.body.data.core.files).toEqual({ items: [{ id: file.id, name: 'notes.txt' }], pagination: { totalCount: 1 } });
   });

@@ -350,8 +350,12 @@ describe('webhook endpoints through GraphQL', () => {
     expect(read.core.webhookEndpoint).toEqual({ __typename: 'WebhookEndpoint', secret: hint(created.secret) });
     expect(read.core.webhookEndpoints.items).toContainEqual({ id: created.id, secret: hint(created.secret) });
 
+    const rotated = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointRotateSecret(id: $id) { secret } } }`, { id: created.id }));
+    expect(rotated.core.webhookEndpointRotateSecret.secret).toMatch(secretPattern);
+    // The deprecated first name of the same mutation still rotates the secret.
     const reset = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointResetSecret(id: $id) { secret } } }`, { id: created.id }));
     expect(reset.core.webhookEndpointResetSecret.secret).toMatch(secretPattern);
+    expect(reset.core.webhookEndpointResetSecret.secret).not.toBe(rotated.core.webhookEndpointRotateSecret.secret);
     const deleted = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }));
     expect(deleted.core.webhookEndpointDelete).toBe(true);
     await graphqlFailure(org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }), 'RESOURCE_NOT_FOUND');

@@ -17,7 +17,7 @@ export const fileRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/files/',
     operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $ids: [UUID!]) {
-      core { files(page: $page, limit: $limit, organizationId: $organizationId, ids: $ids) { items { ...FileWire } pagination { totalCount maxPage } } }
+      core { files(page: $page, limit: $limit, organizationId: $organizationId, id: $ids) { items { ...FileWire } pagination { totalCount maxPage } } }
     } ${FileWire}`,
   },
   {
@@ -31,7 +31,7 @@ export const fileRoutes: RestRoute[] = [
     method: 'POST',
     path: '/v1/files/{id}/uploaded',
     body: 'input',
-    operation: `mutation ($id: UUID!, $input: FileUploadCompletedInput!) { core { fileUploaded(id: $id, input: $input) { ...FileWire } } } ${FileWire}`,
+    operation: `mutation ($id: UUID!, $input: FileUploadCompletedInput!) { core { fileUploadComplete(id: $id, input: $input) { ...FileWire } } } ${FileWire}`,
   },
   {
     method: 'PATCH',

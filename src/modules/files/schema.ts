@@ -1,6 +1,6 @@
 import { GraphQLEnumType } from 'graphql';
 import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
-import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { listType, pageArgs } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
 import {
@@ -61,10 +61,10 @@ const FileUploadPart = builder.objectRef<FilePartRange & SignedLink>('FileUpload
 });
 
 const FileUploadMultipart = builder.objectRef<FileWithUpload['upload']>('FileUploadMultipart').implement({
-  description: 'The upload of a new file in parts; complete it with fileUploaded.',
+  description: 'The upload of a new file in parts; complete it with fileUploadComplete.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'The upload id, to give back to fileUploaded.' }),
-    path: t.exposeString('path', { description: 'The upload path, to give back to fileUploaded.' }),
+    id: t.exposeString('id', { description: 'The upload id, to give back to fileUploadComplete.' }),
+    path: t.exposeString('path', { description: 'The upload path, to give back to fileUploadComplete.' }),
     parts: t.field({ type: [FileUploadPart], description: 'One link per part, by part number.', resolve: (upload) => upload.parts }),
   }),
 });
@@ -194,32 +194,39 @@ builder.objectFields(CoreQuery, (t) => ({
     args: {
       ...pageArgs(t.arg),
       organizationId: t.arg({ type: ['UUID'], description: 'Only these organizations; all reachable ones when omitted.' }),
-      ids: t.arg({ type: ['UUID'], description: 'Only these files.' }),
+      id: t.arg({ type: ['UUID'], description: 'Only these files.' }),
+      ids: t.arg({ type: ['UUID'], description: 'Only these files, as `id` (which other lists name this filter).', deprecationReason: 'use id' }),
     },
-    resolve: (_root, args, ctx) => listFiles(ctx, args),
+    resolve: (_root, { ids, ...args }, ctx) => listFiles(ctx, { ...args, id: ids ? [...(args.id ?? []), ...ids] : args.id }),
   }),
 }));
 
-builder.objectFields(CoreMutation, (t) => ({
-  fileCreate: t.field({
-    type: FileUpload,
-    description:
-      'Creates a file and returns a signed link per part: PUT each part there, then call fileUploaded. BAD_USER_INPUT names each problem: the name, media type, size, checksum format, a service other than downloadable, or parts that do not cover the file.',
-    authScopes: { scope: 'files:write' },
-    args: { input: t.arg({ type: FileCreateInput, required: true, description: 'The file to create.' }) },
-    resolve: (_root, { input }, ctx) => createFile(ctx, { ...input, service: input.service as FileServiceName }),
-  }),
-  fileUploaded: t.field({
+/** `fileUploadComplete`, and under its first name, `fileUploaded`, deprecated. */
+const completeUpload = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, object>, deprecationReason?: string) =>
+  t.field({
     type: File,
     authScopes: { scope: 'files:write' },
     description:
       'Completes the upload once every part is PUT; completing twice returns the file as it is. RESOURCE_NOT_FOUND if the token does not reach it; BAD_USER_INPUT for a wrong upload id or path, a missing part, a wrong ETag, or bytes that do not match the SHA-256 given at creation.',
+    deprecationReason,
     args: {
       id: t.arg({ type: 'UUID', required: true, description: "The file's id." }),
       input: t.arg({ type: FileUploadCompletedInput, required: true, description: 'The finished upload.' }),
     },
     resolve: (_root, { id, input }, ctx) => completeFileUpload(ctx, id, input),
+  });
+
+builder.objectFields(CoreMutation, (t) => ({
+  fileCreate: t.field({
+    type: FileUpload,
+    description:
+      'Creates a file and returns a signed link per part: PUT each part there, then call fileUploadComplete. BAD_USER_INPUT names each problem: the name, media type, size, checksum format, a service other than downloadable, or parts that do not cover the file.',
+    authScopes: { scope: 'files:write' },
+    args: { input: t.arg({ type: FileCreateInput, required: true, description: 'The file to create.' }) },
+    resolve: (_root, { input }, ctx) => createFile(ctx, { ...input, service: input.service as FileServiceName }),
   }),
+  fileUploadComplete: completeUpload(t),
+  fileUploaded: completeUpload(t, 'use fileUploadComplete'),
   fileUpdate: t.field({
     type: File,
     description: "Renames a file or changes its version label. RESOURCE_NOT_FOUND if the token does not reach it.",

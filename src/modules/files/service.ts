@@ -56,7 +56,7 @@ export interface FileUpdateInput {
 
 export interface FileListArgs extends PageArgs {
   organizationId?: string[] | null;
-  ids?: string[] | null;
+  id?: string[] | null;
 }
 
 /** A signed link: the URL, when it stops working, and the headers to send with it. */
@@ -298,7 +298,7 @@ export async function listFiles(ctx: Context, args: FileListArgs): Promise<Page<
     organizationId: organizationFilter(ctx, args.organizationId),
     deletedAt: null,
     isUploaded: true,
-    ...(args.ids?.length ? { id: { in: args.ids } } : {}),
+    ...(args.id?.length ? { id: { in: args.id } } : {}),
   };
   const [items, total] = await Promise.all([
     ctx.prisma.file.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...window }),

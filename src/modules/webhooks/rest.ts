@@ -40,6 +40,6 @@ export const webhookEndpointRoutes: RestRoute[] = [
   {
     method: 'PATCH',
     path: '/v1/webhooks/endpoints/{id}/secret',
-    operation: `mutation ($id: UUID!) { core { webhookEndpointResetSecret(id: $id) { ...WebhookEndpointWithSecretWire } } } ${WebhookEndpointWithSecretWire}`,
+    operation: `mutation ($id: UUID!) { core { webhookEndpointRotateSecret(id: $id) { ...WebhookEndpointWithSecretWire } } } ${WebhookEndpointWithSecretWire}`,
   },
 ];

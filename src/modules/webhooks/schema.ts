@@ -1,4 +1,4 @@
-import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -103,6 +103,17 @@ builder.objectFields(CoreQuery, (t) => ({
   }),
 }));
 
+/** `webhookEndpointRotateSecret`, and under its first name, `webhookEndpointResetSecret`, deprecated. */
+const rotateSecret = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, object>, deprecationReason?: string) =>
+  t.prismaField({
+    type: WebhookEndpointWithSecretRef,
+    description: 'Replaces the signing secret with a new one, shown in this response only. RESOURCE_NOT_FOUND if the token does not reach it.',
+    deprecationReason,
+    authScopes: { scope: 'webhooks:write' },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }) },
+    resolve: (query, _root, { id }, ctx) => resetWebhookEndpointSecret(ctx, id, query),
+  });
+
 builder.objectFields(CoreMutation, (t) => ({
   webhookEndpointCreate: t.prismaField({
     type: WebhookEndpointWithSecretRef,
@@ -122,13 +133,8 @@ builder.objectFields(CoreMutation, (t) => ({
     },
     resolve: (query, _root, { id, input }, ctx) => updateWebhookEndpoint(ctx, id, input, query),
   }),
-  webhookEndpointResetSecret: t.prismaField({
-    type: WebhookEndpointWithSecretRef,
-    description: 'Replaces the signing secret with a new one, shown in this response only. RESOURCE_NOT_FOUND if the token does not reach it.',
-    authScopes: { scope: 'webhooks:write' },
-    args: { id: t.arg({ type: 'UUID', required: true, description: "The endpoint's id." }) },
-    resolve: (query, _root, { id }, ctx) => resetWebhookEndpointSecret(ctx, id, query),
-  }),
+  webhookEndpointRotateSecret: rotateSecret(t),
+  webhookEndpointResetSecret: rotateSecret(t, 'use webhookEndpointRotateSecret'),
   webhookEndpointDelete: t.boolean({
     description:
       'Deletes the endpoint and returns true: it receives nothing more, and events still waiting for it are given up. RESOURCE_NOT_FOUND if the token does not reach it.',
