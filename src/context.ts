@@ -8,6 +8,7 @@ import type { Db } from './db/client.ts';
 import type { LiveEvents } from './events/live.ts';
 import type { EmailTransport } from './email/transport.ts';
 import type { PaymentProcessor } from './modules/payments/processor.ts';
+import type { WireRenderer } from './wire/render.ts';
 import { hashToken } from './auth/tokens.ts';
 import type { PrincipalCache } from './auth/principal-cache.ts';
 import { UnauthenticatedError } from './graphql/errors.ts';
@@ -27,6 +28,8 @@ export interface Environment {
   live: LiveEvents;
   /** Sends the environment's email (EMAIL_TRANSPORT). */
   email: EmailTransport;
+  /** Renders a resource's documented JSON by name (wire/render.ts), for event payloads. */
+  wire: WireRenderer;
   /** Runs a GraphQL operation in-process (the hosted pages are clients of the schema); set once the schema is served. */
   graphql?: RunOperation;
 }

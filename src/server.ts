@@ -32,12 +32,13 @@ import { usePartialDataStatus } from './graphql/partial-data.ts';
 import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
 import { MemoryStore, RedisStore } from './rate-limits/store.ts';
 import { schema } from './graphql/schema.ts';
+import { createWireRenderer } from './wire/render.ts';
 import type { Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
-import { restRoutes } from './rest/table.ts';
+import { restRoutes } from './rest/routes/index.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
-import type { CompiledRoute } from './rest/routes.ts';
+import type { CompiledRoute } from './rest/route.ts';
 import { ApiReference } from './rest/reference.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { createEmailTransport } from './email/transport.ts';
@@ -54,6 +55,9 @@ import './modules/payments/charge.ts';
 import './modules/benefits/grants.ts';
 
 export const maxBodyBytes = 1024 * 1024;
+
+/** Event payloads of both environments, rendered from the served schema. */
+const renderWire = createWireRenderer(schema);
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -101,7 +105,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
   const email = createEmailTransport(config.email, logger.child({ environment: name }));
-  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email };
+  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email, wire: renderWire };
   await ensureSigningKey(environment, new Date());
   return {
     environment,

@@ -1,7 +1,7 @@
 // The outbox: events are written by the transaction that makes the change they describe.
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { renderWire } from '../rest/render.ts';
+import type { WireResource } from '../wire/resources.ts';
 
 export const eventTypes = [
   'checkout.created',
@@ -31,24 +31,25 @@ export const eventTypes = [
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
-export type EventSubject = {
+/** The resource an event is about, rendered by name (wire/resources.ts) as its payload. */
+export interface EventSubject {
   organizationId: string;
+  resource: WireResource;
   resourceId: string;
-} & (
-  /** The GET route that renders the resource, e.g. `GET /v1/customers/{id}`. */
-  | { route: string }
-  /** For a payload no GET route returns as such: a query with an `$id` variable, rendered like a route. */
-  | { operation: string }
-);
+}
 
 /** Records one event whose payload the caller made, in the caller's transaction `tx`. */
 export async function recordEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
   await tx.event.create({ data: { organizationId, type, resourceId, data, createdAt: ctx.now() } });
 }
 
+/** The documented JSON of `subject` as `tx` sees it: what a GET of it would return. */
+export function renderSubject(ctx: Context, tx: Db, subject: EventSubject): Promise<unknown> {
+  return ctx.environment.wire(ctx, tx, subject.organizationId, subject.resource, subject.resourceId);
+}
+
 /** Records events about one resource, rendered once, in the caller's transaction `tx`. */
 export async function recordEvents(ctx: Context, tx: Db, types: EventType[], subject: EventSubject, data?: unknown): Promise<void> {
-  const payload =
-    data ?? (await renderWire(ctx, tx, subject.organizationId, 'route' in subject ? subject.route : { operation: subject.operation }, { id: subject.resourceId }));
+  const payload = data ?? (await renderSubject(ctx, tx, subject));
   for (const type of types) await recordEvent(ctx, tx, type, subject.organizationId, subject.resourceId, payload as object);
 }

@@ -17,8 +17,9 @@ import {
 } from 'graphql';
 import type { Context } from '../context.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
-import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './routes.ts';
-import { fromWire, graphqlEnumValues, snakeCase, toWire } from './wire.ts';
+import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './route.ts';
+import { snakeCase, toWire } from '../wire/shape.ts';
+import { fromWire, graphqlEnumValues } from './input.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
 import { inputPathKey, WireOnlyValueError } from '../graphql/wire-values.ts';
 import { maxVariableErrors, overlongList, overlongListError } from '../graphql/variable-limits.ts';

@@ -27,7 +27,7 @@ import {
 } from 'graphql';
 import { metadataLimits } from '../graphql/metadata.ts';
 import { enumWire } from '../graphql/wire-values.ts';
-import { camelCase, snakeCase, type WireShape } from './wire.ts';
+import { camelCase, snakeCase, type WireShape } from '../wire/shape.ts';
 
 export type JsonSchema = { [keyword: string]: unknown };
 

@@ -5,7 +5,7 @@
 import { type GraphQLSchema, type GraphQLInputType, TypeInfo, getNullableType, isListType, isNonNullType, visit, visitWithTypeInfo } from 'graphql';
 import type { ErrorKind } from '../graphql/errors.ts';
 import { idempotencyWindowMs } from './idempotency.ts';
-import type { CompiledRoute, VariableBinding } from './routes.ts';
+import type { CompiledRoute, VariableBinding } from './route.ts';
 import { JsonSchemas, jsonValue, type JsonSchema } from './json-schema.ts';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, OpenApiOperation>> };

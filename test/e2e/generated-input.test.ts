@@ -11,8 +11,8 @@ import { type GraphQLField, type GraphQLInputType, type GraphQLObjectType, getNa
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.ts';
 import { compileRoutes } from '../../src/rest/adapter.ts';
-import type { CompiledRoute } from '../../src/rest/routes.ts';
-import { restRoutes } from '../../src/rest/table.ts';
+import type { CompiledRoute } from '../../src/rest/route.ts';
+import { restRoutes } from '../../src/rest/routes/index.ts';
 import { RawJson, deepArray, deepObject, hostileString, invalid, plausible, toJson, toLiteral, type Generation } from '../helpers/generated-input.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectStatus } from '../helpers/responses.ts';

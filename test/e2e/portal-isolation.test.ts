@@ -15,7 +15,7 @@ import { graphqlClient, restClient, startTestServer, type TestServer } from '../
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
 import { eventually } from '../helpers/waiting.ts';
-import { restRoutes } from '../../src/rest/table.ts';
+import { restRoutes } from '../../src/rest/routes/index.ts';
 
 let server: TestServer;
 beforeAll(async () => {

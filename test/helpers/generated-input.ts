@@ -11,7 +11,7 @@ import {
   isListType,
   isNonNullType,
 } from 'graphql';
-import { snakeCase } from '../../src/rest/wire.ts';
+import { snakeCase } from '../../src/wire/shape.ts';
 
 /** JSON text placed as is: numbers JSON.stringify cannot write (2^53+1, 1e400) and deep nesting. */
 export class RawJson {

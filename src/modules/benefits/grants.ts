@@ -8,16 +8,11 @@ import type { Benefit } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { defineJob, enqueueJob, type JobContext } from '../../jobs/runner.ts';
 import { issueLicenseKey, revokeLicenseKey } from '../license-keys/service.ts';
-import { benefitGrantWire, benefitWire } from './rest.ts';
 
 export type Purchase = { subscriptionId: string } | { orderId: string };
 
 /** Subscription statuses that keep the benefits: past-due subscriptions keep them while payment is retried. */
 const entitledSubscriptionStatuses = ['active', 'trialing', 'past_due'];
-
-/** A grant's event payload: the grant as listed, with its benefit (the webhook shape). */
-const grantEventOperation = /* GraphQL */ `
-  query ($id: UUID!) { core { benefitGrant(id: $id) { ${benefitGrantWire} benefit { ${benefitWire} } } } }`;
 
 export async function scheduleGrantSync(ctx: Context, db: Db, purchase: Purchase): Promise<void> {
   await enqueueJob(db, 'benefits.sync', purchase, ctx.now());
@@ -118,14 +113,14 @@ function grantProperties(benefit: Benefit, held: GrantProperties, key: { id: str
 }
 
 async function recordGrantEvent(ctx: Context, db: Db, type: 'benefit_grant.created' | 'benefit_grant.updated' | 'benefit_grant.revoked', grant: { id: string; organizationId: string }) {
-  await recordEvents(ctx, db, [type], { organizationId: grant.organizationId, resourceId: grant.id, operation: grantEventOperation });
+  await recordEvents(ctx, db, [type], { organizationId: grant.organizationId, resourceId: grant.id, resource: 'benefit_grant' });
 }
 
 /** Records the customer's new state; a deleted customer has none (its customer.deleted event said so). */
 export async function recordCustomerStateChanged(ctx: Context, db: Db, customer: { organizationId: string; customerId: string }) {
   const { deletedAt } = await db.customer.findUniqueOrThrow({ where: { id: customer.customerId }, select: { deletedAt: true } });
   if (deletedAt) return;
-  await recordEvents(ctx, db, ['customer.state_changed'], { organizationId: customer.organizationId, resourceId: customer.customerId, route: 'GET /v1/customers/{id}/state' });
+  await recordEvents(ctx, db, ['customer.state_changed'], { organizationId: customer.organizationId, resourceId: customer.customerId, resource: 'customer_state' });
 }
 
 defineJob<Purchase>('benefits.sync', async (purchase, job: JobContext) => {

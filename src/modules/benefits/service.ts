@@ -15,7 +15,6 @@ import { enqueueJob } from '../../jobs/runner.ts';
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 import { assertDownloadableFiles } from '../files/service.ts';
 
-const benefitRoute = 'GET /v1/benefits/{id}';
 
 export interface BenefitPropertiesInput {
   note?: string | null;
@@ -54,7 +53,7 @@ export interface BenefitListArgs extends PageArgs {
 }
 
 export async function recordBenefitEvents(ctx: Context, db: Db, types: EventType[], benefit: { id: string; organizationId: string }) {
-  await recordEvents(ctx, db, types, { organizationId: benefit.organizationId, resourceId: benefit.id, route: benefitRoute });
+  await recordEvents(ctx, db, types, { organizationId: benefit.organizationId, resourceId: benefit.id, resource: 'benefit' });
 }
 
 function checkDescription(issues: ValidationIssues, description: string | null | undefined) {

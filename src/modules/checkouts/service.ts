@@ -76,10 +76,9 @@ export interface CheckoutListArgs extends PageArgs {
 
 type LivePrice = { id: string; amountType: 'fixed' | 'custom' | 'free'; priceAmount: number | null; minimumAmount: number | null; maximumAmount: number | null; presetAmount: number | null; priceCurrency: string };
 
-const checkoutRoute = 'GET /v1/checkouts/{id}';
 
 async function record(ctx: Context, tx: Db, types: EventType[], checkout: { id: string; organizationId: string }) {
-  await recordEvents(ctx, tx, types, { organizationId: checkout.organizationId, resourceId: checkout.id, route: checkoutRoute });
+  await recordEvents(ctx, tx, types, { organizationId: checkout.organizationId, resourceId: checkout.id, resource: 'checkout' });
 }
 
 /** The amount a buyer pays for a price: fixed as set, free nothing, custom what they chose within bounds. */

@@ -8,8 +8,6 @@ import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { benefitPublicWire, licenseKeysPropertiesWire } from '../benefits/rest.ts';
 import {
   benefitFields,
   benefitGrantFields,
@@ -24,9 +22,8 @@ import {
   type StoredProperties,
 } from '../benefits/schema.ts';
 import { customerBenefitGrantSortProperties, getCustomerBenefitGrant, listCustomerBenefitGrants } from '../benefits/service.ts';
-import { organizationWire } from '../organizations/rest.ts';
 import { Organization } from '../organizations/schema.ts';
-import { CustomerPortalCustomer, customerPortalCustomerWire } from './customers.ts';
+import { CustomerPortalCustomer } from './customers.ts';
 
 const CustomerBenefitGrantSortOrder = sortOrderEnum(
   'CustomerBenefitGrantSortOrder',
@@ -128,37 +125,6 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
     resolve: (query, _root, { id }, ctx) => getCustomerBenefitGrant(ctx, id, query),
   }),
 }));
-
-const CustomerBenefitGrantWire = /* GraphQL */ `
-  fragment CustomerBenefitGrantWire on CustomerBenefitGrant {
-    id createdAt modifiedAt grantedAt revokedAt customerId benefitId subscriptionId orderId isGranted isRevoked properties
-    customer { ${customerPortalCustomerWire} }
-    benefit {
-      ${benefitPublicWire} metadata
-      organization { ${organizationWire} }
-      ... on BenefitCustomSubscriber { properties { note } }
-      ... on BenefitLicenseKeysSubscriber { properties { ${licenseKeysPropertiesWire} } }
-      ... on BenefitDownloadablesSubscriber { properties { activeFiles } }
-    }
-  }`;
-
-export const portalBenefitGrantsRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/benefit-grants/',
-    operation: `query ($page: Int, $limit: Int, $type: [BenefitType!], $benefitId: [UUID!], $organizationId: [UUID!], $checkoutId: [UUID!],
-        $orderId: [UUID!], $subscriptionId: [UUID!], $sorting: [CustomerBenefitGrantSortOrder!]) {
-      customerPortal { benefitGrants(page: $page, limit: $limit, type: $type, benefitId: $benefitId, organizationId: $organizationId,
-          checkoutId: $checkoutId, orderId: $orderId, subscriptionId: $subscriptionId, sorting: $sorting) {
-        items { ...CustomerBenefitGrantWire } pagination { totalCount maxPage } } }
-    } ${CustomerBenefitGrantWire}`,
-  },
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/benefit-grants/{id}',
-    operation: `query ($id: UUID!) { customerPortal { benefitGrant(id: $id) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
-  },
-];
 
 // node(id:) answers a customer for their benefit grants as customerPortal.benefitGrant does.
 registerNode({ surface: 'customerPortal', model: 'benefitGrant', typeName: 'CustomerBenefitGrant', load: getCustomerBenefitGrant });

@@ -6,9 +6,6 @@ import { EmailDeliveryError } from '../../email/transport.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { NotPermittedError, raises, ValidationIssues } from '../../graphql/errors.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { addressWire } from '../customers/rest.ts';
 import { AddressInput, CustomerFields, customerProfileFields } from '../customers/schema.ts';
 import { checkBillingDetails, getCustomer, updateCustomerBillingDetails, type CustomerKey } from '../customers/service.ts';
 import { checkRequestedEmail, confirmEmailChange, pendingEmailChange, requestEmailChange, TooManyEmailChangesError } from '../customers/email-changes.ts';
@@ -31,8 +28,6 @@ export const CustomerPortalCustomer = builder.prismaObject('Customer', {
   }),
 });
 
-// Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
-defineWireConstants('CustomerPortalCustomer', { oauth_accounts: {} });
 
 const CustomerPortalCustomerUpdateInput = builder.inputType('CustomerPortalCustomerUpdateInput', {
   description: 'Only the fields given change; null clears a billing detail.',
@@ -102,30 +97,3 @@ builder.objectField(CustomerPortalMutation, 'customerEmailVerify', (t) =>
     resolve: (query, _root, { input }, ctx) => confirmEmailChange(ctx, signedIn(ctx), input.code, query),
   }),
 );
-
-/** The REST shape of the signed-in customer, wherever the portal shows them. */
-export const customerPortalCustomerWire = `id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId`;
-
-const CustomerPortalCustomerWire = /* GraphQL */ `fragment CustomerPortalCustomerWire on CustomerPortalCustomer { ${customerPortalCustomerWire} }`;
-
-export const portalCustomersRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/customers/me',
-    operation: `query { customerPortal { customer { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
-  },
-  {
-    method: 'PATCH',
-    path: '/v1/customer-portal/customers/me',
-    body: 'input',
-    operation: `mutation ($input: CustomerPortalCustomerUpdateInput!) {
-      customerPortal { customerUpdate(input: $input) { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
-  },
-  {
-    method: 'POST',
-    path: '/v1/customer-portal/customers/me/email/verify',
-    body: 'input',
-    operation: `mutation ($input: CustomerPortalEmailVerifyInput!) {
-      customerPortal { customerEmailVerify(input: $input) { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
-  },
-];

@@ -6,10 +6,7 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { customerWire } from '../customers/rest.ts';
 import { customerFields, CustomerFields } from '../customers/schema.ts';
-import { activationWire } from '../license-keys/rest.ts';
 import { licenseKeyActivationFields, licenseKeyFields, LicenseKeyFields } from '../license-keys/schema.ts';
 import { getLicenseKey, listLicenseKeys, type LicenseKeyBenefitProperties } from '../license-keys/service.ts';
 
@@ -71,31 +68,6 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
     resolve: (query, _root, { id }, ctx) => getLicenseKey(ctx, id, query),
   }),
 }));
-
-const licenseKeyWire = `
-  id createdAt modifiedAt organizationId customerId benefitId key displayKey status
-  limitActivations usage limitUsage validations lastValidatedAt expiresAt
-  customer { ${customerWire} }`;
-
-const LicenseKeyReadWire = /* GraphQL */ `fragment LicenseKeyReadWire on CustomerLicenseKey { ${licenseKeyWire} }`;
-const LicenseKeyWithActivationsWire = /* GraphQL */ `fragment LicenseKeyWithActivationsWire on CustomerLicenseKey {
-  ${licenseKeyWire} activations { ${activationWire} } }`;
-
-export const portalLicenseKeysRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/license-keys/',
-    operation: `query ($page: Int, $limit: Int, $benefitId: [UUID!], $organizationId: [UUID!]) {
-      customerPortal { licenseKeys(page: $page, limit: $limit, benefitId: $benefitId, organizationId: $organizationId) {
-        items { ...LicenseKeyReadWire } pagination { totalCount maxPage } } }
-    } ${LicenseKeyReadWire}`,
-  },
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/license-keys/{id}',
-    operation: `query ($id: UUID!) { customerPortal { licenseKey(id: $id) { ...LicenseKeyWithActivationsWire } } } ${LicenseKeyWithActivationsWire}`,
-  },
-];
 
 // node(id:) answers a customer for their license keys as customerPortal.licenseKey does.
 registerNode({ surface: 'customerPortal', model: 'licenseKey', typeName: 'CustomerLicenseKey', load: getLicenseKey });

@@ -8,17 +8,12 @@ import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { addressWire } from '../customers/rest.ts';
 import { AddressInput } from '../customers/schema.ts';
 import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
-import { orderItemWire } from '../orders/rest.ts';
 import { invoiceErrors, orderFields, OrderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
-import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { subscriptionFields, SubscriptionFields } from '../subscriptions/schema.ts';
-import { CustomerOrderProduct, customerProductWithOrganizationWire } from './products.ts';
+import { CustomerOrderProduct } from './products.ts';
 
 const CustomerOrderSortOrder = sortOrderEnum(
   'CustomerOrderSortOrder',
@@ -137,57 +132,6 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     resolve: (query, _root, { id }, ctx) => generateInvoice(ctx, id, query),
   }),
 }));
-
-// Discounts are not modelled.
-defineWireConstants('CustomerOrder', { discount_id: null });
-defineWireConstants('CustomerOrderSubscription', { discount_id: null });
-
-const CustomerOrderWire = /* GraphQL */ `
-  fragment CustomerOrderWire on CustomerOrder {
-    id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount refundedAmount
-    refundedTaxAmount currency billingReason billingName billingAddress { ${addressWire} } isInvoiceGenerated
-    customerId productId subscriptionId checkoutId userId nextPaymentAttemptAt
-    product { ${customerProductWithOrganizationWire} }
-    subscription { ${subscriptionPublicFieldsWire} }
-    items { ${orderItemWire} }
-  }`;
-
-export const portalOrdersRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/orders/',
-    operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $productId: [UUID!], $productBillingType: [ProductBillingType!],
-        $subscriptionId: [UUID!], $query: String, $sorting: [CustomerOrderSortOrder!]) {
-      customerPortal { orders(page: $page, limit: $limit, organizationId: $organizationId, productId: $productId,
-          productBillingType: $productBillingType, subscriptionId: $subscriptionId, query: $query, sorting: $sorting) {
-        items { ...CustomerOrderWire } pagination { totalCount maxPage } } }
-    } ${CustomerOrderWire}`,
-  },
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/orders/{id}',
-    operation: `query ($id: UUID!) { customerPortal { order(id: $id) { ...CustomerOrderWire } } } ${CustomerOrderWire}`,
-  },
-  {
-    method: 'PATCH',
-    path: '/v1/customer-portal/orders/{id}',
-    body: 'input',
-    operation: `mutation ($id: UUID!, $input: CustomerOrderUpdateInput!) {
-      customerPortal { orderUpdate(id: $id, input: $input) { ...CustomerOrderWire } } } ${CustomerOrderWire}`,
-  },
-  // 202 as the client library expects, with the order now invoiced as its body.
-  {
-    method: 'POST',
-    path: '/v1/customer-portal/orders/{id}/invoice',
-    status: 202,
-    operation: `mutation ($id: UUID!) { customerPortal { orderInvoiceGenerate(id: $id) { ...CustomerOrderWire } } } ${CustomerOrderWire}`,
-  },
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/orders/{id}/invoice',
-    operation: `query ($id: UUID!) { customerPortal { orderInvoice(id: $id) { url } } }`,
-  },
-];
 
 // node(id:) answers a customer for their orders as customerPortal.order does.
 registerNode({ surface: 'customerPortal', model: 'order', typeName: 'CustomerOrder', load: getOrder });

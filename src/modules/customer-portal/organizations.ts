@@ -4,9 +4,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { organizationWire } from '../organizations/rest.ts';
-import { CustomerProduct, customerProductWire } from './products.ts';
+import { CustomerProduct } from './products.ts';
 
 export const CustomerOrganization = builder.prismaObject('Organization', {
   variant: 'CustomerOrganization',
@@ -43,17 +41,3 @@ builder.objectField(CustomerPortalQuery, 'organization', (t) =>
       ctx.prisma.organization.findUniqueOrThrow({ ...query, where: { id: ctx.principal.kind === 'customer' ? ctx.principal.organizationId : '' } }),
   }),
 );
-
-const CustomerOrganizationWire = /* GraphQL */ `
-  fragment CustomerOrganizationWire on CustomerOrganization {
-    organization { ${organizationWire} }
-    products { ${customerProductWire} }
-  }`;
-
-export const portalOrganizationsRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/organizations/{slug}',
-    operation: `query ($slug: String!) { customerPortalOrganization(slug: $slug) { ...CustomerOrganizationWire } } ${CustomerOrganizationWire}`,
-  },
-];

@@ -2,12 +2,8 @@
 // subscription): its own fields, live prices and benefits, never its metadata or how its benefits
 // are configured. The types keep the names clients already select them by; their fields are one.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { benefitPublicWire } from '../benefits/rest.ts';
 import { benefitFields, productBenefitsField } from '../benefits/schema.ts';
-import { organizationProfileConstants, organizationWire } from '../organizations/rest.ts';
 import { Organization, organizationFields } from '../organizations/schema.ts';
-import { priceWire, productPublicFieldsWire } from '../products/rest.ts';
 import { productFields } from '../products/schema.ts';
 
 type BenefitFieldBuilder = PrismaFieldBuilder<'Benefit'>;
@@ -60,13 +56,3 @@ export const CustomerSubscriptionProduct = builder.prismaObject('Product', {
     organization: t.relation('organization', { type: CustomerSubscriptionOrganization, description: "The organization's public profile." }),
   }),
 });
-
-// Product media are not modelled; the wire format still carries them. The organization carries
-// the profile fields Kassa does not keep as the Core Organization does.
-for (const product of ['CustomerProduct', 'CustomerOrderProduct', 'CustomerSubscriptionProduct']) defineWireConstants(product, { medias: [] });
-defineWireConstants('CustomerSubscriptionOrganization', organizationProfileConstants);
-
-/** The REST shape of a portal product, in an organization's catalogue. */
-export const customerProductWire = `${productPublicFieldsWire} prices { ${priceWire} } benefits { ${benefitPublicWire} }`;
-/** The REST shape of a portal product with its organization, in an order or a subscription. */
-export const customerProductWithOrganizationWire = `${customerProductWire} organization { ${organizationWire} }`;

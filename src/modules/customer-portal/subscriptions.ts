@@ -8,10 +8,6 @@ import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { priceWire } from '../products/rest.ts';
-import { subscriptionPublicFieldsWire } from '../subscriptions/rest.ts';
 import { canceledAlready, CustomerCancellationReason, paymentInProgress, subscriptionFields, SubscriptionFields, subscriptionPricesField } from '../subscriptions/schema.ts';
 import {
   customerSubscriptionSortProperties,
@@ -20,7 +16,7 @@ import {
   updateSubscription,
   updateSubscriptionAsCustomer,
 } from '../subscriptions/service.ts';
-import { CustomerSubscriptionProduct, customerProductWithOrganizationWire } from './products.ts';
+import { CustomerSubscriptionProduct } from './products.ts';
 
 const CustomerSubscriptionSortOrder = sortOrderEnum(
   'CustomerSubscriptionSortOrder',
@@ -109,44 +105,6 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     resolve: (query, _root, { id }, ctx) => updateSubscription(ctx, id, { cancelAtPeriodEnd: true }, query),
   }),
 }));
-
-// Discounts and meters are not modelled.
-defineWireConstants('CustomerSubscription', { discount_id: null, meters: [] });
-
-const CustomerSubscriptionWire = /* GraphQL */ `
-  fragment CustomerSubscriptionWire on CustomerSubscription {
-    ${subscriptionPublicFieldsWire}
-    product { ${customerProductWithOrganizationWire} }
-    prices { ${priceWire} }
-  }`;
-
-export const portalSubscriptionsRoutes: RestRoute[] = [
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/subscriptions/',
-    operation: `query ($page: Int, $limit: Int, $productId: [UUID!], $active: Boolean, $query: String, $sorting: [CustomerSubscriptionSortOrder!]) {
-      customerPortal { subscriptions(page: $page, limit: $limit, productId: $productId, active: $active, query: $query, sorting: $sorting) {
-        items { ...CustomerSubscriptionWire } pagination { totalCount maxPage } } }
-    } ${CustomerSubscriptionWire}`,
-  },
-  {
-    method: 'GET',
-    path: '/v1/customer-portal/subscriptions/{id}',
-    operation: `query ($id: UUID!) { customerPortal { subscription(id: $id) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
-  },
-  {
-    method: 'PATCH',
-    path: '/v1/customer-portal/subscriptions/{id}',
-    body: 'input',
-    operation: `mutation ($id: UUID!, $input: CustomerSubscriptionUpdateInput!) {
-      customerPortal { subscriptionUpdate(id: $id, input: $input) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/customer-portal/subscriptions/{id}',
-    operation: `mutation ($id: UUID!) { customerPortal { subscriptionCancel(id: $id) { ...CustomerSubscriptionWire } } } ${CustomerSubscriptionWire}`,
-  },
-];
 
 // node(id:) answers a customer for their subscriptions as customerPortal.subscription does.
 registerNode({ surface: 'customerPortal', model: 'subscription', typeName: 'CustomerSubscription', load: getSubscription });

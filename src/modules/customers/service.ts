@@ -6,8 +6,7 @@
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { recordEvents, type EventType } from '../../events/outbox.ts';
-import { renderWire } from '../../rest/render.ts';
+import { recordEvents, renderSubject, type EventType } from '../../events/outbox.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
@@ -183,10 +182,9 @@ export async function lockCustomer(ctx: Context, tx: Db, key: CustomerKey) {
   return customer;
 }
 
-const customerRoute = 'GET /v1/customers/{id}';
 
 async function record(ctx: Context, tx: Db, types: EventType[], customer: { id: string; organizationId: string }, data?: unknown) {
-  await recordEvents(ctx, tx, types, { organizationId: customer.organizationId, resourceId: customer.id, route: customerRoute }, data);
+  await recordEvents(ctx, tx, types, { organizationId: customer.organizationId, resourceId: customer.id, resource: 'customer' }, data);
 }
 
 export async function listCustomers(ctx: Context, args: CustomerListArgs, query: object) {
@@ -332,7 +330,7 @@ export async function deleteCustomer(ctx: Context, key: CustomerKey) {
   await ctx.prisma.$transaction(async (tx) => {
     const existing = await lockCustomer(ctx, tx as Db, key);
     // The event carries the customer as it was, marked deleted: a GET can no longer render it.
-    const before = (await renderWire(ctx, tx as Db, existing.organizationId, customerRoute, { id: existing.id })) as object;
+    const before = (await renderSubject(ctx, tx as Db, { organizationId: existing.organizationId, resource: 'customer', resourceId: existing.id })) as object;
     const deletedAt = ctx.now();
     // A deleted customer keeps nothing: live subscriptions end now and every benefit is revoked.
     await endCustomerEntitlements(ctx, tx as Db, existing.id);

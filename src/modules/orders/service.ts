@@ -16,8 +16,6 @@ export const orderSortProperties = ['created_at', 'status', 'amount', 'net_amoun
 /** What a customer may sort their own orders by in the Customer Portal. */
 export const customerOrderSortProperties = ['created_at', 'amount', 'net_amount', 'product', 'subscription'] as const;
 type OrderSortProperty = (typeof orderSortProperties)[number] | (typeof customerOrderSortProperties)[number];
-const orderRoute = 'GET /v1/orders/{id}';
-const customerRoute = 'GET /v1/customers/{id}';
 
 export interface OrderListArgs extends PageArgs {
   organizationId?: string[] | null;
@@ -36,7 +34,7 @@ export interface OrderListArgs extends PageArgs {
 }
 
 export async function recordOrderEvents(ctx: Context, db: Db, types: EventType[], order: { id: string; organizationId: string }) {
-  await recordEvents(ctx, db, types, { organizationId: order.organizationId, resourceId: order.id, route: orderRoute });
+  await recordEvents(ctx, db, types, { organizationId: order.organizationId, resourceId: order.id, resource: 'order' });
 }
 
 /**
@@ -72,7 +70,7 @@ async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
       createdAt: ctx.now(),
     },
   });
-  await recordEvents(ctx, db, ['customer.created'], { organizationId: customer.organizationId, resourceId: customer.id, route: customerRoute });
+  await recordEvents(ctx, db, ['customer.created'], { organizationId: customer.organizationId, resourceId: customer.id, resource: 'customer' });
   return customer;
 }
 

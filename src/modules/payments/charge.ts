@@ -57,7 +57,7 @@ async function recordOutcome(job: JobContext, payment: PendingPayment, result: C
     await settleSubscriptionOrder(ctx, db, payment.order, result.status);
     if (checkoutId) {
       await db.checkout.update({ where: { id: checkoutId }, data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed' } });
-      await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, route: 'GET /v1/checkouts/{id}' });
+      await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, resource: 'checkout' });
     }
   });
   if (result.status === 'failed') job.logger.info({ paymentId: payment.id, declineReason: result.declineReason }, 'payment declined');

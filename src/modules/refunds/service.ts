@@ -17,7 +17,7 @@ import { recordOrderEvents } from '../orders/service.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
 
 export const refundSortProperties = ['created_at', 'amount'] as const;
-const refundRoute = 'GET /v1/refunds/{id}';
+const refundResource = 'refund';
 
 export const refundAmountTooHigh = (refundable: number) =>
   new KassaError(`The refund amount exceeds what remains refundable on this order (${refundable}).`, 'REFUND_AMOUNT_TOO_HIGH', 400, 'RefundAmountTooHigh');
@@ -99,7 +99,7 @@ export async function refundOrder(ctx: Context, db: Db, order: Order, input: Omi
     data: { refundedAmount, refundedTaxAmount: order.refundedTaxAmount + taxAmount, status: refundStatus(order, refundedAmount) },
   });
   await recordOrderEvents(ctx, db, ['order.updated', 'order.refunded'], order);
-  await recordEvents(ctx, db, ['refund.created'], { organizationId: order.organizationId, resourceId: refund.id, route: refundRoute });
+  await recordEvents(ctx, db, ['refund.created'], { organizationId: order.organizationId, resourceId: refund.id, resource: refundResource });
   await enqueueJob(db, 'refund.process', { refundId: refund.id }, ctx.now());
   if (refund.revokeBenefits) await scheduleGrantSync(ctx, db, { orderId: order.id });
   return refund;

@@ -22,7 +22,6 @@ import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grant
 import { unknownPaymentMethod } from '../payments/processor.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
-const subscriptionRoute = 'GET /v1/subscriptions/{id}';
 
 /**
  * After a declined renewal, the charge is tried again this long after each failure; when the last
@@ -38,7 +37,7 @@ export const subscriptionLocked = (detail: string) => new KassaError(detail, 'SU
 const periodEnd = (anchor: Date, interval: RecurringInterval, cycle: number) => addInterval(anchor, interval, cycle + 1);
 
 async function record(ctx: Context, db: Db, types: EventType[], subscription: { id: string; organizationId: string }) {
-  await recordEvents(ctx, db, types, { organizationId: subscription.organizationId, resourceId: subscription.id, route: subscriptionRoute });
+  await recordEvents(ctx, db, types, { organizationId: subscription.organizationId, resourceId: subscription.id, resource: 'subscription' });
 }
 
 /** The subscription, locked for a change, if the principal reaches it: Core its organizations', a customer its own. */

@@ -1,16 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-
-// The bytes themselves travel outside this table: parts are PUT to, and files downloaded from,
-// the signed links these routes hand out (served in server.ts).
-const fileWire = `
-  id organizationId name path mimeType size storageVersion checksumEtag checksumSha256Base64 checksumSha256Hex
-  lastModifiedAt version service isUploaded createdAt sizeReadable`;
-
-const FileWire = /* GraphQL */ `fragment FileWire on File { ${fileWire} }`;
-const FileUploadWire = /* GraphQL */ `fragment FileUploadWire on FileUpload {
-  ${fileWire} upload { id path parts { number chunkStart chunkEnd checksumSha256Base64 url expiresAt headers } } }`;
-const DownloadableWire = /* GraphQL */ `fragment DownloadableWire on Downloadable {
-  id benefitId file { ${fileWire} download { url headers expiresAt } } }`;
+import type { RestRoute } from '../route.ts';
+import { FileWire, FileUploadWire, DownloadableWire } from '../../wire/files.ts';
 
 export const fileRoutes: RestRoute[] = [
   {

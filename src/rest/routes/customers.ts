@@ -1,24 +1,6 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-
-// Meters are not modelled; the customer state carries none.
-defineWireConstants('CustomerState', { active_meters: [] });
-
-export const addressWire = 'line1 line2 postalCode city state country';
-export const customerWire = `
-  id createdAt modifiedAt metadata externalId email emailVerified name
-  billingAddress { ${addressWire} } taxId organizationId deletedAt avatarUrl`;
-
-const CustomerWire = /* GraphQL */ `fragment CustomerWire on Customer { ${customerWire} }`;
-const CustomerStateWire = /* GraphQL */ `
-  fragment CustomerStateWire on CustomerState {
-    ${customerWire}
-    activeSubscriptions {
-      id createdAt modifiedAt metadata status amount currency recurringInterval currentPeriodStart currentPeriodEnd
-      cancelAtPeriodEnd canceledAt startedAt endsAt productId
-    }
-    grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }
-  }`;
+import type { RestRoute } from '../route.ts';
+import { wireResources } from '../../wire/resources.ts';
+import { CustomerWire, CustomerStateWire } from '../../wire/customers.ts';
 
 const byId = '$id: UUID!';
 const byExternalId = '$externalId: String!';
@@ -66,12 +48,12 @@ export const customerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/customers/{id}/state',
-    operation: `query (${byId}) { core { customerState(id: $id) { ...CustomerStateWire } } } ${CustomerStateWire}`,
+    operation: wireResources.customer_state,
   },
   {
     method: 'GET',
     path: '/v1/customers/{id}',
-    operation: `query (${byId}) { core { customer(id: $id) { ...CustomerWire } } } ${CustomerWire}`,
+    operation: wireResources.customer,
   },
   {
     method: 'PATCH',

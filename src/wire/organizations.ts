@@ -1,4 +1,5 @@
-import { defineWireConstants } from '../../rest/wire.ts';
+// The documented JSON of organizations: the selections REST responses, webhook payloads and
+// live events render it from (see wire/shape.ts for the mapping).
 
 /** The REST shape of an organization's public profile, wherever a resource embeds its organization. */
 export const organizationWire = 'id createdAt modifiedAt name slug';
@@ -15,5 +16,3 @@ export const organizationProfileConstants = {
   subscription_settings: { allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' },
   notification_settings: { new_order: true, new_subscription: true },
 };
-
-defineWireConstants('Organization', organizationProfileConstants);

@@ -1,14 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-
-const WebhookEventWire = /* GraphQL */ `
-  fragment WebhookEventWire on WebhookEvent {
-    id createdAt modifiedAt lastHttpCode succeeded payload type isArchived
-  }`;
-
-const WebhookDeliveryWire = /* GraphQL */ `
-  fragment WebhookDeliveryWire on WebhookDelivery {
-    id createdAt modifiedAt succeeded httpCode response durationMs webhookEvent { ...WebhookEventWire }
-  } ${WebhookEventWire}`;
+import type { RestRoute } from '../route.ts';
+import { WebhookEventWire, WebhookDeliveryWire } from '../../wire/webhook-deliveries.ts';
 
 export const webhookDeliveryRoutes: RestRoute[] = [
   {

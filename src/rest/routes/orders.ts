@@ -1,22 +1,6 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { addressWire, customerWire } from '../customers/rest.ts';
-import { priceWire, productFieldsWire } from '../products/rest.ts';
-import { subscriptionFieldsWire } from '../subscriptions/rest.ts';
-
-// Discounts and custom fields are not modelled; orders carry them empty.
-defineWireConstants('Order', { discount_id: null, discount: null, custom_field_data: {} });
-
-export const orderItemWire = 'id createdAt modifiedAt label amount taxAmount proration productPriceId';
-
-export const OrderWire = /* GraphQL */ `
-  fragment OrderWire on Order {
-    id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
-    refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
-    isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata productPriceId
-    productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
-    items { ${orderItemWire} }
-  }`;
+import type { RestRoute } from '../route.ts';
+import { wireResources } from '../../wire/resources.ts';
+import { OrderWire } from '../../wire/orders.ts';
 
 export const orderRoutes: RestRoute[] = [
   {
@@ -34,7 +18,7 @@ export const orderRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/orders/{id}',
-    operation: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
+    operation: wireResources.order,
   },
   // 202 with a JSON body: the client library needs one (it answers the order as now invoiced).
   {

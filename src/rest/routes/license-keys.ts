@@ -1,18 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { customerWire } from '../customers/rest.ts';
-
-const licenseKeyWire = `
-  id createdAt modifiedAt organizationId customerId customer { ${customerWire} } benefitId key displayKey status
-  limitActivations usage limitUsage validations lastValidatedAt expiresAt`;
-export const activationWire = 'id licenseKeyId label meta createdAt modifiedAt';
-
-const LicenseKeyWire = /* GraphQL */ `fragment LicenseKeyWire on LicenseKey { ${licenseKeyWire} }`;
-const LicenseKeyWithActivationsWire = /* GraphQL */ `fragment LicenseKeyWithActivationsWire on LicenseKey {
-  ${licenseKeyWire} activations { ${activationWire} } }`;
-const ValidatedLicenseKeyWire = /* GraphQL */ `fragment ValidatedLicenseKeyWire on ValidatedLicenseKey {
-  ${licenseKeyWire} activation { ${activationWire} } }`;
-const LicenseKeyActivationWire = /* GraphQL */ `fragment LicenseKeyActivationWire on LicenseKeyActivation {
-  ${activationWire} licenseKey { ${licenseKeyWire} } }`;
+import type { RestRoute } from '../route.ts';
+import { LicenseKeyWire, LicenseKeyWithActivationsWire, ValidatedLicenseKeyWire, LicenseKeyActivationWire } from '../../wire/license-keys.ts';
 
 // The check endpoints come before /v1/license-keys/{id}, whose pattern their paths match too.
 export const licenseKeyRoutes: RestRoute[] = [

@@ -1,24 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { defineWireConstants } from '../../rest/wire.ts';
-import { benefitWire } from '../benefits/rest.ts';
-
-// Media files and custom fields are not modelled; the wire format still carries them. Products
-// embedded without their benefits (in orders) carry none.
-defineWireConstants('Product', { benefits: [], medias: [], attached_custom_fields: [] });
-
-/** The REST shape of a price, for the selections of every resource that carries one. */
-export const priceWire = `
-  id createdAt modifiedAt amountType isArchived productId type recurringInterval
-  ... on ProductPriceFixed { priceCurrency priceAmount }
-  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
-
-/** A product's own fields without its metadata, as its buyers see them. */
-export const productPublicFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId';
-/** A product without its prices, as orders carry it. */
-export const productFieldsWire = `${productPublicFieldsWire} metadata`;
-export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} }`;
-
-const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;
+import type { RestRoute } from '../route.ts';
+import { ProductWire } from '../../wire/products.ts';
 
 export const productRoutes: RestRoute[] = [
   {

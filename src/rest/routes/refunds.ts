@@ -1,9 +1,6 @@
-import type { RestRoute } from '../../rest/routes.ts';
-
-const RefundWire = /* GraphQL */ `
-  fragment RefundWire on Refund {
-    id createdAt modifiedAt metadata status reason amount taxAmount currency organizationId orderId subscriptionId customerId revokeBenefits
-  }`;
+import type { RestRoute } from '../route.ts';
+import { wireResources } from '../../wire/resources.ts';
+import { RefundWire } from '../../wire/refunds.ts';
 
 export const refundRoutes: RestRoute[] = [
   {
@@ -26,6 +23,6 @@ export const refundRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/refunds/{id}',
-    operation: `query ($id: UUID!) { core { refund(id: $id) { ...RefundWire } } } ${RefundWire}`,
+    operation: wireResources.refund,
   },
 ];

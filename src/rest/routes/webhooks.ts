@@ -1,9 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-
-// The paths have no trailing slash: the client library calls them so.
-const webhookEndpointWire = 'id createdAt modifiedAt url format secret organizationId events enabled disabledAt disabledReason failingSince';
-const WebhookEndpointWire = /* GraphQL */ `fragment WebhookEndpointWire on WebhookEndpoint { ${webhookEndpointWire} }`;
-const WebhookEndpointWithSecretWire = /* GraphQL */ `fragment WebhookEndpointWithSecretWire on WebhookEndpointWithSecret { ${webhookEndpointWire} }`;
+import type { RestRoute } from '../route.ts';
+import { WebhookEndpointWire, WebhookEndpointWithSecretWire } from '../../wire/webhooks.ts';
 
 export const webhookEndpointRoutes: RestRoute[] = [
   {

@@ -1,22 +1,6 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { customerWire } from '../customers/rest.ts';
-
-/** What anyone who sees a benefit may see of it: no metadata, no properties. */
-export const benefitPublicWire = 'id createdAt modifiedAt type description selectable deletable organizationId';
-export const licenseKeysPropertiesWire = 'prefix expires { ttl timeframe } activations { limit enableCustomerAdmin } limitUsage';
-
-export const benefitWire = `
-  ${benefitPublicWire} metadata
-  ... on BenefitCustom { properties { note } }
-  ... on BenefitLicenseKeys { properties { ${licenseKeysPropertiesWire} } }
-  ... on BenefitDownloadables { properties { files archived } }`;
-
-export const benefitGrantWire = `
-  id createdAt modifiedAt grantedAt isGranted revokedAt isRevoked subscriptionId orderId customerId benefitId properties
-  customer { ${customerWire} }`;
-
-const BenefitWire = /* GraphQL */ `fragment BenefitWire on Benefit { ${benefitWire} }`;
-const BenefitGrantWire = /* GraphQL */ `fragment BenefitGrantWire on BenefitGrant { ${benefitGrantWire} }`;
+import type { RestRoute } from '../route.ts';
+import { wireResources } from '../../wire/resources.ts';
+import { BenefitWire, BenefitGrantWire } from '../../wire/benefits.ts';
 
 export const benefitRoutes: RestRoute[] = [
   {
@@ -46,7 +30,7 @@ export const benefitRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/benefits/{id}',
-    operation: `query ($id: UUID!) { core { benefit(id: $id) { ...BenefitWire } } } ${BenefitWire}`,
+    operation: wireResources.benefit,
   },
   {
     method: 'PATCH',

@@ -1,10 +1,5 @@
-import type { RestRoute } from '../../rest/routes.ts';
-import { customerWire } from '../customers/rest.ts';
-
-const CustomerSessionWire = /* GraphQL */ `
-  fragment CustomerSessionWire on CustomerSessionCreated {
-    id createdAt modifiedAt token expiresAt customerPortalUrl customerId customerExternalId customer { ${customerWire} }
-  }`;
+import type { RestRoute } from '../route.ts';
+import { CustomerSessionWire } from '../../wire/customer-sessions.ts';
 
 export const customerSessionRoutes: RestRoute[] = [
   {

@@ -16,7 +16,8 @@ import {
   typeFromAST,
   validate,
 } from 'graphql';
-import { camelCase, restInputType, wireShape, type WireShape } from './wire.ts';
+import { camelCase, wireShape, type WireShape } from '../wire/shape.ts';
+import { restInputType } from './input.ts';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -1,0 +1,32 @@
+// Every REST route Kassa serves, one table per resource. Order matters where paths overlap: a
+// table lists its fixed paths before the `{id}` paths they would also match.
+import type { RestRoute } from '../route.ts';
+import { benefitRoutes } from './benefits.ts';
+import { checkoutRoutes } from './checkouts.ts';
+import { customerPortalRoutes } from './customer-portal.ts';
+import { customerSessionRoutes } from './customer-sessions.ts';
+import { customerRoutes } from './customers.ts';
+import { fileRoutes } from './files.ts';
+import { licenseKeyRoutes } from './license-keys.ts';
+import { orderRoutes } from './orders.ts';
+import { productRoutes } from './products.ts';
+import { refundRoutes } from './refunds.ts';
+import { subscriptionRoutes } from './subscriptions.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
+import { webhookEndpointRoutes } from './webhooks.ts';
+
+export const restRoutes: RestRoute[] = [
+  ...productRoutes,
+  ...customerRoutes,
+  ...customerSessionRoutes,
+  ...checkoutRoutes,
+  ...orderRoutes,
+  ...refundRoutes,
+  ...benefitRoutes,
+  ...subscriptionRoutes,
+  ...licenseKeyRoutes,
+  ...fileRoutes,
+  ...customerPortalRoutes,
+  ...webhookEndpointRoutes,
+  ...webhookDeliveryRoutes,
+];

@@ -1,0 +1,64 @@
+// The documented JSON of the Customer Portal's resources: what a signed-in customer sees of
+// themselves, their orders, subscriptions, benefit grants and license keys, and of the catalogue.
+import { benefitPublicWire, licenseKeysPropertiesWire } from './benefits.ts';
+import { addressWire, customerWire } from './customers.ts';
+import { activationWire } from './license-keys.ts';
+import { orderItemWire } from './orders.ts';
+import { organizationWire } from './organizations.ts';
+import { priceWire, productPublicFieldsWire } from './products.ts';
+import { subscriptionPublicFieldsWire } from './subscriptions.ts';
+
+/** The REST shape of the signed-in customer, wherever the portal shows them. */
+export const customerPortalCustomerWire = `id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId`;
+
+export const CustomerPortalCustomerWire = /* GraphQL */ `fragment CustomerPortalCustomerWire on CustomerPortalCustomer { ${customerPortalCustomerWire} }`;
+
+/** The REST shape of a portal product, in an organization's catalogue. */
+export const customerProductWire = `${productPublicFieldsWire} prices { ${priceWire} } benefits { ${benefitPublicWire} }`;
+/** The REST shape of a portal product with its organization, in an order or a subscription. */
+export const customerProductWithOrganizationWire = `${customerProductWire} organization { ${organizationWire} }`;
+
+export const CustomerOrganizationWire = /* GraphQL */ `
+  fragment CustomerOrganizationWire on CustomerOrganization {
+    organization { ${organizationWire} }
+    products { ${customerProductWire} }
+  }`;
+
+export const CustomerOrderWire = /* GraphQL */ `
+  fragment CustomerOrderWire on CustomerOrder {
+    id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount refundedAmount
+    refundedTaxAmount currency billingReason billingName billingAddress { ${addressWire} } isInvoiceGenerated
+    customerId productId subscriptionId checkoutId userId nextPaymentAttemptAt
+    product { ${customerProductWithOrganizationWire} }
+    subscription { ${subscriptionPublicFieldsWire} }
+    items { ${orderItemWire} }
+  }`;
+
+export const CustomerSubscriptionWire = /* GraphQL */ `
+  fragment CustomerSubscriptionWire on CustomerSubscription {
+    ${subscriptionPublicFieldsWire}
+    product { ${customerProductWithOrganizationWire} }
+    prices { ${priceWire} }
+  }`;
+
+export const CustomerBenefitGrantWire = /* GraphQL */ `
+  fragment CustomerBenefitGrantWire on CustomerBenefitGrant {
+    id createdAt modifiedAt grantedAt revokedAt customerId benefitId subscriptionId orderId isGranted isRevoked properties
+    customer { ${customerPortalCustomerWire} }
+    benefit {
+      ${benefitPublicWire} metadata
+      organization { ${organizationWire} }
+      ... on BenefitCustomSubscriber { properties { note } }
+      ... on BenefitLicenseKeysSubscriber { properties { ${licenseKeysPropertiesWire} } }
+      ... on BenefitDownloadablesSubscriber { properties { activeFiles } }
+    }
+  }`;
+
+export const customerLicenseKeyWire = `
+  id createdAt modifiedAt organizationId customerId benefitId key displayKey status
+  limitActivations usage limitUsage validations lastValidatedAt expiresAt
+  customer { ${customerWire} }`;
+
+export const CustomerLicenseKeyWire = /* GraphQL */ `fragment CustomerLicenseKeyWire on CustomerLicenseKey { ${customerLicenseKeyWire} }`;
+export const CustomerLicenseKeyWithActivationsWire = /* GraphQL */ `fragment CustomerLicenseKeyWithActivationsWire on CustomerLicenseKey {
+  ${customerLicenseKeyWire} activations { ${activationWire} } }`;

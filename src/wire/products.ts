@@ -1,0 +1,17 @@
+// The documented JSON of products: the selections REST responses, webhook payloads and
+// live events render it from (see wire/shape.ts for the mapping).
+import { benefitWire } from './benefits.ts';
+
+/** The REST shape of a price, for the selections of every resource that carries one. */
+export const priceWire = `
+  id createdAt modifiedAt amountType isArchived productId type recurringInterval
+  ... on ProductPriceFixed { priceCurrency priceAmount }
+  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
+
+/** A product's own fields without its metadata, as its buyers see them. */
+export const productPublicFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId';
+/** A product without its prices, as orders carry it. */
+export const productFieldsWire = `${productPublicFieldsWire} metadata`;
+export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} }`;
+
+export const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;
