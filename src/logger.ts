@@ -1,7 +1,12 @@
 import { pino, type Logger } from 'pino';
-import { requestScope } from './context.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EnvironmentName } from './config.ts';
 
 export type { Logger };
+
+/** Request-scoped values the logger stamps on every line written while serving the request. */
+export const requestScope = new AsyncLocalStorage<{ requestId: string; environment: EnvironmentName }>();
+
 
 /**
  * Anything shaped like a secret Kassa issues (`<prefix>_<kind>_<36 base62>`): tokens, session

@@ -9,7 +9,9 @@ import { pipeline } from 'node:stream/promises';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
-import { type Context, type Environment, requestScope, resolvePrincipal } from './context.ts';
+import type { Context, Environment } from './context.ts';
+import { resolvePrincipal } from './auth/principals.ts';
+import { bearerToken, requestFacts } from './http/request.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
@@ -33,7 +35,7 @@ import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate
 import { MemoryStore, RedisStore } from './rate-limits/store.ts';
 import { schema } from './graphql/schema.ts';
 import { createWireRenderer } from './wire/render.ts';
-import type { Logger } from './logger.ts';
+import { requestScope, type Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { withIdempotency } from './rest/idempotency.ts';
@@ -222,12 +224,14 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname === '/readyz') return send(res, await readiness());
+    // What the headers say, read once here and handed on: nothing below reads a header.
+    const facts = requestFacts(req.headers);
     const provider = providerTarget(environments, url.pathname);
     // Every request counts against its address first, before any work is done for it.
     const { limiter } = provider?.served ?? served ?? environments.production;
     if (!admitted(res, limiter, await limiter.charge([limiter.ip(clientIp)], clock().getTime()))) return;
     if (provider) {
-      const request = { req, res, path: provider.path, query: url.searchParams, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
+      const request = { req, res, path: provider.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
       return serveProvider(provider.served.environment, request, clock(), logger);
     }
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
@@ -299,7 +303,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     }
     let context: Context;
     try {
-      const principal = await resolvePrincipal(served.environment, req.headers.authorization, clock());
+      const principal = await resolvePrincipal(served.environment, bearerToken(facts), clock());
       context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp, now: clock };
     } catch (error) {
       if (!(error instanceof KassaError)) throw error;
@@ -328,7 +332,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
     const idempotencyKey = req.headers['idempotency-key'];
     const response = await served.rest(
-      { method: req.method ?? 'GET', path, query: url.searchParams, contentType: req.headers['content-type'], body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined },
+      { method: req.method ?? 'GET', path, query: url.searchParams, contentType: facts.mediaType, body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined },
       context,
     );
     send(res, response);

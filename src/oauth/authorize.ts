@@ -5,7 +5,8 @@
 // trusted more than the original query. `GET /v1/oauth2/authorize` answers the same request as
 // JSON for a frontend of the integrator's own, with the user's session token as Bearer.
 import type { Environment } from '../context.ts';
-import { resolvePrincipal } from '../context.ts';
+import { resolvePrincipal } from '../auth/principals.ts';
+import { bearerToken } from '../http/request.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { scopeDescriptions, type Scope } from '../auth/scopes.ts';
 import { html, page } from '../pages/html.ts';
@@ -168,7 +169,7 @@ async function decide(environment: Environment, oauthRequest: OAuthRequest, now:
 async function describeAuthorization(environment: Environment, oauthRequest: OAuthRequest, now: Date): Promise<OAuthResponse> {
   let principal;
   try {
-    principal = await resolvePrincipal(environment, oauthRequest.headers.authorization, now);
+    principal = await resolvePrincipal(environment, bearerToken(oauthRequest.facts), now);
   } catch (error) {
     if (error instanceof KassaError) throw new InvalidToken(error.message);
     throw error;

@@ -10,6 +10,7 @@ import { announcePrincipalChange } from '../auth/principal-cache.ts';
 import { allScopes, isScope, type Scope } from '../auth/scopes.ts';
 import { generateToken, hashToken } from '../auth/tokens.ts';
 import { InvalidClient, InvalidClientMetadata, InvalidRedirectUri, InvalidRequest, OAuthError } from './errors.ts';
+import type { Authorization } from '../http/request.ts';
 import type { OAuthRequest } from './http.ts';
 
 export const tokenEndpointAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'] as const;
@@ -67,8 +68,8 @@ function formDecode(value: string): string {
   }
 }
 
-function basicCredentials(authorization: string): { clientId: string; secret: string } {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+function basicCredentials(authorization: Authorization): { clientId: string; secret: string } {
+  const match = authorization.scheme === 'basic' ? /^([A-Za-z0-9+/=]+)$/.exec(authorization.credentials) : null;
   if (!match) throw new InvalidClient('Authenticate the client with "Authorization: Basic <base64(client_id:client_secret)>" or with client_id and client_secret in the body.');
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
@@ -78,7 +79,7 @@ function basicCredentials(authorization: string): { clientId: string; secret: st
 
 /** Which method the request uses, and its credentials. A request uses exactly one method. */
 function presentedCredentials(request: OAuthRequest, form: URLSearchParams): PresentedCredentials {
-  const authorization = request.headers.authorization;
+  const authorization = request.facts.authorization;
   const bodyId = form.get('client_id');
   const bodySecret = form.get('client_secret');
   if (authorization) {

@@ -1,7 +1,7 @@
 // The provider's HTTP shapes: what an OAuth endpoint or page receives and answers. Endpoints are
 // plain functions from a request to a response; src/oauth/routes.ts maps paths to them.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Environment } from '../context.ts';
+import { bearerToken, type RequestFacts } from '../http/request.ts';
 import { maxInputNesting, tooDeepAt } from '../graphql/nesting.ts';
 import { OAuthError } from './errors.ts';
 
@@ -12,7 +12,8 @@ export interface OAuthRequest {
   /** The named segments of the route's path (`/v1/oauth2/register/{client_id}`). */
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: IncomingHttpHeaders;
+  /** What the request's headers say, parsed at the edge (http/request.ts). */
+  facts: RequestFacts;
   body: Buffer;
   clientIp: string;
   requestId: string;
@@ -54,7 +55,7 @@ export function redirect(location: string, headers: Record<string, string | stri
 
 /** The media type of a request, lowercased, without parameters. */
 export function mediaType(request: OAuthRequest): string | undefined {
-  return request.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  return request.facts.mediaType;
 }
 
 /**
@@ -104,24 +105,10 @@ export function jsonBody(request: OAuthRequest): Record<string, unknown> {
 
 /** The bearer token of the request, if it carries one. */
 export function bearer(request: OAuthRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1];
+  return bearerToken(request.facts) ?? undefined;
 }
 
 /** The cookies of the request, by name. */
-export function cookies(request: OAuthRequest): Map<string, string> {
-  const jar = new Map<string, string>();
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at <= 0) continue;
-    const name = part.slice(0, at).trim();
-    if (jar.has(name)) continue;
-    // Another application on this host may set cookies Kassa cannot decode: those are not Kassa's.
-    try {
-      jar.set(name, decodeURIComponent(part.slice(at + 1).trim()));
-    } catch {
-      continue;
-    }
-  }
-  return jar;
+export function cookies(request: OAuthRequest): ReadonlyMap<string, string> {
+  return request.facts.cookies;
 }

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment } from '../context.ts';
 import type { Logger } from '../logger.ts';
+import type { RequestFacts } from '../http/request.ts';
 import { OAuthError } from './errors.ts';
 import { json, oauthErrorResponse, refuseNul, type OAuthResponse } from './http.ts';
 import { matchOAuthRoute } from './routes.ts';
@@ -26,6 +27,8 @@ export interface ProviderRequest {
   /** The path under the environment's base. */
   path: string;
   query: URLSearchParams;
+  /** What the request's headers say, parsed at the edge. */
+  facts: RequestFacts;
   requestId: string;
   clientIp: string;
   readBody(limit: number): Promise<Buffer | null>;
@@ -47,7 +50,7 @@ export async function serveProvider(environment: Environment, request: ProviderR
         refuseNul(request.query);
         response = await match.route.handler(
           environment,
-          { method, path: request.path, params: match.params, query: request.query, headers: req.headers, body, clientIp: request.clientIp, requestId: request.requestId },
+          { method, path: request.path, params: match.params, query: request.query, facts: request.facts, body, clientIp: request.clientIp, requestId: request.requestId },
           now,
         );
       } catch (error) {

@@ -1,7 +1,8 @@
 // Dynamic client registration (RFC 7591) and its management protocol (RFC 7592). A signed-in user
 // registers a client with their session token; the registration access token returned once then
 // reads, replaces and deletes that registration.
-import { resolvePrincipal, type Environment } from '../context.ts';
+import type { Environment } from '../context.ts';
+import { resolvePrincipal } from '../auth/principals.ts';
 import type { OAuthClient } from '../generated/prisma/client.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { checkClientMetadata, clientForRegistrationToken, createClient, deleteClient, isPublicClient, metadataOf, secretMatches, updateClient } from './clients.ts';
@@ -35,7 +36,7 @@ async function signedInUserId(environment: Environment, request: OAuthRequest, n
   if (!token) throw new InvalidToken('Registering a client requires a signed-in user: send "Authorization: Bearer <user session token>".');
   let principal;
   try {
-    principal = await resolvePrincipal(environment, `Bearer ${token}`, now);
+    principal = await resolvePrincipal(environment, token, now);
   } catch (error) {
     if (error instanceof KassaError) throw new InvalidToken('The access token is invalid, expired or revoked.');
     throw error;

@@ -1,7 +1,9 @@
 // The userinfo endpoint (OpenID Connect Core §5.3): the claims an OAuth access token's scopes release
 // about its user. Only an access token from an OpenID Connect request (scope `openid`) is answered;
 // any other token is refused as RFC 6750 §3.1 says, with a Bearer challenge.
-import { resolvePrincipal, type Environment } from '../context.ts';
+import type { Environment } from '../context.ts';
+import { resolvePrincipal } from '../auth/principals.ts';
+import { bearerToken } from '../http/request.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { OAuthError, InvalidToken } from './errors.ts';
 import { json, oauthErrorResponse, type OAuthRequest, type OAuthResponse } from './http.ts';
@@ -15,10 +17,10 @@ class InsufficientScope extends OAuthError {
 }
 
 async function oauthGrantOf(environment: Environment, request: OAuthRequest, now: Date) {
-  if (!request.headers.authorization) throw new InvalidToken('Send the access token as "Authorization: Bearer <token>".');
+  if (!request.facts.authorization) throw new InvalidToken('Send the access token as "Authorization: Bearer <token>".');
   let principal;
   try {
-    principal = await resolvePrincipal(environment, request.headers.authorization, now);
+    principal = await resolvePrincipal(environment, bearerToken(request.facts), now);
   } catch (error) {
     if (error instanceof KassaError) throw new InvalidToken('The access token is invalid, expired or revoked.');
     throw error;

@@ -10,7 +10,7 @@
 // token bound to the session (an HMAC under the environment's key) and must come from this origin.
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
-import { resolvePrincipal } from '../context.ts';
+import { resolvePrincipal } from '../auth/principals.ts';
 import { announcePrincipalChange } from '../auth/principal-cache.ts';
 import type { Db } from '../db/client.ts';
 import { issueCustomerSession } from '../modules/customer-sessions/service.ts';
@@ -73,7 +73,7 @@ async function customerOf(environment: Environment, token: string | undefined, s
   if (!token || !token.startsWith(`${environment.config.tokenPrefix}_cst_`)) return null;
   let principal: Principal;
   try {
-    principal = await resolvePrincipal(environment, `Bearer ${token}`, now);
+    principal = await resolvePrincipal(environment, token, now);
   } catch (error) {
     if (error instanceof KassaError) return null;
     throw error;

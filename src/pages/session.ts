@@ -99,9 +99,9 @@ export async function checkSignInCsrf(environment: Environment, request: OAuthRe
  * send `Origin: null` for a same-origin post, which only Sec-Fetch-Site can vouch for.
  */
 export function sameOriginPost(environment: Environment, request: OAuthRequest): boolean {
-  const site = request.headers['sec-fetch-site'];
+  const site = request.facts.fetchSite;
   if (typeof site === 'string') return site === 'same-origin' || site === 'none';
-  const origin = request.headers.origin;
+  const origin = request.facts.origin;
   if (origin === undefined) return true;
   return origin === new URL(environment.publicUrl).origin;
 }
@@ -112,7 +112,7 @@ export function sameOriginPost(environment: Environment, request: OAuthRequest):
  * refused too. Every current browser sends at least one of them on a form post.
  */
 export function vouchedSameOriginPost(environment: Environment, request: OAuthRequest): boolean {
-  if (request.headers['sec-fetch-site'] === undefined && request.headers.origin === undefined) return false;
+  if (request.facts.fetchSite === undefined && request.facts.origin === undefined) return false;
   return sameOriginPost(environment, request);
 }
 

@@ -30,6 +30,7 @@ export interface RestRequest {
   /** The path under the environment's base, e.g. `/v1/products/`. */
   path: string;
   query: URLSearchParams;
+  /** The body's media type, lowercased, without parameters (http/request.ts). */
   contentType: string | undefined;
   body: Buffer;
   idempotencyKey?: string;
@@ -167,7 +168,7 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string) {
 }
 
 function parseJsonBody(request: RestRequest): { value: unknown } | { response: RestResponse } {
-  const mediaType = request.contentType?.split(';')[0].trim().toLowerCase();
+  const mediaType = request.contentType;
   if (request.body.length === 0) {
     return { response: validationResponse([{ loc: ['body'], msg: 'Field required: send a JSON body', type: 'missing' }]) };
   }

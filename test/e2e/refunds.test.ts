@@ -16,7 +16,7 @@ import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts
 import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
-import { requestScope } from '../../src/context.ts';
+import { requestScope } from '../../src/logger.ts';
 import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 import { enqueueJob } from '../../src/jobs/runner.ts';
 import type { RefundRequest } from '../../src/modules/payments/processor.ts';

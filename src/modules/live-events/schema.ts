@@ -8,7 +8,8 @@ import type { PrincipalKind } from '../../graphql/builder.ts';
 import type { LiveEvent as LiveEventShape } from '../../events/live.ts';
 import { eventTypes } from '../../events/outbox.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { principalStillLive, type Context } from '../../context.ts';
+import type { Context } from '../../context.ts';
+import { principalStillLive } from '../../auth/principals.ts';
 
 const LiveEvent = builder.objectRef<LiveEventShape>('LiveEvent').implement({
   description: 'An event as it is recorded: the same type and data a webhook endpoint receives.',
