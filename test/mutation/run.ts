@@ -1,7 +1,7 @@
 // `npm run mutate [-- <module>…] [--full]`: Stryker over the money and identity modules, one
 // module at a time. Reports go to reports/mutation/<module>/ (ignored); the score, the digest of the
 // sources it was measured on, and every surviving mutant go to test/mutation/scores/<module>.json
-// (committed), and the README's table is rewritten from those files.
+// (committed), and the score table in docs/testing.md is rewritten from those files.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,10 +89,10 @@ function scorePath(name: string): string {
   return join(root, 'test/mutation/scores', `${name}.json`);
 }
 
-/** Rewrites the README's score table from the recorded files. */
-function writeReadmeTable(): void {
-  const readmePath = join(root, 'README.md');
-  const readme = readFileSync(readmePath, 'utf8');
+/** Rewrites the score table in docs/testing.md from the recorded files. */
+function writeScoreTable(): void {
+  const docPath = join(root, 'docs/testing.md');
+  const doc = readFileSync(docPath, 'utf8');
   const start = '<!-- mutation-scores:start -->';
   const end = '<!-- mutation-scores:end -->';
   const rows = Object.keys(mutationModules).map((name) => {
@@ -102,10 +102,10 @@ function writeReadmeTable(): void {
     return `| ${name} | ${score.score.toFixed(2)}% | ${score.counts.killed + score.counts.timeout} of ${total} | ${score.testedAt.slice(0, 10)} |`;
   });
   const table = ['| Module | Score | Mutants detected | Measured |', '| --- | --- | --- | --- |', ...rows].join('\n');
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section to write the scores into.`);
-  writeFileSync(readmePath, `${readme.slice(0, from + start.length)}\n${table}\n${readme.slice(to)}`);
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`docs/testing.md has no ${start} … ${end} section to write the scores into.`);
+  writeFileSync(docPath, `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`);
 }
 
 /**
@@ -134,5 +134,5 @@ for (const name of selected) {
   for (const survivor of score.survivors) console.log(`  ${survivor.at}: ${survivor.replacement}`);
   if (score.score < 85) failed = true;
 }
-writeReadmeTable();
+writeScoreTable();
 process.exit(failed ? 1 : 0);
