@@ -53,8 +53,7 @@ import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.
 import { isClientDisconnect } from './http/disconnects.ts';
 import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage, type GraphiqlResponse } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
-import './modules/payments/charge.ts';
-import './modules/benefits/grants.ts';
+import { backgroundWork } from './background.ts';
 
 export const maxBodyBytes = 1024 * 1024;
 
@@ -167,7 +166,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
-    const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 });
+    const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 }, backgroundWork);
     const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);

@@ -13,40 +13,58 @@ export interface JobContext {
   logger: Logger;
 }
 
-interface JobDefinition {
-  run(payload: any, ctx: JobContext): Promise<void>;
+/**
+ * Every kind of job there is. A kind is enqueued by name (services need not import the code that
+ * runs it), so the names are listed here and the runner refuses to start without a definition for
+ * each.
+ */
+export const jobKinds = ['benefits.sync', 'benefits.sync-product', 'payment.charge', 'refund.process'] as const;
+export type JobKind = (typeof jobKinds)[number];
+
+export interface JobDefinition<P = any> {
+  kind: JobKind;
+  run(payload: P, ctx: JobContext): Promise<void>;
   /** Called once when the job is given up after its last attempt, to leave its subject in a final state. */
-  onGiveUp?(payload: any, ctx: JobContext): Promise<void>;
+  onGiveUp?(payload: P, ctx: JobContext): Promise<void>;
   maxAttempts: number;
   /** The wait before attempt `attempt + 1`. */
   backoffMs(attempt: number): number;
 }
 
-const definitions = new Map<string, JobDefinition>();
-const sweeps = new Map<string, (ctx: JobContext) => Promise<void>>();
-
 /** Work the runner does on every tick, such as expiring what is past due. */
-export function defineSweep(name: string, sweep: (ctx: JobContext) => Promise<void>): void {
-  sweeps.set(name, sweep);
+export interface Sweep {
+  name: string;
+  run(ctx: JobContext): Promise<void>;
 }
 
-export function defineJob<P>(
-  kind: string,
+export function sweep(name: string, run: (ctx: JobContext) => Promise<void>): Sweep {
+  return { name, run };
+}
+
+/** A job's definition, for the runner's list (see background.ts). */
+export function job<P>(
+  kind: JobKind,
   run: (payload: P, ctx: JobContext) => Promise<void>,
-  options: Partial<Omit<JobDefinition, 'run' | 'onGiveUp'>> & { onGiveUp?: (payload: P, ctx: JobContext) => Promise<void> } = {},
-): void {
-  definitions.set(kind, {
+  options: Partial<Omit<JobDefinition<P>, 'kind' | 'run' | 'onGiveUp'>> & { onGiveUp?: (payload: P, ctx: JobContext) => Promise<void> } = {},
+): JobDefinition<P> {
+  return {
+    kind,
     run,
     onGiveUp: options.onGiveUp,
     maxAttempts: options.maxAttempts ?? 5,
     backoffMs: options.backoffMs ?? ((attempt) => Math.min(60_000, 1000 * 2 ** attempt)),
-  });
+  };
 }
 
 /** Schedules a job; pass the transaction of the change that calls for it. */
-export async function enqueueJob(tx: Db, kind: string, payload: object, runAt: Date): Promise<void> {
-  if (!definitions.has(kind)) throw new Error(`Unknown job kind ${kind}`);
+export async function enqueueJob(tx: Db, kind: JobKind, payload: object, runAt: Date): Promise<void> {
   await tx.job.create({ data: { kind, payload, runAt } });
+}
+
+/** What a runner runs: every job kind's definition, and the sweeps. */
+export interface BackgroundWork {
+  jobs: readonly JobDefinition[];
+  sweeps: readonly Sweep[];
 }
 
 export interface JobRunnerOptions {
@@ -61,10 +79,21 @@ export class JobRunner {
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
+  private readonly definitions: ReadonlyMap<string, JobDefinition>;
+  private readonly sweeps: readonly Sweep[];
+
   constructor(
     private readonly ctx: JobContext,
     private readonly options: JobRunnerOptions,
-  ) {}
+    work: BackgroundWork,
+  ) {
+    this.definitions = new Map(work.jobs.map((definition) => [definition.kind, definition]));
+    const missing = jobKinds.filter((kind) => !this.definitions.has(kind));
+    if (missing.length || this.definitions.size !== work.jobs.length) {
+      throw new Error(`The job runner needs one definition per job kind: missing ${missing.join(', ') || 'none'}, ${work.jobs.length - this.definitions.size} given twice.`);
+    }
+    this.sweeps = work.sweeps;
+  }
 
   start(): void {
     const tick = () => {
@@ -86,8 +115,8 @@ export class JobRunner {
 
   /** Runs the sweeps, then claims the jobs that are due and runs them; returns how many jobs ran. */
   async runDue(): Promise<number> {
-    for (const [name, sweep] of sweeps) {
-      await sweep(this.ctx).catch((error) => this.ctx.logger.error({ err: error, sweep: name }, 'sweep failed'));
+    for (const sweep of this.sweeps) {
+      await sweep.run(this.ctx).catch((error) => this.ctx.logger.error({ err: error, sweep: sweep.name }, 'sweep failed'));
     }
     const now = this.ctx.now();
     const until = new Date(now.getTime() + this.options.lockMs);
@@ -105,7 +134,7 @@ export class JobRunner {
   }
 
   private async run(job: { id: string; kind: string; payload: unknown; attempts: number }): Promise<void> {
-    const definition = definitions.get(job.kind);
+    const definition = this.definitions.get(job.kind);
     const { prisma, logger } = this.ctx;
     try {
       if (!definition) throw new Error(`Unknown job kind ${job.kind}`);

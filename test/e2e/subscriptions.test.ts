@@ -15,6 +15,7 @@ import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
+import { backgroundWork } from '../../src/background.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { renewalRetryDelaysMs } from '../../src/modules/subscriptions/service.ts';
 
@@ -462,7 +463,7 @@ describe('the renewal scheduler in two processes', () => {
       const { environment: env } = environment();
       const logger = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
       const runners = [env.prisma, second?.prisma ?? env.prisma].map(
-        (db) => new JobRunner({ environment: env, prisma: db, now: () => server.clock.now!, logger }, { pollMs: 1000, batchSize: 10, lockMs: 60_000 }),
+        (db) => new JobRunner({ environment: env, prisma: db, now: () => server.clock.now!, logger }, { pollMs: 1000, batchSize: 10, lockMs: 60_000 }, backgroundWork),
       );
       for (let month = 1; month <= 3; month++) {
         server.clock.now = new Date(start.getTime() + month * 31 * DAY);

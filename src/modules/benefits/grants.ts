@@ -6,7 +6,7 @@ import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Benefit } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
-import { defineJob, enqueueJob, type JobContext } from '../../jobs/runner.ts';
+import { enqueueJob, job, type JobContext } from '../../jobs/runner.ts';
 import { issueLicenseKey, revokeLicenseKey } from '../license-keys/service.ts';
 
 export type Purchase = { subscriptionId: string } | { orderId: string };
@@ -123,7 +123,7 @@ export async function recordCustomerStateChanged(ctx: Context, db: Db, customer:
   await recordEvents(ctx, db, ['customer.state_changed'], { organizationId: customer.organizationId, resourceId: customer.customerId, resource: 'customer_state' });
 }
 
-defineJob<Purchase>('benefits.sync', async (purchase, job: JobContext) => {
+export const grantSyncJob = job<Purchase>('benefits.sync', async (purchase, job: JobContext) => {
   await job.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const owner = 'subscriptionId' in purchase
@@ -135,7 +135,7 @@ defineJob<Purchase>('benefits.sync', async (purchase, job: JobContext) => {
 });
 
 /** After a product's benefits change: a sync for every purchase of it. */
-defineJob<{ productId: string }>('benefits.sync-product', async ({ productId }, job: JobContext) => {
+export const productGrantSyncJob = job<{ productId: string }>('benefits.sync-product', async ({ productId }, job: JobContext) => {
   await job.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const subscriptions = await db.subscription.findMany({ where: { productId }, select: { id: true } });

@@ -10,7 +10,7 @@ import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIs
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
-import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
+import { enqueueJob, sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
@@ -342,4 +342,4 @@ export async function expireCheckouts(job: JobContext): Promise<void> {
   });
 }
 
-defineSweep('checkouts.expire', expireCheckouts);
+export const expirySweep = sweep('checkouts.expire', expireCheckouts);

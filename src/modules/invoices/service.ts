@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.ts';
 import { checkLink, linkKey, signLink } from '../../auth/signed-links.ts';
 import { KassaError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { reach } from '../../auth/reach.ts';
-import { recordOrderEvents } from '../orders/service.ts';
+import { recordOrderEvents } from '../orders/events.ts';
 import { renderInvoicePdf } from './pdf.ts';
 
 export const invoiceLinkLifetimeMs = 3600 * 1000;

@@ -3,7 +3,8 @@
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Checkout, Prisma } from '../../generated/prisma/client.ts';
-import { recordEvents, type EventType } from '../../events/outbox.ts';
+import { recordEvents } from '../../events/outbox.ts';
+import { recordOrderEvents } from './events.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
@@ -31,10 +32,6 @@ export interface OrderListArgs extends PageArgs {
   /** Matches the product's name, case-insensitively. */
   query?: string | null;
   sorting?: string[] | null;
-}
-
-export async function recordOrderEvents(ctx: Context, db: Db, types: EventType[], order: { id: string; organizationId: string }) {
-  await recordEvents(ctx, db, types, { organizationId: order.organizationId, resourceId: order.id, resource: 'order' });
 }
 
 /**

@@ -8,9 +8,9 @@ import { systemContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import type { Order } from '../../generated/prisma/client.ts';
-import { defineJob, type JobContext } from '../../jobs/runner.ts';
+import { job, type JobContext } from '../../jobs/runner.ts';
 import type { ChargeResult } from './processor.ts';
-import { recordOrderEvents } from '../orders/service.ts';
+import { recordOrderEvents } from '../orders/events.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
 import { refundOrder } from '../refunds/service.ts';
 import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
@@ -82,7 +82,7 @@ async function charge(job: JobContext, payment: PendingPayment): Promise<ChargeR
   return processor.charge({ paymentId: payment.id, amount: payment.amount, currency: payment.currency, paymentMethod: payment.paymentMethod });
 }
 
-defineJob<{ paymentId: string }>(
+export const chargeJob = job<{ paymentId: string }>(
   'payment.charge',
   async ({ paymentId }, job) => {
     const payment = await pendingPayment(job, paymentId);

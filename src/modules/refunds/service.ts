@@ -11,9 +11,9 @@ import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIs
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
-import { defineJob, enqueueJob } from '../../jobs/runner.ts';
+import { enqueueJob, job } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { recordOrderEvents } from '../orders/service.ts';
+import { recordOrderEvents } from '../orders/events.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
 
 export const refundSortProperties = ['created_at', 'amount'] as const;
@@ -132,7 +132,7 @@ export async function listRefunds(ctx: Context, args: RefundListArgs, query: obj
 
 // Returns the money through the processor. A refund the processor refuses gives its amount back
 // to the order's refundable balance.
-defineJob<{ refundId: string }>(
+export const refundJob = job<{ refundId: string }>(
   'refund.process',
   async ({ refundId }, job) => {
     const refund = await job.prisma.refund.findUnique({ where: { id: refundId } });

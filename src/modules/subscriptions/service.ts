@@ -15,9 +15,9 @@ import { KassaError, RequestValidationError, ResourceNotFoundError } from '../..
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
-import { defineSweep, enqueueJob, type JobContext } from '../../jobs/runner.ts';
+import { enqueueJob, sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { recordOrderEvents } from '../orders/service.ts';
+import { recordOrderEvents } from '../orders/events.ts';
 import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grants.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
 
@@ -247,7 +247,7 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
   }
 }
 
-defineSweep('subscriptions.renew', renewSubscriptions);
+export const renewalSweep = sweep('subscriptions.renew', renewSubscriptions);
 
 // ---------------------------------------------------------------------------------------------
 // Reading
