@@ -24,11 +24,21 @@ import { useCompiledQueries } from './graphql/compiled-queries.ts';
 import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
 import { checkTrustedDocuments, persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
-import { serveProvider } from './oauth/provider.ts';
+import { createProvider } from './oauth/provider.ts';
+import { authorizeRoutes } from './oauth/authorize.ts';
+import { discoveryRoutes } from './oauth/discovery.ts';
+import { introspectRoutes } from './oauth/introspect.ts';
+import { registrationRoutes } from './oauth/registration.ts';
+import { revokeRoutes } from './oauth/revoke.ts';
+import { tokenRoutes } from './oauth/token.ts';
+import { userinfoRoutes } from './oauth/userinfo.ts';
+import { checkoutPages } from './pages/checkout.ts';
+import { portalPages } from './pages/portal.ts';
+import { signInPages } from './pages/sign-in.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { reportLeakedTokens } from './integrations/secret-scanning.ts';
-import { clientIpOf } from './rate-limits/client-ip.ts';
+import { clientIpOf } from './http/client-ip.ts';
 import { useRateLimits, type RateMeter } from './rate-limits/graphql.ts';
 import { usePartialDataStatus } from './graphql/partial-data.ts';
 import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
@@ -56,6 +66,20 @@ import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cach
 import { backgroundWork } from './background.ts';
 
 export const maxBodyBytes = 1024 * 1024;
+
+/** The OAuth provider's endpoints and the hosted pages, by method and path. */
+const provider = createProvider([
+  ...authorizeRoutes,
+  ...tokenRoutes,
+  ...revokeRoutes,
+  ...introspectRoutes,
+  ...registrationRoutes,
+  ...userinfoRoutes,
+  ...discoveryRoutes,
+  ...signInPages,
+  ...checkoutPages,
+  ...portalPages,
+]);
 
 /** Event payloads of both environments, rendered from the served schema. */
 const renderWire = createWireRenderer(schema);
@@ -225,13 +249,17 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     if (url.pathname === '/readyz') return send(res, await readiness());
     // What the headers say, read once here and handed on: nothing below reads a header.
     const facts = requestFacts(req.headers);
-    const provider = providerTarget(environments, url.pathname);
+    const providerPath = providerTarget(environments, url.pathname);
     // Every request counts against its address first, before any work is done for it.
-    const { limiter } = provider?.served ?? served ?? environments.production;
+    const { limiter } = providerPath?.served ?? served ?? environments.production;
     if (!admitted(res, limiter, await limiter.charge([limiter.ip(clientIp)], clock().getTime()))) return;
-    if (provider) {
-      const request = { req, res, path: provider.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
-      return serveProvider(provider.served.environment, request, clock(), logger);
+    if (providerPath) {
+      const method = req.method ?? 'GET';
+      const request = { method, path: providerPath.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
+      const answer = await provider(providerPath.served.environment, request, clock(), logger);
+      res.writeHead(answer.status, answer.headers);
+      res.end(method === 'HEAD' ? undefined : answer.body);
+      return;
     }
     if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
     const path = url.pathname.slice(served.base.length);

@@ -6,7 +6,7 @@
 // process's own; each process behind a load balancer enforces its own.
 import type { EnvironmentName, LiveStreamLimits } from '../config.ts';
 import type { Principal } from '../context.ts';
-import { addressKey } from '../rate-limits/client-ip.ts';
+import { addressKey } from '../rate-limits/address-key.ts';
 
 /** Who a stream is counted against: `key` to count by, `subject` to name it in a refusal. */
 export interface StreamHolder {

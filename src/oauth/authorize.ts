@@ -10,7 +10,8 @@ import { bearerToken } from '../http/request.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { scopeDescriptions, type Scope } from '../auth/scopes.ts';
 import { html, page } from '../pages/html.ts';
-import { checkSessionCsrf, currentSession, pagesPath, sameOriginPost, sessionCsrfToken, type BrowserSession } from '../pages/session.ts';
+import type { BrowserSession } from '../auth/sessions.ts';
+import { checkSessionCsrf, currentSession, pagesPath, sameOriginPost, sessionCsrfToken } from '../pages/session.ts';
 import {
   type AuthorizationRequest,
   RedirectableError,
@@ -23,7 +24,7 @@ import {
 import { AccessDenied, InvalidRequest, InvalidToken, OAuthError } from './errors.ts';
 import { issueAuthorizationCode } from './grants.ts';
 import { formBody, json, redirect, type OAuthRequest, type OAuthResponse } from './http.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 interface Organization {
   id: string;
@@ -201,8 +202,8 @@ async function describeAuthorization(environment: Environment, oauthRequest: OAu
   return json(200, { client: publicClient, sub_type: 'organization', sub: null, scopes: request.scopes, organizations });
 }
 
-defineOAuthRoutes([
+export const authorizeRoutes: OAuthRoute[] = [
   { method: 'GET', path: '/oauth2/authorize', handler: showAuthorization },
   { method: 'POST', path: '/oauth2/authorize', handler: decide },
   { method: 'GET', path: '/v1/oauth2/authorize', handler: describeAuthorization },
-]);
+];

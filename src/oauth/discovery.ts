@@ -6,7 +6,7 @@ import { allScopes } from '../auth/scopes.ts';
 import { supportedGrantTypes, supportedResponseTypes, tokenEndpointAuthMethods } from './clients.ts';
 import { prompts } from './authorization-request.ts';
 import { json, type OAuthResponse } from './http.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 import { publishedKeys } from './signing-keys.ts';
 
 /** The claims an ID token or userinfo answer may carry. */
@@ -56,8 +56,8 @@ async function jwks(environment: Environment, _request: unknown, now: Date): Pro
   return publicJson({ keys: await publishedKeys(environment.prisma, now) }, 300);
 }
 
-defineOAuthRoutes([
+export const discoveryRoutes: OAuthRoute[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', handler: openidConfiguration },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: openidConfiguration },
   { method: 'GET', path: '/.well-known/jwks.json', handler: jwks },
-]);
+];

@@ -6,7 +6,7 @@ import { InvalidRequest } from './errors.ts';
 import { findToken, isActive } from './grants.ts';
 import { formBody, json, type OAuthRequest } from './http.ts';
 import { checkTokenTypeHint } from './revoke.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 async function introspect(environment: Environment, request: OAuthRequest, now: Date) {
   const form = formBody(request);
@@ -32,4 +32,4 @@ async function introspect(environment: Environment, request: OAuthRequest, now: 
   });
 }
 
-defineOAuthRoutes([{ method: 'POST', path: '/v1/oauth2/introspect', handler: introspect }]);
+export const introspectRoutes: OAuthRoute[] = [{ method: 'POST', path: '/v1/oauth2/introspect', handler: introspect }];

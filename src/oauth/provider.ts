@@ -1,29 +1,17 @@
-// The OAuth 2.0 / OpenID Connect provider, assembled: each endpoint module registers its routes
-// (src/oauth/routes.ts) when imported here.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The OAuth 2.0 / OpenID Connect provider and the hosted pages, answering parsed requests: the
+// endpoints (and pages) it serves are given to createProvider by the composition (server.ts).
 import type { Environment } from '../context.ts';
-import type { Logger } from '../logger.ts';
 import type { RequestFacts } from '../http/request.ts';
+import type { Logger } from '../logger.ts';
 import { OAuthError } from './errors.ts';
 import { json, oauthErrorResponse, refuseNul, type OAuthResponse } from './http.ts';
-import { matchOAuthRoute } from './routes.ts';
-import './authorize.ts';
-import './token.ts';
-import './revoke.ts';
-import './introspect.ts';
-import './registration.ts';
-import './userinfo.ts';
-import './discovery.ts';
-import '../pages/sign-in.ts';
-import '../pages/checkout.ts';
-import '../pages/portal.ts';
+import { matchOAuthRoute, oauthRouteTable, type OAuthRoute } from './routes.ts';
 
 /** The largest body an OAuth endpoint or page reads. */
 export const maxOAuthBodyBytes = 64 * 1024;
 
 export interface ProviderRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
+  method: string;
   /** The path under the environment's base. */
   path: string;
   query: URLSearchParams;
@@ -31,37 +19,35 @@ export interface ProviderRequest {
   facts: RequestFacts;
   requestId: string;
   clientIp: string;
+  /** The body, or null when it exceeds `limit` bytes. */
   readBody(limit: number): Promise<Buffer | null>;
 }
 
-/** Serves one request of the provider, whatever happens: an OAuth error becomes its RFC body, anything else a logged 500. */
-export async function serveProvider(environment: Environment, request: ProviderRequest, now: Date, logger: Logger): Promise<void> {
-  const { req, res } = request;
-  const method = req.method ?? 'GET';
-  let response: OAuthResponse;
-  const match = matchOAuthRoute(method, request.path);
-  if (match === null) response = json(404, { error: 'NotFound', detail: `No endpoint at ${method} ${request.path}.` });
-  else if (match === 'method-not-allowed') response = json(405, { error: 'MethodNotAllowed', detail: `${method} is not allowed on ${request.path}.` });
-  else {
+export type Provider = (environment: Environment, request: ProviderRequest, now: Date, logger: Logger) => Promise<OAuthResponse>;
+
+/** The provider over `routes`; each request is answered whatever happens: an OAuth error becomes its RFC body, anything else a logged 500. */
+export function createProvider(routes: readonly OAuthRoute[]): Provider {
+  const table = oauthRouteTable(routes);
+  return async (environment, request, now, logger) => {
+    const { method } = request;
+    const match = matchOAuthRoute(table, method, request.path);
+    if (match === null) return json(404, { error: 'NotFound', detail: `No endpoint at ${method} ${request.path}.` });
+    if (match === 'method-not-allowed') return json(405, { error: 'MethodNotAllowed', detail: `${method} is not allowed on ${request.path}.` });
     const body = await request.readBody(maxOAuthBodyBytes);
-    if (body === null) response = json(413, { error: 'invalid_request', error_description: `The request body exceeds ${maxOAuthBodyBytes} bytes.` });
-    else {
-      try {
-        refuseNul(request.query);
-        response = await match.route.handler(
-          environment,
-          { method, path: request.path, params: match.params, query: request.query, facts: request.facts, body, clientIp: request.clientIp, requestId: request.requestId },
-          now,
-        );
-      } catch (error) {
-        if (!(error instanceof OAuthError)) {
-          logger.error({ err: error, requestId: request.requestId }, 'unexpected error');
-          error = new OAuthError('server_error', `An unexpected error occurred. Quote request id ${request.requestId} when reporting it.`, 500);
-        }
-        response = oauthErrorResponse(error as OAuthError);
+    if (body === null) return json(413, { error: 'invalid_request', error_description: `The request body exceeds ${maxOAuthBodyBytes} bytes.` });
+    try {
+      refuseNul(request.query);
+      return await match.route.handler(
+        environment,
+        { method, path: request.path, params: match.params, query: request.query, facts: request.facts, body, clientIp: request.clientIp, requestId: request.requestId },
+        now,
+      );
+    } catch (error) {
+      if (!(error instanceof OAuthError)) {
+        logger.error({ err: error, requestId: request.requestId }, 'unexpected error');
+        error = new OAuthError('server_error', `An unexpected error occurred. Quote request id ${request.requestId} when reporting it.`, 500);
       }
+      return oauthErrorResponse(error as OAuthError);
     }
-  }
-  res.writeHead(response.status, response.headers);
-  res.end(method === 'HEAD' ? undefined : response.body);
+  };
 }

@@ -8,7 +8,7 @@ import { KassaError } from '../graphql/errors.ts';
 import { checkClientMetadata, clientForRegistrationToken, createClient, deleteClient, isPublicClient, metadataOf, secretMatches, updateClient } from './clients.ts';
 import { InvalidRequest, InvalidToken } from './errors.ts';
 import { bearer, json, jsonBody, type OAuthRequest, type OAuthResponse } from './http.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -84,9 +84,9 @@ async function remove(environment: Environment, request: OAuthRequest, now: Date
   return { status: 204, headers: { 'cache-control': 'no-store' } };
 }
 
-defineOAuthRoutes([
+export const registrationRoutes: OAuthRoute[] = [
   { method: 'POST', path: '/v1/oauth2/register', handler: register },
   { method: 'GET', path: '/v1/oauth2/register/{client_id}', handler: read },
   { method: 'PUT', path: '/v1/oauth2/register/{client_id}', handler: replace },
   { method: 'DELETE', path: '/v1/oauth2/register/{client_id}', handler: remove },
-]);
+];

@@ -6,7 +6,7 @@ import { authenticateClient } from './clients.ts';
 import { InvalidRequest, OAuthError } from './errors.ts';
 import { findToken, revokeFamily } from './grants.ts';
 import { formBody, json, type OAuthRequest } from './http.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 /** RFC 7009 §2.1 and RFC 7662 §2.1: the hint, if any, names a token type the server knows. */
 export function checkTokenTypeHint(form: URLSearchParams): void {
@@ -27,4 +27,4 @@ async function revoke(environment: Environment, request: OAuthRequest, now: Date
   return json(200, {});
 }
 
-defineOAuthRoutes([{ method: 'POST', path: '/v1/oauth2/revoke', handler: revoke }]);
+export const revokeRoutes: OAuthRoute[] = [{ method: 'POST', path: '/v1/oauth2/revoke', handler: revoke }];

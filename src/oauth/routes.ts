@@ -11,23 +11,27 @@ export interface OAuthRoute {
   handler: OAuthHandler;
 }
 
-const routes: OAuthRoute[] = [];
-
-/** Adds routes to the provider; each endpoint module registers its own. */
-export function defineOAuthRoutes(entries: OAuthRoute[]): void {
-  for (const entry of entries) {
-    if (routes.some((r) => r.method === entry.method && r.path === entry.path)) throw new Error(`Duplicate OAuth route ${entry.method} ${entry.path}`);
-    routes.push(entry);
-  }
+/** Routes with their path patterns compiled; a method and path given twice is refused. */
+export interface OAuthRouteTable {
+  routes: readonly (OAuthRoute & { pattern: RegExp })[];
 }
 
 const pattern = (path: string) => new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
 
+export function oauthRouteTable(entries: readonly OAuthRoute[]): OAuthRouteTable {
+  const routes: (OAuthRoute & { pattern: RegExp })[] = [];
+  for (const entry of entries) {
+    if (routes.some((r) => r.method === entry.method && r.path === entry.path)) throw new Error(`Duplicate OAuth route ${entry.method} ${entry.path}`);
+    routes.push({ ...entry, pattern: pattern(entry.path) });
+  }
+  return { routes };
+}
+
 /** The route for a request, `method-not-allowed` for a known path with another method, or null. */
-export function matchOAuthRoute(method: string, path: string): { route: OAuthRoute; params: Record<string, string> } | 'method-not-allowed' | null {
+export function matchOAuthRoute(table: OAuthRouteTable, method: string, path: string): { route: OAuthRoute; params: Record<string, string> } | 'method-not-allowed' | null {
   let known = false;
-  for (const route of routes) {
-    const m = pattern(route.path).exec(path);
+  for (const route of table.routes) {
+    const m = route.pattern.exec(path);
     if (!m) continue;
     known = true;
     if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params: { ...m.groups } };

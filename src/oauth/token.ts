@@ -7,7 +7,7 @@ import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from './erro
 import { accessTokenLifetimeSeconds, exchangeAuthorizationCode, refreshTokens, type IssuedTokens } from './grants.ts';
 import { formBody, json, type OAuthRequest } from './http.ts';
 import { issueIdToken } from './id-token.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 const grantTypes = ['authorization_code', 'refresh_token'] as const;
 type GrantType = (typeof grantTypes)[number];
@@ -51,4 +51,4 @@ async function token(environment: Environment, request: OAuthRequest, now: Date)
   return tokenResponse(environment, client, issued, now);
 }
 
-defineOAuthRoutes([{ method: 'POST', path: '/v1/oauth2/token', handler: token }]);
+export const tokenRoutes: OAuthRoute[] = [{ method: 'POST', path: '/v1/oauth2/token', handler: token }];

@@ -8,7 +8,7 @@ import { KassaError } from '../graphql/errors.ts';
 import { OAuthError, InvalidToken } from './errors.ts';
 import { json, oauthErrorResponse, type OAuthRequest, type OAuthResponse } from './http.ts';
 import { identityClaims } from './id-token.ts';
-import { defineOAuthRoutes } from './routes.ts';
+import type { OAuthRoute } from './routes.ts';
 
 class InsufficientScope extends OAuthError {
   constructor(description: string) {
@@ -44,7 +44,7 @@ async function userinfo(environment: Environment, request: OAuthRequest, now: Da
   }
 }
 
-defineOAuthRoutes([
+export const userinfoRoutes: OAuthRoute[] = [
   { method: 'GET', path: '/v1/oauth2/userinfo', handler: userinfo },
   { method: 'POST', path: '/v1/oauth2/userinfo', handler: userinfo },
-]);
+];

@@ -8,7 +8,7 @@
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
-import { defineOAuthRoutes } from '../oauth/routes.ts';
+import type { OAuthRoute } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
 
@@ -247,8 +247,8 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
   return page(body, { title: view.title, environment: environment.name, headers: view.refresh ? { refresh: '2' } : {} });
 }
 
-defineOAuthRoutes([
+export const checkoutPages: OAuthRoute[] = [
   { method: 'GET', path: '/checkout/{client_secret}', handler: showCheckout },
   { method: 'POST', path: '/checkout/{client_secret}', handler: confirm },
   { method: 'GET', path: '/checkout/{client_secret}/confirmation', handler: confirmation },
-]);
+];

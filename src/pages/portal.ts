@@ -10,13 +10,10 @@
 // token bound to the session (an HMAC under the environment's key) and must come from this origin.
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
-import { resolvePrincipal } from '../auth/principals.ts';
-import { announcePrincipalChange } from '../auth/principal-cache.ts';
-import type { Db } from '../db/client.ts';
-import { issueCustomerSession } from '../modules/customer-sessions/service.ts';
+import { exchangeLinkSession, portalCustomer } from '../auth/customer-sessions.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
-import { defineOAuthRoutes } from '../oauth/routes.ts';
+import type { OAuthRoute } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost, vouchedSameOriginPost } from './session.ts';
 
@@ -68,38 +65,10 @@ function sessionCookie(environment: Environment, token: string, maxAgeSeconds: n
   return `${cookieName(environment)}=${token}; Path=${portalPath(environment)}; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Lax`;
 }
 
-/** The customer signed in with `token`, when it is a live customer session of the organization `slug`. */
-async function customerOf(environment: Environment, token: string | undefined, slug: string, now: Date): Promise<CustomerPrincipal | null> {
-  if (!token || !token.startsWith(`${environment.config.tokenPrefix}_cst_`)) return null;
-  let principal: Principal;
-  try {
-    principal = await resolvePrincipal(environment, token, now);
-  } catch (error) {
-    if (error instanceof KassaError) return null;
-    throw error;
-  }
-  // A checkout's session reaches only what the checkout bought: it is no portal sign-in.
-  if (principal.kind !== 'customer' || principal.checkoutId !== null) return null;
-  const organization = await environment.prisma.organization.findUnique({ where: { id: principal.organizationId }, select: { slug: true } });
-  return organization?.slug === slug ? principal : null;
-}
 
-/**
- * Trades the link's session for a new one that lives only in the cookie: the link works once, so
- * a copy left in a history or a forwarded mail signs nobody in. The new session ends when the
- * link's would have.
- */
-async function exchangeLink(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date): Promise<{ token: string; expiresAt: Date }> {
-  const ctx = contextFor(environment, request, principal, now);
-  const { token, expiresAt, linkHash } = await environment.prisma.$transaction(async (tx) => {
-    const link = await tx.customerSession.update({ where: { id: principal.sessionId }, data: { revokedAt: now } });
-    const { token, session } = await issueCustomerSession(ctx, tx as Db, { id: principal.customerId });
-    const shortened = await tx.customerSession.update({ where: { id: session.id }, data: { expiresAt: link.expiresAt } });
-    await announcePrincipalChange(tx as Db, [link.tokenHash]);
-    return { token, expiresAt: shortened.expiresAt, linkHash: link.tokenHash };
-  });
-  environment.principals.forget([linkHash]);
-  return { token, expiresAt };
+/** Signs in from a link: the link's session is traded for one that lives only in the cookie. */
+function exchangeLink(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date) {
+  return exchangeLinkSession(contextFor(environment, request, principal, now), principal);
 }
 
 function contextFor(environment: Environment, request: OAuthRequest, principal: CustomerPrincipal, now: Date): Context {
@@ -225,11 +194,11 @@ async function showPortal(environment: Environment, request: OAuthRequest, now: 
   const { slug } = request.params;
   const linkToken = request.query.get('customer_session_token');
   if (linkToken !== null) {
-    const principal = await customerOf(environment, linkToken, slug, now);
+    const principal = await portalCustomer(environment, linkToken, slug, now);
     if (!principal) return signedOutPage(environment);
     return continuePage(environment, request, principal, linkToken, now);
   }
-  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
+  const principal = await portalCustomer(environment, cookies(request).get(cookieName(environment)), slug, now);
   if (!principal) return signedOutPage(environment);
   return render(environment, request, principal, now);
 }
@@ -243,7 +212,7 @@ async function showPortal(environment: Environment, request: OAuthRequest, now: 
 async function continueFromLink(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const { slug } = request.params;
   const form = formBody(request);
-  const principal = await customerOf(environment, form.get('customer_session_token') ?? undefined, slug, now);
+  const principal = await portalCustomer(environment, form.get('customer_session_token') ?? undefined, slug, now);
   if (!principal) return signedOutPage(environment);
   if (!vouchedSameOriginPost(environment, request) || !(await checkBoundFormToken(environment, linkSubject(principal), form.get('form_token')))) {
     const body = html`<h1>Not signed in</h1><p class="error" role="alert">This sign-in did not come from the portal link's page. Open the link you were sent again, and continue from there.</p>`;
@@ -258,7 +227,7 @@ async function continueFromLink(environment: Environment, request: OAuthRequest,
 /** A form post of the signed-in customer: the session, the origin and the form's token, then `act`. */
 async function posted(environment: Environment, request: OAuthRequest, now: Date, act: (ctx: Context, form: URLSearchParams) => Promise<ExecutionResult | OAuthResponse>, done: string): Promise<OAuthResponse> {
   const { slug } = request.params;
-  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), slug, now);
+  const principal = await portalCustomer(environment, cookies(request).get(cookieName(environment)), slug, now);
   if (!principal) return signedOutPage(environment);
   const form = formBody(request);
   if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, `portal:${principal.sessionId}`, form.get('form_token')))) {
@@ -289,7 +258,7 @@ async function generateInvoice(environment: Environment, request: OAuthRequest, 
 }
 
 async function downloadInvoice(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
-  const principal = await customerOf(environment, cookies(request).get(cookieName(environment)), request.params.slug, now);
+  const principal = await portalCustomer(environment, cookies(request).get(cookieName(environment)), request.params.slug, now);
   if (!principal) return signedOutPage(environment);
   const result = await run(environment, contextFor(environment, request, principal, now), operations.invoice, { id: request.params.order_id });
   const url = (result.data as { customerPortal: { orderInvoice: { url: string } } } | null)?.customerPortal.orderInvoice.url;
@@ -313,7 +282,7 @@ async function signOut(environment: Environment, request: OAuthRequest, now: Dat
   );
 }
 
-defineOAuthRoutes([
+export const portalPages: OAuthRoute[] = [
   { method: 'GET', path: '/portal/{slug}', handler: showPortal },
   { method: 'POST', path: '/portal/{slug}/continue', handler: continueFromLink },
   { method: 'POST', path: '/portal/{slug}/orders/{order_id}/invoice', handler: generateInvoice },
@@ -321,4 +290,4 @@ defineOAuthRoutes([
   { method: 'POST', path: '/portal/{slug}/subscriptions/{subscription_id}/cancel', handler: subscriptionChange(true, 'Your subscription will end at the end of the paid period.') },
   { method: 'POST', path: '/portal/{slug}/subscriptions/{subscription_id}/resume', handler: subscriptionChange(false, 'Your subscription goes on.') },
   { method: 'POST', path: '/portal/{slug}/sign-out', handler: signOut },
-]);
+];

@@ -7,8 +7,7 @@
 //   A forged cross-site POST has neither the cookie's value nor the key.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Environment } from '../context.ts';
-import { linkKey } from '../auth/signed-links.ts';
-import { hashToken } from '../auth/tokens.ts';
+import { csrfKey, liveUserSession, type BrowserSession } from '../auth/sessions.ts';
 import { cookies, type OAuthRequest } from '../oauth/http.ts';
 
 export const sessionLifetimeSeconds = 7 * 24 * 3600;
@@ -38,24 +37,10 @@ export function clearSessionCookie(environment: Environment): string {
   return cookie(environment, sessionCookieName(environment), '', 0, 'Lax');
 }
 
-export interface BrowserSession {
-  id: string;
-  createdAt: Date;
-  user: { id: string; email: string; name: string | null };
-}
-
 /** The signed-in user of the request, from the session cookie, if the session is live. */
 export async function currentSession(environment: Environment, request: OAuthRequest, now: Date): Promise<BrowserSession | null> {
   const token = cookies(request).get(sessionCookieName(environment));
-  if (!token) return null;
-  return environment.prisma.userSession.findFirst({
-    where: { tokenHash: hashToken(token), revokedAt: null, expiresAt: { gt: now } },
-    select: { id: true, createdAt: true, user: { select: { id: true, email: true, name: true } } },
-  });
-}
-
-async function csrfKey(environment: Environment): Promise<Buffer> {
-  return linkKey(environment.prisma, 'csrf-key');
+  return token ? liveUserSession(environment, token, now) : null;
 }
 
 function mac(key: Buffer, purpose: string, subject: string): string {

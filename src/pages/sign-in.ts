@@ -1,12 +1,10 @@
 // The sign-in page: email and password (scrypt hashes), throttled per account and per address,
 // then a session cookie and back to where the user was going (only ever a page of the provider).
 import type { Environment } from '../context.ts';
-import { attemptSignIn, createSession, normalizeEmail } from '../modules/users/service.ts';
+import { attemptSignIn, createSession, endUserSession, normalizeEmail } from '../auth/sessions.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
-import { defineOAuthRoutes } from '../oauth/routes.ts';
+import type { OAuthRoute } from '../oauth/routes.ts';
 import { html, page } from './html.ts';
-import { announcePrincipalChange } from '../auth/principal-cache.ts';
-import type { Db } from '../db/client.ts';
 import {
   checkSessionCsrf,
   checkSignInCsrf,
@@ -75,8 +73,7 @@ async function signIn(environment: Environment, request: OAuthRequest, now: Date
     return signInPage(environment, request, { returnTo, email, status: 403, error: 'This form has expired or did not come from this site. Please sign in again.' });
   }
   if (!email || !password) return signInPage(environment, request, { returnTo, email, status: 400, error: 'Enter your email and your password.' });
-  const { prisma } = environment;
-  const outcome = await attemptSignIn(prisma, email, password, request.clientIp, now);
+  const outcome = await attemptSignIn(environment.prisma, email, password, request.clientIp, now);
   if (outcome.kind === 'throttled') {
     const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
     return signInPage(environment, request, {
@@ -90,7 +87,7 @@ async function signIn(environment: Environment, request: OAuthRequest, now: Date
   if (outcome.kind === 'refused') return signInPage(environment, request, { returnTo, email, status: 401, error: 'Unknown email or wrong password.' });
   const { user } = outcome;
   // A new session on every sign-in: a session id known before signing in is worth nothing after.
-  const { token } = await createSession(prisma, environment.config, user.id, now);
+  const { token } = await createSession(environment.prisma, environment.config, user.id, now);
   const target = returnTo ? withoutLoginPrompt(returnTo) : `${pagesPath(environment)}/login`;
   return redirect(target, { 'set-cookie': sessionCookie(environment, token) });
 }
@@ -115,17 +112,12 @@ async function signOut(environment: Environment, request: OAuthRequest, now: Dat
   if (!session || !sameOriginPost(environment, request) || !(await checkSessionCsrf(environment, session, 'sign-out', form.get('csrf_token')))) {
     return redirect(`${pagesPath(environment)}/login`);
   }
-  const { tokenHash } = await environment.prisma.$transaction(async (tx) => {
-    const ended = await tx.userSession.update({ where: { id: session.id }, data: { revokedAt: now } });
-    await announcePrincipalChange(tx as Db, [ended.tokenHash]);
-    return ended;
-  });
-  environment.principals.forget([tokenHash]);
+  await endUserSession(environment, session.id, now);
   return redirect(`${pagesPath(environment)}/login`, { 'set-cookie': clearSessionCookie(environment) });
 }
 
-defineOAuthRoutes([
+export const signInPages: OAuthRoute[] = [
   { method: 'GET', path: '/oauth2/login', handler: showSignIn },
   { method: 'POST', path: '/oauth2/login', handler: signIn },
   { method: 'POST', path: '/oauth2/logout', handler: signOut },
-]);
+];

@@ -8,7 +8,7 @@
 import type { RateLimitConfig } from '../config.ts';
 import type { Principal } from '../context.ts';
 import type { Logger } from '../logger.ts';
-import { addressKey } from './client-ip.ts';
+import { addressKey } from './address-key.ts';
 import { RedisUnavailableError, type BucketCharge, type ChargeResult, type RateLimitStore } from './store.ts';
 
 export type LimitName = 'ip' | 'license' | 'principal' | 'anonymous';

@@ -13,7 +13,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/context.ts';
 import { RequestValidationError } from '../../src/graphql/errors.ts';
-import { issueCustomerSession } from '../../src/modules/customer-sessions/service.ts';
+import { issueCustomerSession } from '../../src/auth/customer-sessions.ts';
 import { assertDownloadableFiles, fileDownloadLink, maxFileSize } from '../../src/modules/files/service.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';

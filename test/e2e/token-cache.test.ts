@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
-import { issueCustomerSession } from '../../src/modules/customer-sessions/service.ts';
+import { issueCustomerSession } from '../../src/auth/customer-sessions.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
 import { eventually } from '../helpers/waiting.ts';

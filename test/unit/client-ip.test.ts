@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { addressKey, clientIpOf } from '../../src/rate-limits/client-ip.ts';
+import { clientIpOf } from '../../src/http/client-ip.ts';
+import { addressKey } from '../../src/rate-limits/address-key.ts';
 
 const request = (remoteAddress: string, forwardedFor?: string) =>
   ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;

@@ -14,7 +14,7 @@ import { enqueueJob, sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
-import { issueCustomerSession } from '../customer-sessions/service.ts';
+import { issueCustomerSession } from '../../auth/customer-sessions.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
 
 export const checkoutLifetimeMs = 3600 * 1000;

@@ -2,25 +2,10 @@
 // creates one server-side and hands it to its customer; only the token's SHA-256 is stored.
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import { generateToken, hashToken } from '../../auth/tokens.ts';
+import { issueCustomerSession } from '../../auth/customer-sessions.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 import { reach } from '../../auth/reach.ts';
 import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
-
-export const customerSessionLifetimeMs = 3600 * 1000;
-
-/**
- * Signs a customer in. With `checkoutId`, the session reaches only what that checkout bought: it is
- * handed to whoever confirmed the checkout, who proved no more than knowing the customer's email.
- */
-export async function issueCustomerSession(ctx: Context, db: Db, customer: { id: string }, options: { checkoutId?: string } = {}) {
-  const token = generateToken(ctx.environment.config.tokenPrefix, 'cst');
-  const expiresAt = new Date(ctx.now().getTime() + customerSessionLifetimeMs);
-  const session = await db.customerSession.create({
-    data: { customerId: customer.id, checkoutId: options.checkoutId ?? null, tokenHash: hashToken(token), expiresAt, createdAt: ctx.now() },
-  });
-  return { token, session };
-}
 
 export interface CustomerSessionCreateInput {
   customerId?: string | null;

@@ -7,7 +7,7 @@ import { environmentNames, loadConfig, type Config, type EnvironmentName } from 
 import { openDatabase, type Db } from '../../db/client.ts';
 import { migrate } from '../../db/migrate.ts';
 import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
-import { checkCredentials } from '../users/service.ts';
+import { checkCredentials } from '../../auth/sessions.ts';
 import { issuePersonalAccessToken, listUserTokens, revokeUserToken } from './service.ts';
 
 export const patUsage = `  pat create --email EMAIL --scopes SCOPE,SCOPE [--comment TEXT] [--expires-in-days N]
