@@ -49,6 +49,7 @@ import { requestScope, type Logger } from './logger.ts';
 import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { withIdempotency } from './rest/idempotency.ts';
+import { databaseIdempotencyStore } from './db/idempotency-store.ts';
 import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
 import type { CompiledRoute } from './rest/route.ts';
 import { ApiReference } from './rest/reference.ts';
@@ -195,7 +196,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
-    environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql)), base, limiter };
+    environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql), databaseIdempotencyStore), base, limiter };
   }
 
   const streamSlots = new StreamSlots(config.liveStreams);

@@ -14,6 +14,7 @@ import { hashToken, isWellFormedToken, type TokenKind } from '../auth/tokens.ts'
 import { systemContext, type Environment } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { tokenLeakWire } from '../wire/token-leaks.ts';
 
 export type ScanningKey = Config['secretScanningKeys'][number];
 
@@ -165,7 +166,7 @@ export async function reportLeakedTokens(
         ended.push(...hashes);
         if (found?.live && found.organizationId) {
           const ctx = systemContext(environment, tx as Db, found.organizationId, () => now, request.requestId);
-          const data = { token_kind: kindNames[revocable], token_id: found.tokenId, url: report.url, source: report.source, reported_type: report.type, revoked_at: now.toISOString() };
+          const data = tokenLeakWire({ tokenKind: kindNames[revocable], tokenId: found.tokenId, url: report.url, source: report.source, reportedType: report.type, revokedAt: now });
           await recordEvent(ctx, tx as Db, 'token.leaked', found.organizationId, found.tokenId, data);
         }
       }

@@ -63,19 +63,22 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * Whether the database can hold the answer: PostgreSQL's jsonb refuses NUL and lone surrogates, which
- * an error message may quote from the input. JSON.stringify writes both, and only them, as escapes.
- */
-function storable(body: unknown): boolean {
-  return !/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(JSON.stringify(body ?? null));
+/** Where keys and their answers are kept (db/idempotency-store.ts), for the environment of a request. */
+export interface IdempotencyStore {
+  /**
+   * Claims `key` for `scope` with the request's hash, after forgetting a claim made before `stale`:
+   * `claimed` with the claim's id, or the earlier claim (`status: null` while it is still running).
+   */
+  claim(ctx: Context, claim: { scope: string; key: string; requestHash: string; now: Date; stale: Date }): Promise<
+    { claimed: string } | { earlier: { requestHash: string; status: number | null; body: unknown } | null }
+  >;
+  /** Keeps the answer of a claim, or forgets the claim when the store cannot hold that answer. */
+  complete(ctx: Context, id: string, response: { status: number; body: unknown }, now: Date): Promise<void>;
+  /** Forgets a claim, so a retry runs again. */
+  release(ctx: Context, id: string): Promise<void>;
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string })?.code === 'P2002';
-}
-
-export function withIdempotency(handler: RestHandler): RestHandler {
+export function withIdempotency(handler: RestHandler, store: IdempotencyStore): RestHandler {
   return async (request, ctx) => {
     const key = request.idempotencyKey;
     if (request.method !== 'POST' || key === undefined) return handler(request, ctx);
@@ -86,13 +89,9 @@ export function withIdempotency(handler: RestHandler): RestHandler {
     const hash = requestHash(request);
     const now = ctx.now();
     const stale = new Date(now.getTime() - idempotencyWindowMs);
-    await ctx.prisma.idempotencyKey.deleteMany({ where: { scope, key, createdAt: { lt: stale } } });
-    let id: string;
-    try {
-      ({ id } = await ctx.prisma.idempotencyKey.create({ data: { scope, key, requestHash: hash, createdAt: now }, select: { id: true } }));
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const first = await ctx.prisma.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
+    const claim = await store.claim(ctx, { scope, key, requestHash: hash, now, stale });
+    if ('earlier' in claim) {
+      const first = claim.earlier;
       if (!first) return restError(409, 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is being processed; retry shortly.');
       if (first.requestHash !== hash) {
         return {
@@ -103,17 +102,17 @@ export function withIdempotency(handler: RestHandler): RestHandler {
       if (first.status === null) return restError(409, 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is being processed; retry shortly.');
       return { status: first.status, body: first.body ?? undefined, headers: { 'idempotent-replayed': 'true' } };
     }
+    const id = claim.claimed;
     let response: RestResponse;
     try {
       response = await handler(request, ctx);
     } catch (error) {
-      await ctx.prisma.idempotencyKey.delete({ where: { id } });
+      await store.release(ctx, id);
       throw error;
     }
-    // A server error is not an answer to remember: the retry should run again. Nor is one the
-    // database cannot hold; only a refusal quotes the input, and refusing again changes nothing.
-    if (response.status >= 500 || !storable(response.body)) await ctx.prisma.idempotencyKey.delete({ where: { id } });
-    else await ctx.prisma.idempotencyKey.update({ where: { id }, data: { status: response.status, body: (response.body ?? null) as never, completedAt: ctx.now() } });
+    // A server error is not an answer to remember: the retry should run again.
+    if (response.status >= 500) await store.release(ctx, id);
+    else await store.complete(ctx, id, { status: response.status, body: response.body ?? null }, ctx.now());
     return response;
   };
 }
