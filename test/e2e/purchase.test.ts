@@ -9,8 +9,8 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import type { Checkout } from '@polar-sh/sdk/models/components/checkout.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restClient, type RestResponse } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { buyWithCheckout, checkoutWhen, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
@@ -764,14 +764,10 @@ describe('a purchase through GraphQL in sandbox', () => {
 });
 
 describe('an environment without a payment processor', () => {
-  let bare: TestServer;
-  beforeAll(async () => {
-    bare = await startTestServer({ PRODUCTION_PAYMENT_PROCESSOR: 'none' });
-  });
-  afterAll(() => bare?.close());
+  const bare = useTestServer({ env: { PRODUCTION_PAYMENT_PROCESSOR: 'none' } });
 
   it('still pays the order of a free product, and refuses a checkout that needs payment', async () => {
-    const org = await newOrganization(bare, 'production');
+    const org = await newOrganization(bare.server, 'production');
     const free = await org.polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
     const checkout = await org.polar.checkouts.create({ products: [free.id] });
     await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'free@example.com' } });
