@@ -2,12 +2,13 @@
 // attacks a token or user might try across organizations. Also: token plaintext is shown once
 // and never stored.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/auth/tokens.ts';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { expectNoData } from '../helpers/responses.ts';
 
-let server: TestServer;
+const t = useTestServer({ resetClockAfterEach: true });
 /** Organization A: its owner's credentials, its all-scopes token, and a signed-in session of its owner. */
 let a: Awaited<ReturnType<TestServer['bootstrap']>> & { session: string };
 /** Organization B, owned by another user. */
@@ -24,8 +25,8 @@ const productCreateMutation =
   'mutation { core { productCreate(input: { name: "Scoped product", prices: [{ amountType: free }] }) { id } } }';
 const freeProduct = { name: 'Auth test product', recurring_interval: null, prices: [{ amount_type: 'free' }] };
 
-const rest = (token?: string) => restClient(server.base(), token);
-const graphql = (token?: string) => graphqlClient(server.base(), token);
+const rest = (token?: string) => restClient(t.server.base(), token);
+const graphql = (token?: string) => graphqlClient(t.server.base(), token);
 
 async function signIn(email: string, password: string): Promise<string> {
   const response = await graphql()(signInMutation, { email, password });
@@ -44,8 +45,8 @@ async function createToken(session: string, input: { organizationId: string; com
 /** A request with a literal Authorization header (or none), to REST and to GraphQL. */
 async function withHeader(authorization: string | undefined) {
   const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
-  const restResponse = await fetch(`${server.base()}/products/`, { headers });
-  const graphqlResponse = await fetch(`${server.base()}/graphql`, {
+  const restResponse = await fetch(`${t.server.base()}/products/`, { headers });
+  const graphqlResponse = await fetch(`${t.server.base()}/graphql`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ query: productsQuery }),
@@ -83,19 +84,14 @@ function expectGraphQLNotPermitted(response: { status: number; body: { data?: an
 }
 
 async function tokenCount(organizationId: string): Promise<number> {
-  return server.kassa.environments.production.environment.prisma.organizationAccessToken.count({ where: { organizationId } });
+  return t.server.kassa.environments.production.environment.prisma.organizationAccessToken.count({ where: { organizationId } });
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const first = await server.bootstrap('production');
-  const second = await server.bootstrap('production', { organizationName: 'Other Organization' });
+  const first = await t.server.bootstrap('production');
+  const second = await t.server.bootstrap('production', { organizationName: 'Other Organization' });
   a = { ...first, session: await signIn(first.userEmail, first.userPassword) };
   b = { ...second, session: await signIn(second.userEmail, second.userPassword) };
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
 });
 
 describe('a request without an Authorization header', () => {
@@ -144,7 +140,7 @@ describe('a malformed Authorization header', () => {
   });
 
   it('refuses signIn too, rather than treating the request as anonymous', async () => {
-    const response = await fetch(`${server.base()}/graphql`, {
+    const response = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
       headers: { authorization: 'Basic abc', 'content-type': 'application/json' },
       body: JSON.stringify({ query: signInMutation, variables: { email: a.userEmail, password: a.userPassword } }),
@@ -158,8 +154,8 @@ describe('a malformed Authorization header', () => {
 
 describe('an unknown token of the right shape', () => {
   it.each([
-    ['organization access token', () => generateToken(server.config.tokenPrefix, 'oat')],
-    ['user session token', () => generateToken(server.config.tokenPrefix, 'us')],
+    ['organization access token', () => generateToken(t.server.config.tokenPrefix, 'oat')],
+    ['user session token', () => generateToken(t.server.config.tokenPrefix, 'us')],
     ['token with one character changed', () => a.token.slice(0, -1) + (a.token.endsWith('A') ? 'B' : 'A')],
     ['token with an unknown kind', () => a.token.replace('_oat_', '_xyz_')],
   ])('(%s) gets 401 from REST and GraphQL', async (_kind, make) => {
@@ -181,7 +177,7 @@ describe('an expired organization access token', () => {
     expect(new Date(record.expiresAt).getTime()).toBe(expiresAt.getTime());
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
 
-    server.clock.now = new Date(Date.now() + 3600_000);
+    t.server.clock.now = new Date(Date.now() + 3600_000);
     try {
       expectRestUnauthorized(await rest(token)('GET', '/products/'));
       expectGraphQLUnauthenticated(await graphql(token)(productsQuery));
@@ -189,7 +185,7 @@ describe('an expired organization access token', () => {
       expect((await rest(a.session)('GET', '/products/')).status).toBe(200);
       expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
   });
@@ -216,14 +212,14 @@ describe('an expired user session', () => {
     const { token: session, expiresAt } = response.body.data.signIn as { token: string; expiresAt: string };
     expect((await rest(session)('GET', '/products/')).status).toBe(200);
 
-    server.clock.now = new Date(new Date(expiresAt).getTime() + 1_000);
+    t.server.clock.now = new Date(new Date(expiresAt).getTime() + 1_000);
     try {
       expectRestUnauthorized(await rest(session)('GET', '/products/'));
       expectGraphQLUnauthenticated(await graphql(session)(productsQuery));
       // The organization's token never expires.
       expect((await rest(a.token)('GET', '/products/')).status).toBe(200);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });
@@ -271,7 +267,7 @@ describe('a token lacking the scope', () => {
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
     expectRestNotPermitted(await rest(token)('POST', '/products/', freeProduct), 'products:write');
     expectGraphQLNotPermitted(await graphql(token)(productCreateMutation), 'products:write');
-    expect(await server.kassa.environments.production.environment.prisma.product.count({ where: { name: 'Scoped product' } })).toBe(0);
+    expect(await t.server.kassa.environments.production.environment.prisma.product.count({ where: { name: 'Scoped product' } })).toBe(0);
   });
 
   it('gets 403 naming products:read when listing, fetching or updating products', async () => {
@@ -354,7 +350,7 @@ describe('an attacker', () => {
     }
 
     expect((await rest(victim.token)('GET', '/products/')).status).toBe(200);
-    const row = await server.kassa.environments.production.environment.prisma.organizationAccessToken.findUnique({ where: { id: victim.id } });
+    const row = await t.server.kassa.environments.production.environment.prisma.organizationAccessToken.findUnique({ where: { id: victim.id } });
     expect(row?.revokedAt).toBeNull();
   });
 
@@ -410,7 +406,7 @@ describe('organization access token secrecy', () => {
 
   it('stores the SHA-256 hex of the token and no column holds the plaintext', async () => {
     const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'hashed', scopes: ['products:read'] });
-    const prisma = server.kassa.environments.production.environment.prisma;
+    const prisma = t.server.kassa.environments.production.environment.prisma;
     const rows = await prisma.organizationAccessToken.findMany();
     const row = rows.find((r) => r.id === id)!;
     expect(row.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
@@ -429,7 +425,7 @@ describe('organization access token secrecy', () => {
 
   it('stores user session tokens as SHA-256 hex too', async () => {
     const session = await signIn(a.userEmail, a.userPassword);
-    const prisma = server.kassa.environments.production.environment.prisma;
+    const prisma = t.server.kassa.environments.production.environment.prisma;
     const raw = JSON.stringify(await prisma.$queryRawUnsafe<Record<string, unknown>[]>('SELECT * FROM user_sessions'));
     expect(raw).toContain(createHash('sha256').update(session).digest('hex'));
     expect(raw).not.toContain(session);
@@ -440,8 +436,8 @@ describe('organization access token secrecy', () => {
     const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'not logged', scopes: ['products:read'] });
     await rest(token)('GET', '/products/');
     await rest(`${token}x`)('GET', '/products/');
-    const logs = server.logs.join('\n');
-    expect(server.logs.length).toBeGreaterThan(0);
+    const logs = t.server.logs.join('\n');
+    expect(t.server.logs.length).toBeGreaterThan(0);
     for (const secret of [token, a.token, a.session, b.session, a.userPassword]) expect(logs).not.toContain(secret);
   });
 });

@@ -9,25 +9,22 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import type { Benefit } from '@polar-sh/sdk/models/components/benefit.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restClient, type RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' } });
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 
 async function eventsOfType(organizationId: string, type: string) {
-  return (await eventsOf(server, organizationId, 'sandbox')).filter((e) => e.type === type);
+  return (await eventsOf(t.server, organizationId, 'sandbox')).filter((e) => e.type === type);
 }
 
 const reportedJobFailures = new Set<string>();
@@ -127,8 +124,8 @@ describe('benefits at /v1/benefits/', () => {
   let custom: any;
   let licenseKeys: Benefit;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
-    stranger = await newOrganization(server, 'sandbox', { organizationName: 'Stranger Inc' });
+    org = await newOrganization(t.server, 'sandbox');
+    stranger = await newOrganization(t.server, 'sandbox', { organizationName: 'Stranger Inc' });
   });
 
   it('creates a custom benefit: 201 with its note and metadata, selectable and deletable', async () => {
@@ -174,7 +171,7 @@ describe('benefits at /v1/benefits/', () => {
   });
 
   it('creates a license_keys benefit without settings: every property null', async () => {
-    const other = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     const plain = expectStatus(await other.api('POST', '/benefits/', { type: 'license_keys', description: 'Plain keys', properties: {} }), 201);
     expect(plain.properties).toEqual({ prefix: null, expires: null, activations: null, limit_usage: null });
   });
@@ -238,18 +235,18 @@ describe('benefits at /v1/benefits/', () => {
     ['longer than 42 characters', 'x'.repeat(43)],
   ])('refuses a description %s with 422 at body.description, on create and update, changing nothing', async (_case, description) => {
     const before = await benefitCount(org);
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     expectValidationError(await org.api('POST', '/benefits/', { type: 'custom', description, properties: { note: null } }), ['body', 'description']);
     expectValidationError(await org.api('PATCH', `/benefits/${custom.id}`, { type: 'custom', description }), ['body', 'description']);
     const sdkError = await rejectionOf(org.polar.benefits.create({ type: 'custom', description, properties: {} }));
     expect(sdkError).toBeInstanceOf(HTTPValidationError);
     expect(await benefitCount(org)).toBe(before);
     expect(expectStatus(await org.api('GET', `/benefits/${custom.id}`), 200)).toEqual(custom);
-    expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(events);
+    expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(events);
   });
 
   it('accepts descriptions of exactly 3 and 42 characters', async () => {
-    const other = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     for (const description of ['abc', 'y'.repeat(42)]) expect((await createCustom(other, description)).description).toBe(description);
   });
 
@@ -288,11 +285,11 @@ describe('benefits at /v1/benefits/', () => {
   });
 
   it('needs benefits:read to read and benefits:write to change: 403 naming the scope, nothing changed', async () => {
-    const productsOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['products:read']));
+    const productsOnly = restClient(t.server.base('sandbox'), await tokenWithScopes(t.server, org, ['products:read']));
     expectNotPermitted(await productsOnly('GET', '/benefits/'), 'benefits:read');
     expectNotPermitted(await productsOnly('GET', `/benefits/${custom.id}`), 'benefits:read');
     expectNotPermitted(await productsOnly('GET', `/benefits/${custom.id}/grants`), 'benefits:read');
-    const readOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['benefits:read']));
+    const readOnly = restClient(t.server.base('sandbox'), await tokenWithScopes(t.server, org, ['benefits:read']));
     expectStatus(await readOnly('GET', `/benefits/${custom.id}`), 200);
     const before = await benefitCount(org);
     expectNotPermitted(await readOnly('POST', '/benefits/', { type: 'custom', description: 'Sneaky', properties: {} }), 'benefits:write');
@@ -324,10 +321,10 @@ describe('benefits at /v1/benefits/', () => {
 
 describe('the events of a benefit', () => {
   it('are benefit.created, then benefit.updated for an update, with the benefit as GET returns it', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const created = await createCustom(org, 'Evented perk', 'A note', { source: 'e2e' });
     const updated = expectStatus(await org.api('PATCH', `/benefits/${created.id}`, { type: 'custom', description: 'Evented perk, v2', metadata: { source: 'e2e', version: 2 } }), 200);
-    const events = await eventsOf(server, org.organizationId, 'sandbox');
+    const events = await eventsOf(t.server, org.organizationId, 'sandbox');
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['benefit.created', created.id],
       ['benefit.updated', created.id],
@@ -337,10 +334,10 @@ describe('the events of a benefit', () => {
   });
 
   it('records a benefit.updated when a benefit is deleted', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const created = await createCustom(org, 'Deleted perk');
     expectStatus(await org.api('DELETE', `/benefits/${created.id}`), 204);
-    const events = await eventsOf(server, org.organizationId, 'sandbox');
+    const events = await eventsOf(t.server, org.organizationId, 'sandbox');
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['benefit.created', created.id],
       ['benefit.updated', created.id],
@@ -360,8 +357,8 @@ describe('POST /v1/products/{id}/benefits', () => {
   let perk: any;
   let keys: any;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
-    stranger = await newOrganization(server, 'sandbox', { organizationName: 'Other shop' });
+    org = await newOrganization(t.server, 'sandbox');
+    stranger = await newOrganization(t.server, 'sandbox', { organizationName: 'Other shop' });
     productId = (await fixedProduct(org, 'Bundle')).id;
     perk = await createCustom(org, 'Bundle perk', 'Thanks!');
     keys = await createLicenseKeys(org, 'Bundle license', 'BUNDLE');
@@ -412,7 +409,7 @@ describe('POST /v1/products/{id}/benefits', () => {
 
   it("is not found for another organization's product, and needs products:write", async () => {
     expectNotFound(await stranger.api('POST', `/products/${productId}/benefits`, { benefits: [] }));
-    const benefitsOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['benefits:read', 'benefits:write', 'products:read']));
+    const benefitsOnly = restClient(t.server.base('sandbox'), await tokenWithScopes(t.server, org, ['benefits:read', 'benefits:write', 'products:read']));
     expectNotPermitted(await benefitsOnly('POST', `/products/${productId}/benefits`, { benefits: [] }), 'products:write');
     expect(expectStatus(await org.api('GET', `/products/${productId}`), 200).benefits.map((b: { id: string }) => b.id)).toEqual([keys.id, perk.id]);
   });
@@ -437,7 +434,7 @@ describe('the grants of a one-time purchase', () => {
   let alice: Order;
   let bob: Order;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     productId = (await fixedProduct(org, 'Video course', 1999)).id;
     community = await createCustom(org, 'Community access', 'Join at chat.example.com', { tier: 'gold', seats: 3 });
     license = await createLicenseKeys(org, 'Course license', 'COURSE');
@@ -529,7 +526,7 @@ describe('the grants of a one-time purchase', () => {
   });
 
   it('makes no grant twice when the sync runs again', async () => {
-    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     const grantIds = async () => [...(await grantsOf(org, community.id)).items, ...(await grantsOf(org, license.id)).items].map((g: { id: string }) => g.id).sort();
     const idsBefore = await grantIds();
     await setBenefits(org, productId, [community.id, license.id]);
@@ -537,7 +534,7 @@ describe('the grants of a one-time purchase', () => {
     await sandbox().jobs.runDue();
     expect(await grantIds()).toEqual(idsBefore);
     expect(await prisma().licenseKey.count({ where: { benefitId: license.id } })).toBe(2);
-    expect((await eventsOf(server, org.organizationId, 'sandbox')).slice(before).map((e) => e.type)).toEqual([]);
+    expect((await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before).map((e) => e.type)).toEqual([]);
   });
 
   describe('when the benefits change', () => {
@@ -657,7 +654,7 @@ describe('the grants of a downloadables benefit', () => {
   }
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     manual = await uploadedFile('manual.txt', 'The manual.');
     appendix = await uploadedFile('appendix.txt', 'The appendix.');
     downloads = expectStatus(await org.api('POST', '/benefits/', { type: 'downloadables', description: 'Downloads', properties: { files: [manual] } }), 201);
@@ -686,7 +683,7 @@ describe('a partial refund with revoke_benefits', () => {
   // Polar enqueues the revocation when a refund with revoke_benefits is created, whatever its
   // amount (polar/refund/service.py, RefundService._on_created).
   it("revokes the order's grants, though the order is only partially refunded", async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const product = await fixedProduct(org, 'Plugin', 4000);
     const license = await createLicenseKeys(org, 'Plugin license', 'PLUGIN');
     await setBenefits(org, product.id, [license.id]);
@@ -722,7 +719,7 @@ describe('the grants of a subscription', () => {
   let oneTimeOrder: Order;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     const plan = await fixedProduct(org, 'Membership', 900, 'month');
     const ebook = await fixedProduct(org, 'Handbook', 1500);
     members = await createCustom(org, 'Members area', 'Log in at members.example.com', { level: 'member' });

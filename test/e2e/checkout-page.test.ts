@@ -6,28 +6,23 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { desktop, launchChromium, openPage as openIn, phone, screenshots, seriousViolations } from '../helpers/chromium.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-let server: TestServer;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '200', JOB_POLL_INTERVAL_MS: '50' }, organizations: { org: 'sandbox' } });
 let browser: Browser;
-let org: Org;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '200', JOB_POLL_INTERVAL_MS: '50' });
-  org = await newOrganization(server, 'sandbox');
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
 });
 
 async function checkoutFor(prices: Record<string, unknown>[], recurringInterval: string | null = null, extra: Record<string, unknown> = {}) {
-  const product = await org.polar.products.create({ name: recurringInterval ? 'Pro plan' : 'Field guide', recurringInterval: recurringInterval as never, prices: prices as never });
-  const checkout = await org.polar.checkouts.create({ products: [product.id], ...extra });
+  const product = await t.org.polar.products.create({ name: recurringInterval ? 'Pro plan' : 'Field guide', recurringInterval: recurringInterval as never, prices: prices as never });
+  const checkout = await t.org.polar.checkouts.create({ products: [product.id], ...extra });
   return checkout;
 }
 
@@ -57,14 +52,14 @@ describe('the checkout page', () => {
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
       expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: `${screenshots}/checkout-paid-${size}.png`, fullPage: true });
-      const orders = await org.polar.orders.list({ checkoutId: checkout.id } as never);
+      const orders = await t.org.polar.orders.list({ checkoutId: checkout.id } as never);
       expect(orders.result.items.map((o) => o.status)).toEqual(['paid']);
       await page.context().close();
     }
   });
 
   test('a subscription is bought the same way, and the buyer lands on the success URL', async () => {
-    const successOrigin = `http://localhost:${new URL(server.url).port}`;
+    const successOrigin = `http://localhost:${new URL(t.server.url).port}`;
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }], 'month', { successUrl: `${successOrigin}/healthz?merci=日本&checkout={CHECKOUT_ID}` });
     const page = await openPage();
     await page.goto(checkout.url);
@@ -72,7 +67,7 @@ describe('the checkout page', () => {
     await pay(page, 'subscriber@example.com', 'tok_visa');
     // Another origin than the page's, reached through the form's post: the page's policy allows it.
     await page.waitForURL(`${successOrigin}/healthz?merci=%E6%97%A5%E6%9C%AC&checkout=${checkout.id}`, { timeout: 15_000 });
-    const subscriptions = await org.polar.subscriptions.list({ productId: checkout.productId } as never);
+    const subscriptions = await t.org.polar.subscriptions.list({ productId: checkout.productId } as never);
     expect(subscriptions.result.items.map((s) => s.status)).toEqual(['active']);
     await page.context().close();
   });
@@ -114,10 +109,10 @@ describe('the checkout page', () => {
 
   test('a success URL that is not http(s) is refused when the checkout is made or changed', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }]);
-    const changed = await org.api('PATCH', `/checkouts/${checkout.id}`, { success_url: 'javascript:alert(1)' });
+    const changed = await t.org.api('PATCH', `/checkouts/${checkout.id}`, { success_url: 'javascript:alert(1)' });
     expect(changed.status).toBe(422);
     expect(changed.body.detail[0].loc).toEqual(['body', 'success_url']);
-    const made = await org.api('POST', '/checkouts/', { products: [checkout.productId], success_url: 'https://' });
+    const made = await t.org.api('POST', '/checkouts/', { products: [checkout.productId], success_url: 'https://' });
     expect(made.status).toBe(422);
   });
 
@@ -150,7 +145,7 @@ describe('the checkout page', () => {
     await page.getByLabel('Card').fill('tok_visa');
     await page.getByRole('button', { name: /^Pay/ }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
-    const paid = await org.polar.checkouts.get({ id: checkout.id });
+    const paid = await t.org.polar.checkouts.get({ id: checkout.id });
     expect(paid.totalAmount).toBe(1250);
     await page.context().close();
   });
@@ -159,7 +154,7 @@ describe('the checkout page', () => {
 describe('the checkout page without a browser', () => {
   test('refuses a post from another site or without its form token, and an unknown checkout is a 404 page', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
-    const buyer = new FormBrowser(server.url);
+    const buyer = new FormBrowser(t.server.url);
     const shown = await buyer.get(checkout.url);
     expect(shown.status).toBe(200);
     expect(shown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -169,18 +164,18 @@ describe('the checkout page without a browser', () => {
     expect(forged.status).toBe(403);
     const tokenless = await buyer.post(checkout.url, { ...fields, form_token: 'forged' });
     expect(tokenless.status).toBe(403);
-    expect((await org.polar.checkouts.get({ id: checkout.id })).status).toBe('open');
-    const unknown = await buyer.get(`${server.url}/sandbox/checkout/service_c_${'x'.repeat(32)}`);
+    expect((await t.org.polar.checkouts.get({ id: checkout.id })).status).toBe('open');
+    const unknown = await buyer.get(`${t.server.url}/sandbox/checkout/service_c_${'x'.repeat(32)}`);
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
   });
 
   test('an expired checkout says so instead of taking a payment', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
-    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+    t.server.clock.now = new Date(Date.now() + 2 * 3600_000);
     try {
-      await eventually(() => org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'expired', 'the checkout to expire');
-      const buyer = new FormBrowser(server.url);
+      await eventually(() => t.org.polar.checkouts.get({ id: checkout.id }), (c) => c.status === 'expired', 'the checkout to expire');
+      const buyer = new FormBrowser(t.server.url);
       for (const url of [checkout.url, `${checkout.url}/confirmation`]) {
         const shown = await buyer.get(url);
         expect(shown.status).toBe(410);
@@ -188,9 +183,9 @@ describe('the checkout page without a browser', () => {
       }
       const posted = await buyer.post(checkout.url, { email: 'late@example.com', card: 'tok_visa' });
       expect(posted.status).toBe(410);
-      expect((await org.polar.checkouts.get({ id: checkout.id })).status).toBe('expired');
+      expect((await t.org.polar.checkouts.get({ id: checkout.id })).status).toBe('expired');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });

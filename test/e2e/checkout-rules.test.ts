@@ -3,21 +3,19 @@
 // states in which a checkout can no longer change, what a checkout may offer, concurrent and
 // repeated confirms; then the same refusals as GraphQL error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type Api, type GqlResponse, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { restClient, type Api, type GqlResponse, type RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectGraphQLError, expectStatus } from '../helpers/responses.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '300' });
-});
-afterAll(async () => {
-  if (server) server.clock.now = null;
-  await server?.close();
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '300' } });
+// Registered after useTestServer, so it runs before the server is closed.
+afterAll(() => {
+  t.server.clock.now = null;
 });
 
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 /** A typed error body as the client library parses it: exactly `{error, detail}` with a non-empty string detail. */
 function expectTypedError(response: RestResponse, status: number, error: string) {
@@ -76,7 +74,7 @@ describe('confirming without what the payment needs', () => {
   let org: Org;
   let productId: string;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     productId = (await product(org)).id;
   });
 
@@ -111,7 +109,7 @@ describe('confirming without what the payment needs', () => {
     const after = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
     expect(after).toMatchObject({ status: 'open', customer_email: 'original@example.com', customer_id: null });
     expect(await ordersOf(org, c.id)).toEqual([]);
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created']);
     expect(expectStatus(await org.api('GET', `/customers/?email=changed%40example.com`), 200).items).toEqual([]);
 
@@ -124,12 +122,12 @@ describe('an expired checkout', () => {
   let org: Org;
   let c: { id: string; client_secret: string };
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     c = await checkout(org, (await product(org)).id, { customer_email: 'late@example.com' });
-    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+    t.server.clock.now = new Date(Date.now() + 2 * 3600_000);
   });
   afterAll(() => {
-    server.clock.now = null;
+    t.server.clock.now = null;
   });
 
   it('refuses the buyer confirming it with 410 ExpiredCheckoutError', async () => {
@@ -146,7 +144,7 @@ describe('an expired checkout', () => {
 
   it('is marked expired by the sweep, with a checkout.updated event rendering it expired', async () => {
     await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
     const rest = expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200);
     expect(rest.status).toBe('expired');
@@ -161,7 +159,7 @@ describe('an expired checkout', () => {
 
   it('never got an order, a customer or a payment, and was expired by one event only', async () => {
     expect(await ordersOf(org, c.id)).toEqual([]);
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === c.id);
     expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated']);
     expect(expectStatus(await org.api('GET', '/customers/'), 200).items).toEqual([]);
     expect((await paymentsAndJobsOf(c.id)).payments).toEqual([]);
@@ -177,7 +175,7 @@ describe('a confirmed checkout', () => {
   let organizationUpdate: RestResponse;
   let buyerUpdate: RestResponse;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     c = await checkout(org, (await product(org)).id);
     // The slow test card keeps the checkout `confirmed` for the card delay (300 ms) after the payment job starts.
     firstConfirm = await org.publicApi('POST', confirmPath(c.client_secret), { customer_email: 'once@example.com', confirmation_token_id: 'tok_delayedFailure' });
@@ -224,7 +222,7 @@ describe('a confirmed checkout', () => {
 
 describe('a succeeded checkout', () => {
   it('refuses another confirm with 403 NotOpenCheckout and keeps its single order', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa()), 200);
     await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
@@ -239,7 +237,7 @@ describe('an unknown client secret', () => {
   const secret = 'service_c_doesNotExist0000000000000000000000';
   let buyer: Api;
   beforeAll(() => {
-    buyer = restClient(server.base('sandbox'));
+    buyer = restClient(t.server.base('sandbox'));
   });
 
   it('is not found when read', async () => {
@@ -258,7 +256,7 @@ describe('an unknown client secret', () => {
 describe('billing addresses', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
   });
 
   it('refuses to confirm a checkout that requires a billing address without one, with 422 at the address, and creates no order', async () => {
@@ -288,12 +286,12 @@ describe("a checkout of another environment or another organization", () => {
   let org: Org;
   let c: { id: string; client_secret: string };
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     c = await checkout(org, (await product(org)).id);
   });
 
   it('is not found under production by its sandbox client secret, and confirming it there creates nothing', async () => {
-    const production = restClient(server.base('production'));
+    const production = restClient(t.server.base('production'));
     expectTypedError(await production('GET', `/checkouts/client/${c.client_secret}`), 404, 'ResourceNotFound');
     expectTypedError(await production('POST', confirmPath(c.client_secret), visa()), 404, 'ResourceNotFound');
     expect(await statusOf(org, c.id)).toBe('open');
@@ -301,7 +299,7 @@ describe("a checkout of another environment or another organization", () => {
   });
 
   it("is not found by another organization's token, which cannot change it", async () => {
-    const other = await newOrganization(server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     expectTypedError(await other.api('GET', `/checkouts/${c.id}`), 404, 'ResourceNotFound');
     expectTypedError(await other.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Intruder' }), 404, 'ResourceNotFound');
     expect(expectStatus(await org.api('GET', `/checkouts/${c.id}`), 200).customer_name).toBeNull();
@@ -312,8 +310,8 @@ describe('products a checkout cannot offer', () => {
   let org: Org;
   let stranger: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
-    stranger = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
+    stranger = await newOrganization(t.server, 'sandbox');
   });
 
   async function checkoutCount(o: Org) {
@@ -348,7 +346,7 @@ describe('products a checkout cannot offer', () => {
 
 describe('concurrent confirms of one checkout', () => {
   it('lets exactly one of five parallel confirms through; the other four get 403 NotOpenCheckout', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     const responses = await Promise.all(Array.from({ length: 5 }, () => org.publicApi('POST', confirmPath(c.client_secret), visa('racer@example.com'))));
     const statuses = responses.map((r) => r.status).sort();
@@ -361,12 +359,12 @@ describe('concurrent confirms of one checkout', () => {
     const { payments, jobs } = await paymentsAndJobsOf(c.id);
     expect(payments).toHaveLength(1);
     expect(jobs).toHaveLength(1);
-    const events = await eventsOf(server, org.organizationId, 'sandbox');
+    const events = await eventsOf(t.server, org.organizationId, 'sandbox');
     expect(events.filter((e) => e.type === 'order.created').map((e) => e.resourceId)).toEqual([orders[0].id]);
     expect(events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
 
     await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
-    expect((await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual([
+    expect((await eventsOf(t.server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual([
       'checkout.created',
       'customer.created',
       'order.created',
@@ -378,7 +376,7 @@ describe('concurrent confirms of one checkout', () => {
   });
 
   it('creates one customer when parallel confirms give different emails', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => org.publicApi('POST', confirmPath(c.client_secret), visa(`racer${i}@example.com`))));
     expect(responses.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403]);
@@ -389,7 +387,7 @@ describe('concurrent confirms of one checkout', () => {
   });
 
   it('lets exactly one through for each of several checkouts confirmed in parallel', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const productId = (await product(org)).id;
     const checkouts = await Promise.all([1, 2, 3].map(() => checkout(org, productId)));
     const responses = await Promise.all(
@@ -401,13 +399,13 @@ describe('concurrent confirms of one checkout', () => {
       expect(await ordersOf(org, c.id)).toHaveLength(1);
       expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
     }
-    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(3);
+    expect((await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(3);
   });
 });
 
 describe('concurrent confirms of different checkouts by one buyer', () => {
   it('confirms every checkout of an email the organization set and attaches them all to its customer', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const productId = (await product(org)).id;
     expectStatus(await org.api('POST', '/customers/', { email: 'same.buyer@example.com' }), 201);
     const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId)));
@@ -419,11 +417,11 @@ describe('concurrent confirms of different checkouts by one buyer', () => {
       const orders = await eventually(() => ordersOf(org, c.id), (list) => list.length === 1 && list[0].paid, 'the order to be paid');
       expect(orders[0]).toMatchObject({ customer_id: customers[0].id });
     }
-    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created').map((e) => e.resourceId)).toEqual([customers[0].id]);
+    expect((await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created').map((e) => e.resourceId)).toEqual([customers[0].id]);
   });
 
   it('confirms every checkout of the same external customer id, the id going to exactly one new customer', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const productId = (await product(org)).id;
     const checkouts = await Promise.all([1, 2, 3, 4].map(() => checkout(org, productId, { external_customer_id: 'crm-race' })));
     const responses = await Promise.all(checkouts.map((c, i) => org.publicApi('POST', confirmPath(c.client_secret), visa(`crm-race-${i}@example.com`))));
@@ -436,7 +434,7 @@ describe('concurrent confirms of different checkouts by one buyer', () => {
 
 describe('an Idempotency-Key on confirm', () => {
   it('replays the first 200 body for the same key and creates a single order', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     const key = `confirm-${c.id}`;
     const first = await org.publicApi('POST', confirmPath(c.client_secret), visa('idem@example.com'), { 'idempotency-key': key });
@@ -447,11 +445,11 @@ describe('an Idempotency-Key on confirm', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await ordersOf(org, c.id)).toHaveLength(1);
     expect((await paymentsAndJobsOf(c.id)).jobs).toHaveLength(1);
-    expect((await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(1);
+    expect((await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.type === 'order.created')).toHaveLength(1);
   });
 
   it('answers a new key on a confirmed checkout with 403 NotOpenCheckout', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const c = await checkout(org, (await product(org)).id);
     expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `a-${c.id}` }), 200);
     expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa(), { 'idempotency-key': `b-${c.id}` }), 403, 'NotOpenCheckout');
@@ -469,7 +467,7 @@ describe('the same refusals over GraphQL', () => {
   let org: Org;
   let productId: string;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     productId = (await product(org)).id;
   });
 
@@ -505,7 +503,7 @@ describe('the same refusals over GraphQL', () => {
   it('answers an archived or foreign product with BAD_USER_INPUT at its position in input.products', async () => {
     const archived = await product(org, undefined, 'GQL retired');
     expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
-    const stranger = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const foreign = await product(stranger, undefined, 'GQL foreign');
     expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [archived.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 0]]);
     expect(issueLocs(await failure(org.gql(CREATE, { input: { products: [productId, foreign.id] } }), 'BAD_USER_INPUT'))).toEqual([['input', 'products', 1]]);
@@ -529,7 +527,7 @@ describe('the same refusals over GraphQL', () => {
 
   it('answers the buyer reading, updating or confirming an expired checkout with EXPIRED_CHECKOUT', async () => {
     const c = await create({ products: [productId] });
-    server.clock.now = new Date(Date.now() + 2 * 3600_000);
+    t.server.clock.now = new Date(Date.now() + 2 * 3600_000);
     try {
       await failure(org.publicGql(CLIENT_GET, { s: c.clientSecret }), 'EXPIRED_CHECKOUT');
       await failure(org.publicGql(CLIENT_UPDATE, { s: c.clientSecret, input: { customerName: 'Late' } }), 'EXPIRED_CHECKOUT');
@@ -537,7 +535,7 @@ describe('the same refusals over GraphQL', () => {
       await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
       await failure(org.gql(UPDATE, { id: c.id, input: { metadata: { late: true } } }), 'NOT_OPEN_CHECKOUT');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     expect(await ordersOf(org, c.id)).toEqual([]);
   });

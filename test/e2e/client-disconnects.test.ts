@@ -5,23 +5,15 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { fileDownloadLink } from '../../src/modules/files/service.ts';
 import { uploadFile } from '../helpers/files.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
 
-let server: TestServer;
-let org: Org;
+const t = useTestServer({ env: { LOG_LEVEL: 'debug' }, organizations: { org: 'production' } });
 
-beforeAll(async () => {
-  server = await startTestServer({ LOG_LEVEL: 'debug' });
-  org = await newOrganization(server);
-});
-afterAll(() => server?.close());
-
-const parsedLogs = () => server.logs.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
+const parsedLogs = () => t.server.logs.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
 /** pino's levels: 50 is error, 60 fatal. */
 const errorLines = () => parsedLogs().filter((line) => line.level >= 50);
 const disconnectLines = () => parsedLogs().filter((line) => line.msg === 'client disconnected');
@@ -31,7 +23,7 @@ const disconnectLines = () => parsedLogs().filter((line) => line.msg === 'client
  * the server to start reading, then resets the connection as a crashed or killed client does.
  */
 async function vanishMidBody(method: string, path: string, headers: Record<string, string>, partialBody: string): Promise<void> {
-  const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+  const socket = connect(Number(new URL(t.server.url).port), '127.0.0.1');
   await once(socket, 'connect');
   const lines = [`${method} ${path} HTTP/1.1`, 'host: 127.0.0.1', 'content-length: 4000', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
   socket.write(`${lines.join('\r\n')}\r\n\r\n${partialBody}`);
@@ -41,15 +33,15 @@ async function vanishMidBody(method: string, path: string, headers: Record<strin
 
 /** The server still answers: its health, and a real request of the organization. */
 async function stillServing() {
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-  expect((await org.api('GET', '/products/')).status).toBe(200);
+  expect((await fetch(`${t.server.url}/healthz`)).status).toBe(200);
+  expect((await t.org.api('GET', '/products/')).status).toBe(200);
 }
 
 describe('a client that disconnects', () => {
   test('while sending a REST body, a GraphQL request or an OAuth form is logged at debug, not as an error', async () => {
     const before = disconnectLines().length;
-    await vanishMidBody('POST', '/v1/products/', { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, '{"name":"Half a prod');
-    await vanishMidBody('POST', '/v1/graphql', { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, '{"query":"{ core { produ');
+    await vanishMidBody('POST', '/v1/products/', { authorization: `Bearer ${t.org.token}`, 'content-type': 'application/json' }, '{"name":"Half a prod');
+    await vanishMidBody('POST', '/v1/graphql', { authorization: `Bearer ${t.org.token}`, 'content-type': 'application/json' }, '{"query":"{ core { produ');
     await vanishMidBody('POST', '/v1/oauth2/token', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=authorization_co');
     await sleep(500);
     expect(errorLines()).toEqual([]);
@@ -61,8 +53,8 @@ describe('a client that disconnects', () => {
 
   test('halfway through a large download is logged at debug, not as an error', async () => {
     const bytes = randomBytes(8 * 1024 * 1024);
-    const file = await uploadFile(org, bytes, 'large.pdf');
-    const link = await fileDownloadLink(server.kassa.environments.production.environment, { id: file.id }, new Date());
+    const file = await uploadFile(t.org, bytes, 'large.pdf');
+    const link = await fileDownloadLink(t.server.kassa.environments.production.environment, { id: file.id }, new Date());
     const before = disconnectLines().length;
     // Reads the start of the answer, stops reading (the server's writes back up), then resets.
     const url = new URL(link.url);

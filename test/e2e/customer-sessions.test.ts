@@ -3,26 +3,17 @@
 // its environment, expires, and the organization can end it at once.
 import { createHash, randomUUID } from 'node:crypto';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-let org: Org;
-let other: Org;
-beforeAll(async () => {
-  server = await startTestServer();
-  [org, other] = await Promise.all([newOrganization(server), newOrganization(server)]);
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
-});
+const t = useTestServer({ organizations: { org: 'production', other: 'production' }, resetClockAfterEach: true });
 
-const prisma = () => server.kassa.environments.production.environment.prisma;
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
 const signedInAs = 'query { customerPortal { organization { id } } }';
 
 async function customer(of: Org, body: Record<string, unknown> = {}) {
@@ -33,7 +24,7 @@ async function customer(of: Org, body: Record<string, unknown> = {}) {
 
 /** Whether `token` signs a customer in right now, over GraphQL. */
 async function signsIn(token: string, environment: 'production' | 'sandbox' = 'production') {
-  const response = await graphqlClient(server.base(environment), token)(signedInAs);
+  const response = await graphqlClient(t.server.base(environment), token)(signedInAs);
   if (response.status === 401) return false;
   expect(response.body.errors, JSON.stringify(response.body)).toBeUndefined();
   return true;
@@ -41,21 +32,21 @@ async function signsIn(token: string, environment: 'production' | 'sandbox' = 'p
 
 describe('creating a customer session', () => {
   it('signs in the customer named by external id, through the official client', async () => {
-    const buyer = await customer(org, { external_id: `ext-${randomUUID()}` });
-    const session = await org.polar.customerSessions.create({ externalCustomerId: buyer.external_id! });
+    const buyer = await customer(t.org, { external_id: `ext-${randomUUID()}` });
+    const session = await t.org.polar.customerSessions.create({ externalCustomerId: buyer.external_id! });
     expect(session.customerId).toBe(buyer.id);
     expect(session.customer.id).toBe(buyer.id);
     expect(session.token).toMatch(/^[a-z]+_cst_[0-9A-Za-z]+/);
     expect(session.expiresAt.getTime() - Date.now()).toBeGreaterThan(59 * 60_000);
     expect(session.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(60 * 60_000);
-    const slug = (await prisma().organization.findUniqueOrThrow({ where: { id: org.organizationId } })).slug;
-    expect(session.customerPortalUrl).toBe(`${server.base('production').replace(/\/v1$/, '')}/portal/${slug}?customer_session_token=${session.token}`);
+    const slug = (await prisma().organization.findUniqueOrThrow({ where: { id: t.org.organizationId } })).slug;
+    expect(session.customerPortalUrl).toBe(`${t.server.base('production').replace(/\/v1$/, '')}/portal/${slug}?customer_session_token=${session.token}`);
     expect(await signsIn(session.token)).toBe(true);
   });
 
   it('answers 201 with the documented body when named by customer_id over REST', async () => {
-    const buyer = await customer(org);
-    const response = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const buyer = await customer(t.org);
+    const response = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect(response.body).toMatchObject({
       id: uuid,
@@ -65,135 +56,135 @@ describe('creating a customer session', () => {
       expires_at: datetime,
       customer_portal_url: expect.stringContaining(encodeURIComponent(response.body.token)),
       customer_id: buyer.id,
-      customer: { id: buyer.id, organization_id: org.organizationId },
+      customer: { id: buyer.id, organization_id: t.org.organizationId },
     });
   });
 
   it('accepts the deprecated customer_external_id and returns it', async () => {
-    const buyer = await customer(org, { external_id: `legacy-${randomUUID()}` });
-    const response = await org.api('POST', '/customer-sessions/', { customer_external_id: buyer.external_id });
+    const buyer = await customer(t.org, { external_id: `legacy-${randomUUID()}` });
+    const response = await t.org.api('POST', '/customer-sessions/', { customer_external_id: buyer.external_id });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect(response.body.customer_id).toBe(buyer.id);
     expect(response.body.customer_external_id).toBe(buyer.external_id);
   });
 
   it('stores only the SHA-256 of the token', async () => {
-    const buyer = await customer(org);
-    const { body } = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const buyer = await customer(t.org);
+    const { body } = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
     const row = await prisma().customerSession.findUniqueOrThrow({ where: { id: body.id } });
     expect(row.tokenHash).toBe(createHash('sha256').update(body.token).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(body.token);
   });
 
   it('answers a customer of another organization exactly as an unknown one, and signs no one in', async () => {
-    const foreign = await customer(other, { external_id: `shared-${randomUUID()}` });
+    const foreign = await customer(t.other, { external_id: `shared-${randomUUID()}` });
     const before = await prisma().customerSession.count();
-    const byForeignId = await org.api('POST', '/customer-sessions/', { customer_id: foreign.id });
-    const byUnknownId = await org.api('POST', '/customer-sessions/', { customer_id: randomUUID() });
+    const byForeignId = await t.org.api('POST', '/customer-sessions/', { customer_id: foreign.id });
+    const byUnknownId = await t.org.api('POST', '/customer-sessions/', { customer_id: randomUUID() });
     expectValidationError(byForeignId, ['body', 'customer_id']);
     expect(byForeignId.body).toEqual(byUnknownId.body);
     expect(byForeignId.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'customer_id'], msg: 'Customer does not exist.' })]);
 
-    const byForeignExternalId = await org.api('POST', '/customer-sessions/', { external_customer_id: foreign.external_id });
-    const byUnknownExternalId = await org.api('POST', '/customer-sessions/', { external_customer_id: `nobody-${randomUUID()}` });
+    const byForeignExternalId = await t.org.api('POST', '/customer-sessions/', { external_customer_id: foreign.external_id });
+    const byUnknownExternalId = await t.org.api('POST', '/customer-sessions/', { external_customer_id: `nobody-${randomUUID()}` });
     expectValidationError(byForeignExternalId, ['body', 'external_customer_id']);
     expect(byForeignExternalId.body.detail).toEqual(byUnknownExternalId.body.detail);
     expect(await prisma().customerSession.count()).toBe(before);
   });
 
   it('raises the client library\'s HTTPValidationError for an unknown customer', async () => {
-    const error = await rejectionOf(org.polar.customerSessions.create({ customerId: randomUUID() }));
+    const error = await rejectionOf(t.org.polar.customerSessions.create({ customerId: randomUUID() }));
     expect(error).toBeInstanceOf(HTTPValidationError);
   });
 
   it('refuses a deleted customer', async () => {
-    const buyer = await customer(org);
-    expect((await org.api('DELETE', `/customers/${buyer.id}`)).status).toBe(204);
-    expectValidationError(await org.api('POST', '/customer-sessions/', { customer_id: buyer.id }), ['body', 'customer_id']);
+    const buyer = await customer(t.org);
+    expect((await t.org.api('DELETE', `/customers/${buyer.id}`)).status).toBe(204);
+    expectValidationError(await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id }), ['body', 'customer_id']);
   });
 
   it('asks for exactly one way of naming the customer', async () => {
-    const buyer = await customer(org, { external_id: `both-${randomUUID()}` });
-    const none = await org.api('POST', '/customer-sessions/', {});
+    const buyer = await customer(t.org, { external_id: `both-${randomUUID()}` });
+    const none = await t.org.api('POST', '/customer-sessions/', {});
     expectValidationError(none, ['body']);
     expect(JSON.stringify(none.body.detail)).toContain('customer_id or external_customer_id');
-    const both = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id, external_customer_id: buyer.external_id });
+    const both = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id, external_customer_id: buyer.external_id });
     expectValidationError(both, ['body']);
-    const disagreeing = await org.api('POST', '/customer-sessions/', { external_customer_id: buyer.external_id, customer_external_id: 'someone-else' });
+    const disagreeing = await t.org.api('POST', '/customer-sessions/', { external_customer_id: buyer.external_id, customer_external_id: 'someone-else' });
     expectValidationError(disagreeing, ['body', 'customer_external_id']);
-    expectValidationError(await org.api('POST', '/customer-sessions/', { customer_id: 'not-a-uuid' }), ['body', 'customer_id']);
+    expectValidationError(await t.org.api('POST', '/customer-sessions/', { customer_id: 'not-a-uuid' }), ['body', 'customer_id']);
   });
 
   it('needs the customer_sessions:write scope, which customer tokens never hold', async () => {
-    const buyer = await customer(org);
-    const readOnly = await tokenWithScopes(server, org, ['customers:read', 'customers:write']);
-    const refused = await restClient(server.base('production'), readOnly)('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const buyer = await customer(t.org);
+    const readOnly = await tokenWithScopes(t.server, t.org, ['customers:read', 'customers:write']);
+    const refused = await restClient(t.server.base('production'), readOnly)('POST', '/customer-sessions/', { customer_id: buyer.id });
     expectErrorBody(refused, 403, 'NotPermitted');
     expect(refused.body.detail).toContain('customer_sessions:write');
 
-    const allowed = await tokenWithScopes(server, org, ['customer_sessions:write']);
-    const { body } = await restClient(server.base('production'), allowed)('POST', '/customer-sessions/', { customer_id: buyer.id });
-    const byCustomer = await restClient(server.base('production'), body.token)('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const allowed = await tokenWithScopes(t.server, t.org, ['customer_sessions:write']);
+    const { body } = await restClient(t.server.base('production'), allowed)('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const byCustomer = await restClient(t.server.base('production'), body.token)('POST', '/customer-sessions/', { customer_id: buyer.id });
     expect(byCustomer.status).toBe(403);
-    expect((await restClient(server.base('production'))('POST', '/customer-sessions/', { customer_id: buyer.id })).status).toBe(401);
+    expect((await restClient(t.server.base('production'))('POST', '/customer-sessions/', { customer_id: buyer.id })).status).toBe(401);
   });
 });
 
 describe('a customer session', () => {
   it('is unknown in the other environment', async () => {
-    const buyer = await customer(org);
-    const { body } = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const buyer = await customer(t.org);
+    const { body } = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
     expect(await signsIn(body.token, 'sandbox')).toBe(false);
     expect(await signsIn(body.token, 'production')).toBe(true);
   });
 
   it('expires an hour after it was created', async () => {
-    const buyer = await customer(org);
-    const { body } = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
-    server.clock.now = new Date(new Date(body.expires_at).getTime() - 1000);
+    const buyer = await customer(t.org);
+    const { body } = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    t.server.clock.now = new Date(new Date(body.expires_at).getTime() - 1000);
     try {
       expect(await signsIn(body.token)).toBe(true);
-      server.clock.now = new Date(new Date(body.expires_at).getTime() + 1);
+      t.server.clock.now = new Date(new Date(body.expires_at).getTime() + 1);
       expect(await signsIn(body.token)).toBe(false);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
   it('ends at once when its organization revokes it, and only its organization can', async () => {
-    const buyer = await customer(org);
-    const { body } = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    const buyer = await customer(t.org);
+    const { body } = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
     expect(await signsIn(body.token)).toBe(true);
 
-    const byOther = await other.api('DELETE', `/customer-sessions/${body.id}`);
+    const byOther = await t.other.api('DELETE', `/customer-sessions/${body.id}`);
     expectErrorBody(byOther, 404, 'ResourceNotFound');
     expect(await signsIn(body.token)).toBe(true);
 
-    expect((await org.api('DELETE', `/customer-sessions/${body.id}`)).status).toBe(204);
+    expect((await t.org.api('DELETE', `/customer-sessions/${body.id}`)).status).toBe(204);
     expect(await signsIn(body.token)).toBe(false);
-    const portal = await restClient(server.base('production'), body.token)('GET', '/customer-portal/customers/me');
+    const portal = await restClient(t.server.base('production'), body.token)('GET', '/customer-portal/customers/me');
     expect(portal.status).toBe(401);
     // Revoking again changes nothing and is not an error.
-    expect((await org.api('DELETE', `/customer-sessions/${body.id}`)).status).toBe(204);
-    expectErrorBody(await org.api('DELETE', `/customer-sessions/${randomUUID()}`), 404, 'ResourceNotFound');
+    expect((await t.org.api('DELETE', `/customer-sessions/${body.id}`)).status).toBe(204);
+    expectErrorBody(await t.org.api('DELETE', `/customer-sessions/${randomUUID()}`), 404, 'ResourceNotFound');
   });
 
   it('ends when the customer signs out, leaving their other sessions alone', async () => {
-    const buyer = await customer(org);
-    const first = (await org.api('POST', '/customer-sessions/', { customer_id: buyer.id })).body;
-    const second = (await org.api('POST', '/customer-sessions/', { customer_id: buyer.id })).body;
-    const signOut = await graphqlClient(server.base('production'), first.token)('mutation { customerPortal { signOut } }');
+    const buyer = await customer(t.org);
+    const first = (await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id })).body;
+    const second = (await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id })).body;
+    const signOut = await graphqlClient(t.server.base('production'), first.token)('mutation { customerPortal { signOut } }');
     expect(signOut.body).toEqual({ data: { customerPortal: { signOut: true } } });
     expect(await signsIn(first.token)).toBe(false);
     expect(await signsIn(second.token)).toBe(true);
-    const byOrganization = await org.gql('mutation { customerPortal { signOut } }');
+    const byOrganization = await t.org.gql('mutation { customerPortal { signOut } }');
     expect(byOrganization.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
   });
 
   it('ends with its customer', async () => {
-    const buyer = await customer(org);
-    const { body } = await org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
-    expect((await org.api('DELETE', `/customers/${buyer.id}`)).status).toBe(204);
+    const buyer = await customer(t.org);
+    const { body } = await t.org.api('POST', '/customer-sessions/', { customer_id: buyer.id });
+    expect((await t.org.api('DELETE', `/customers/${buyer.id}`)).status).toBe(204);
     expect(await signsIn(body.token)).toBe(false);
   });
 });

@@ -7,23 +7,17 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import type { Customer } from '@polar-sh/sdk/models/components/customer.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, startTestServer, type Api, type Gql, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, type Api, type Gql, type RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, restClientCheckingRequestId, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectGraphQLError, expectValidationError } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
-});
+const t = useTestServer({ resetClockAfterEach: true });
 
-const prisma = () => server.kassa.environments.production.environment.prisma;
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
 
 const unknownId = '0b7e4c1a-2f3d-4e5a-9b6c-7d8e9f0a1b2c';
 
@@ -72,7 +66,7 @@ const emails = (response: RestResponse) => response.body.items.map((item: { emai
 describe('creating customers over REST', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
   });
 
   it('creates a customer with every field and answers 201 with exactly the wire keys of the client library', async () => {
@@ -168,7 +162,7 @@ describe('creating customers over REST', () => {
   });
 
   it('refuses to create a customer in another organization than the token’s own', async () => {
-    const other = await newOrganization(server, 'production', { checkRequestId: true });
+    const other = await newOrganization(t.server, 'production', { checkRequestId: true });
     const response = await org.api('POST', '/customers/', { email: 'elsewhere@example.com', organization_id: other.organizationId });
     expectValidationError(response, ['body', 'organization_id']);
     expect(await rowCount(other.organizationId)).toBe(0);
@@ -180,7 +174,7 @@ describe('refusing bad customer input over REST', () => {
   let org: Org;
   let existing: { id: string };
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     existing = await create(org, { email: 'valid@example.com', name: 'Valid' });
   });
 
@@ -239,7 +233,7 @@ describe('listing customers over REST', () => {
   let org: Org;
   // Four live customers, created in this order one second apart, and one deleted customer.
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     const start = Date.now() - 3_600_000;
     const specs = [
       { email: 'anna@shop.test', name: 'Anna 100% Real', external_id: 'crm_1', metadata: { tier: 'gold', seats: 3 } },
@@ -249,11 +243,11 @@ describe('listing customers over REST', () => {
     ];
     try {
       for (const [i, body] of specs.entries()) {
-        server.clock.now = new Date(start + i * 1000);
+        t.server.clock.now = new Date(start + i * 1000);
         await create(org, body);
       }
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     // A deleted customer is never listed.
     const gone = await create(org, { email: 'gone@shop.test', name: 'Gone', metadata: { tier: 'gold' } });
@@ -334,7 +328,7 @@ describe('listing customers over REST', () => {
 describe('reading, updating and deleting a customer over REST', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
   });
 
   it('gets a customer by id and by external id with the very body the create answered', async () => {
@@ -516,7 +510,7 @@ describe('customer state over REST', () => {
   let org: Org;
   let customer: Record<string, unknown> & { id: string };
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     customer = await create(org, { email: 'stateful@example.com', name: 'Stateful', external_id: 'state-1', billing_address: { country: 'NL' } });
   });
 
@@ -541,8 +535,8 @@ describe("another organization's customers", () => {
   let aTwin: { id: string } & Record<string, unknown>;
   let bTwin: { id: string } & Record<string, unknown>;
   beforeAll(async () => {
-    a = await newOrganization(server, 'production', { checkRequestId: true });
-    b = await newOrganization(server, 'production', { checkRequestId: true });
+    a = await newOrganization(t.server, 'production', { checkRequestId: true });
+    b = await newOrganization(t.server, 'production', { checkRequestId: true });
     aCustomer = await create(a, { email: 'private@example.com', name: 'Private', external_id: 'a-only' });
     // The same external id and email exist in both organizations: each is its own customer.
     aTwin = await create(a, { email: 'twin@example.com', name: 'Twin of A', external_id: 'twin' });
@@ -599,12 +593,12 @@ describe('a token without the customers scopes', () => {
   let readOnly: Api;
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     customer = await create(org, { email: 'guarded@example.com', external_id: 'guarded-1' });
-    const token = await tokenWithScopes(server, org, ['products:read'], 'scopes products:read');
-    productsOnly = restClientCheckingRequestId(server.base(), token);
-    productsOnlyGql = graphqlClient(server.base(), token);
-    readOnly = restClientCheckingRequestId(server.base(), await tokenWithScopes(server, org, ['customers:read'], 'scopes customers:read'));
+    const token = await tokenWithScopes(t.server, org, ['products:read'], 'scopes products:read');
+    productsOnly = restClientCheckingRequestId(t.server.base(), token);
+    productsOnlyGql = graphqlClient(t.server.base(), token);
+    readOnly = restClientCheckingRequestId(t.server.base(), await tokenWithScopes(t.server, org, ['customers:read'], 'scopes customers:read'));
   });
 
   function expectNotPermitted(response: RestResponse, scope: string) {
@@ -676,7 +670,7 @@ describe('customers over GraphQL', () => {
   }
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
   });
 
   it('creates a customer with camelCase fields and reads it back by id and by external id', async () => {
@@ -728,7 +722,7 @@ describe('customers over GraphQL', () => {
   });
 
   it('lists customers with email, query, metadata and sorting filters', async () => {
-    const other = await newOrganization(server, 'production', { checkRequestId: true });
+    const other = await newOrganization(t.server, 'production', { checkRequestId: true });
     const gql = other.gql;
     for (const input of [
       { email: 'zed@list.test', name: 'Zed', metadata: { tier: 'gold' } },
@@ -800,7 +794,7 @@ describe('customers over GraphQL', () => {
 
   it("answers another organization's customer with RESOURCE_NOT_FOUND, by id and by external id", async () => {
     const created = await gqlCreate({ email: 'gql-private@example.com', externalId: 'gql-private' });
-    const stranger = await newOrganization(server, 'production', { checkRequestId: true });
+    const stranger = await newOrganization(t.server, 'production', { checkRequestId: true });
     expectGraphQLError(await stranger.gql(GET, { id: created.id }), 'RESOURCE_NOT_FOUND');
     expectGraphQLError(await stranger.gql(GET_EXTERNAL, { externalId: 'gql-private' }), 'RESOURCE_NOT_FOUND');
     expectGraphQLError(await stranger.gql(UPDATE, { id: created.id, input: { name: 'Hijacked' } }), 'RESOURCE_NOT_FOUND');
@@ -813,7 +807,7 @@ describe('customers through the official SDK', () => {
   let polar: Polar;
   let organizationId: string;
   beforeAll(async () => {
-    ({ polar, organizationId } = await newOrganization(server));
+    ({ polar, organizationId } = await newOrganization(t.server));
   });
 
   function expectWellFormed(customer: Customer) {

@@ -5,42 +5,38 @@
 //
 // In sandbox (the test processor pays), with mail kept in memory.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { paidOrderOf } from '../helpers/purchases.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-let server: TestServer;
-let shop: Org;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0', EMAIL_TRANSPORT: 'memory' }, organizations: { shop: 'sandbox' } });
 let productId: string;
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0', EMAIL_TRANSPORT: 'memory' });
-  shop = await newOrganization(server, 'sandbox');
-  const licenses = await shop.polar.benefits.create({ type: 'license_keys', description: 'Studio license', properties: { prefix: 'STUDIO' } });
-  const product = await shop.polar.products.create({ name: 'Studio', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 4900, priceCurrency: 'usd' }] });
-  await shop.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [licenses.id] } });
+  const licenses = await t.shop.polar.benefits.create({ type: 'license_keys', description: 'Studio license', properties: { prefix: 'STUDIO' } });
+  const product = await t.shop.polar.products.create({ name: 'Studio', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 4900, priceCurrency: 'usd' }] });
+  await t.shop.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [licenses.id] } });
   productId = product.id;
 });
-afterAll(() => server?.close());
 
 const email = (name = 'buyer') => `${name}-${randomUUID()}@example.com`;
 
 /** A paid purchase of the product by a buyer typing `customerEmail`; the checkout made by the organization, with an external id when given. */
 async function purchase(customerEmail: string, externalCustomerId?: string) {
-  const checkout = await shop.polar.checkouts.create({ products: [productId], ...(externalCustomerId ? { externalCustomerId } : {}) });
-  const confirmed = await shop.buyer.checkouts.clientConfirm({
+  const checkout = await t.shop.polar.checkouts.create({ products: [productId], ...(externalCustomerId ? { externalCustomerId } : {}) });
+  const confirmed = await t.shop.buyer.checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
     checkoutConfirmStripe: { customerEmail, customerName: 'A Buyer', confirmationTokenId: 'tok_visa' },
   });
-  const order = await paidOrderOf(shop, checkout.id);
+  const order = await paidOrderOf(t.shop, checkout.id);
   return { checkoutId: checkout.id, customerId: confirmed.customerId!, order };
 }
 
 /** The portal as the customer sees it, through a session the organization issued (by id or external id). */
 async function portalOf(who: { customerId: string } | { externalCustomerId: string }) {
-  const session = await shop.polar.customerSessions.create(who as never);
-  const base = server.base('sandbox');
+  const session = await t.shop.polar.customerSessions.create(who as never);
+  const base = t.server.base('sandbox');
   return { api: restClient(base, session.token), gql: graphqlClient(base, session.token) };
 }
 
@@ -53,7 +49,7 @@ async function holdings(portal: Awaited<ReturnType<typeof portalOf>>) {
 
 /** Waits until the customer holds their license keys: one per paid order. */
 async function grantsSettled(customerId: string, count: number) {
-  await eventually(() => server.kassa.environments.sandbox.environment.prisma.licenseKey.count({ where: { customerId } }), (n) => n === count, 'the license keys to be granted');
+  await eventually(() => t.server.kassa.environments.sandbox.environment.prisma.licenseKey.count({ where: { customerId } }), (n) => n === count, 'the license keys to be granted');
 }
 
 describe('an address typed at checkout holds nothing', () => {
@@ -61,7 +57,7 @@ describe('an address typed at checkout holds nothing', () => {
     const victim = email('victim');
     // The attacker, signed in to the shop as its user, checks out typing the victim's address.
     const planted = await purchase(victim, `attacker-${randomUUID()}`);
-    const attackerExternalId = (await shop.api('GET', `/customers/${planted.customerId}`)).body.external_id;
+    const attackerExternalId = (await t.shop.api('GET', `/customers/${planted.customerId}`)).body.external_id;
 
     const bought = await purchase(victim.toUpperCase());
     expect(bought.customerId).not.toBe(planted.customerId);
@@ -81,24 +77,24 @@ describe('an address typed at checkout holds nothing', () => {
     const first = await purchase(guest);
     const second = await purchase(guest);
     expect(second.customerId).not.toBe(first.customerId);
-    const listed = await shop.api('GET', `/customers/?email=${encodeURIComponent(guest.toUpperCase())}`);
+    const listed = await t.shop.api('GET', `/customers/?email=${encodeURIComponent(guest.toUpperCase())}`);
     expect(listed.body.items.map((c: { id: string }) => c.id).sort()).toEqual([first.customerId, second.customerId].sort());
   });
 
   it('never links a checkout’s external id to the customer holding its email', async () => {
     const address = email('held');
-    const holder = (await shop.api('POST', '/customers/', { email: address })).body;
+    const holder = (await t.shop.api('POST', '/customers/', { email: address })).body;
     const bought = await purchase(address, `someone-${randomUUID()}`);
     expect(bought.customerId).not.toBe(holder.id);
-    expect((await shop.api('GET', `/customers/${holder.id}`)).body.external_id).toBeNull();
-    expect((await shop.polar.orders.list({ customerId: holder.id })).result.items).toEqual([]);
+    expect((await t.shop.api('GET', `/customers/${holder.id}`)).body.external_id).toBeNull();
+    expect((await t.shop.polar.orders.list({ customerId: holder.id })).result.items).toEqual([]);
   });
 });
 
 describe('an address the organization set', () => {
   it('reaches the customer the organization created with it, whatever its case', async () => {
     const address = email('known');
-    const known = (await shop.api('POST', '/customers/', { email: address })).body;
+    const known = (await t.shop.api('POST', '/customers/', { email: address })).body;
     const bought = await purchase(address.toUpperCase());
     expect(bought.customerId).toBe(known.id);
     expect(bought.order.customerId).toBe(known.id);
@@ -107,7 +103,7 @@ describe('an address the organization set', () => {
   it("is held once the organization sets it on a checkout's customer, and later checkouts reach that customer", async () => {
     const address = email('adopted');
     const first = await purchase(address);
-    const set = await shop.api('PATCH', `/customers/${first.customerId}`, { email: address });
+    const set = await t.shop.api('PATCH', `/customers/${first.customerId}`, { email: address });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.email_verified).toBe(false);
     const again = await purchase(address);
@@ -117,10 +113,10 @@ describe('an address the organization set', () => {
   it('is refused when another customer of the organization holds it, and allowed when a checkout only typed it', async () => {
     const address = email('typed');
     const typed = await purchase(address);
-    const created = await shop.api('POST', '/customers/', { email: address });
+    const created = await t.shop.api('POST', '/customers/', { email: address });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.id).not.toBe(typed.customerId);
-    const second = await shop.api('POST', '/customers/', { email: address.toUpperCase() });
+    const second = await t.shop.api('POST', '/customers/', { email: address.toUpperCase() });
     expect(second.status).toBe(422);
   });
 });

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The server (and with it the whole schema) first: the services below import each other in cycles.
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { uploadFile } from '../helpers/files.ts';
 import { linkKey, signLink } from '../../src/auth/signed-links.ts';
@@ -18,18 +19,12 @@ import { fileDownloadLink } from '../../src/modules/files/service.ts';
 import { systemContext } from '../../src/context.ts';
 import { renewSubscriptions, settleSubscriptionOrder } from '../../src/modules/subscriptions/service.ts';
 
-let server: TestServer;
 const start = new Date('2031-03-01T00:00:00.000Z');
 const MINUTE = 60_000;
 
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  await server.kassa.environments.sandbox.jobs.stop();
-  server.clock.now = start;
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, clock: start });
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 const quietLogger = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
 
@@ -40,7 +35,7 @@ async function settle() {
 
 /** The renewal sweep alone, as the runner calls it, at the test clock. */
 function sweepContext(db: Db = prisma()): JobContext {
-  return { environment: sandbox().environment, prisma: db, now: () => server.clock.now ?? new Date(), logger: quietLogger };
+  return { environment: sandbox().environment, prisma: db, now: () => t.server.clock.now ?? new Date(), logger: quietLogger };
 }
 
 // Every subscription a test starts is revoked after it, so no later sweep finds a crowd of them due.
@@ -50,7 +45,7 @@ afterEach(async () => {
     const live = await prisma().subscription.findUnique({ where: { id }, select: { endedAt: true } });
     if (live && live.endedAt === null) await org.api('DELETE', `/subscriptions/${id}`);
   }
-  server.clock.now = start;
+  t.server.clock.now = start;
 });
 
 async function product(org: Org, name: string, price: Record<string, unknown>, options: { recurring?: boolean; benefits?: string[] } = {}) {
@@ -103,7 +98,7 @@ function expectClientError(response: { status: number; body: unknown }, what: st
 
 describe('a checkout confirmed with someone else’s email signs the confirmer in to that checkout only', () => {
   it('gives an anonymous buyer who types a victim’s email no access to the victim’s downloadables', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const secret = Buffer.from('the victim paid for this');
     const file = await uploadFile(org, secret, 'paid-report.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Paid report', properties: { files: [file.id] } });
@@ -119,7 +114,7 @@ describe('a checkout confirmed with someone else’s email signs the confirmer i
     // hand out) and confirms it with the victim's email address, which nobody verifies.
     const stolen = await confirm(org, freebie.id, 'victim@example.com', { confirmationTokenId: undefined });
     const token = stolen.customerSessionToken;
-    const attacker = restClient(server.base('sandbox'), token);
+    const attacker = restClient(t.server.base('sandbox'), token);
     const listed = await attacker('GET', '/customer-portal/downloadables/');
     // Whatever the answer (no token, a token for a new customer, a 401/403), the victim's file must
     // not be listed to the attacker, nor a link that downloads it.
@@ -128,13 +123,13 @@ describe('a checkout confirmed with someone else’s email signs the confirmer i
   });
 
   it('still lists to a buyer the files that their own checkout bought', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const file = await uploadFile(org, Buffer.from('bought just now'), 'guide.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Guide', properties: { files: [file.id] } });
     const guide = await product(org, 'Guide', { amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }, { recurring: false, benefits: [benefit.id] });
     const confirmed = await confirm(org, guide.id, 'reader@example.com');
     await settle();
-    const listed = await restClient(server.base('sandbox'), confirmed.customerSessionToken)('GET', '/customer-portal/downloadables/');
+    const listed = await restClient(t.server.base('sandbox'), confirmed.customerSessionToken)('GET', '/customer-portal/downloadables/');
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((d: { file: { id: string } }) => d.file.id)).toEqual([file.id]);
   });
@@ -142,7 +137,7 @@ describe('a checkout confirmed with someone else’s email signs the confirmer i
 
 describe('the renewal sweep with 20 or more subscriptions due at once', () => {
   it('bills twenty due subscriptions and returns', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthly(org, 'Crowded plan', 500);
     // Twenty buyers at the same instant: their first periods end together.
     await Promise.all(Array.from({ length: 20 }, (_, i) => confirm(org, plan.id, `crowd${i}@example.com`)));
@@ -151,7 +146,7 @@ describe('the renewal sweep with 20 or more subscriptions due at once', () => {
     expect(subscriptions.filter((s) => s.status === 'active')).toHaveLength(20);
     started.push(...subscriptions.map((s) => ({ org, id: s.id })));
 
-    server.clock.now = new Date(subscriptions[0].currentPeriodEnd.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscriptions[0].currentPeriodEnd.getTime() + MINUTE);
     // The sweep's own loop, bounded: each pass is one transaction. A correct sweep needs two passes
     // here (twenty to bill, then none); after ten it is spinning on work it cannot do.
     let passes = 0;
@@ -176,11 +171,11 @@ describe('the renewal sweep with 20 or more subscriptions due at once', () => {
 
 describe('a pay-what-you-want subscription renews at the amount chosen', () => {
   it('charges the amount the buyer chose on every renewal, not 0', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await product(org, 'Supporter', { amountType: 'custom', minimumAmount: 500, priceCurrency: 'usd' });
     const subscription = await subscribe(org, plan.id, 'supporter@example.com', { amount: 2500 });
     expect(subscription).toMatchObject({ status: 'active', amount: 2500 });
-    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     const [first, renewal] = await ordersOf(subscription.id);
     expect(first.totalAmount).toBe(2500);
@@ -191,13 +186,13 @@ describe('a pay-what-you-want subscription renews at the amount chosen', () => {
 
 describe('a subscription that ends while its renewal payment is scheduled is not charged', () => {
   it('does not take the money for a period after a revoke, nor for a subscription revoked before its first payment', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthly(org, 'Ending plan', 1500);
 
     // A renewal is billed (the order and its payment made), then the subscription is revoked before
     // the payment job runs.
     const subscription = await subscribe(org, plan.id, 'leaving@example.com');
-    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
     await renewSubscriptions(sweepContext());
     await org.polar.subscriptions.revoke({ id: subscription.id });
     await settle();
@@ -208,7 +203,7 @@ describe('a subscription that ends while its renewal payment is scheduled is not
     expect(charged - refunded, 'kept for a period the revoked subscription never gets').toBe(0);
 
     // A subscription revoked while still incomplete (its first payment not yet processed).
-    server.clock.now = start;
+    t.server.clock.now = start;
     const confirmed = await confirm(org, plan.id, 'changed-mind@example.com');
     const incomplete = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: confirmed.id } });
     expect(incomplete.status).toBe('incomplete');
@@ -223,12 +218,12 @@ describe('a subscription that ends while its renewal payment is scheduled is not
 
 describe('a plan change while the renewal payment is in flight', () => {
   it('is refused with SubscriptionLocked until the renewal settles, then bills the upgrade for the period that just started', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const basic = await monthly(org, 'Basic window', 1000);
     const pro = await monthly(org, 'Pro window', 3000);
     const subscription = await subscribe(org, basic.id, 'window@example.com');
     const periodEnd = subscription.currentPeriodEnd!;
-    server.clock.now = new Date(periodEnd.getTime() + MINUTE);
+    t.server.clock.now = new Date(periodEnd.getTime() + MINUTE);
     await renewSubscriptions(sweepContext()); // the next period is ordered at 1000, payment pending
     const locked = await org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id });
     expect(locked.status, JSON.stringify(locked.body)).toBe(409);
@@ -242,7 +237,7 @@ describe('a plan change while the renewal payment is in flight', () => {
     expect(renewed).toMatchObject({ status: 'active', productId: pro.id, currentPeriodStart: periodEnd });
     // The period [periodEnd, next) was paid at the Basic price, but Pro is used for all of it but a
     // minute: about 2000 more is due, on the next order.
-    server.clock.now = new Date(renewed.currentPeriodEnd!.getTime() + MINUTE);
+    t.server.clock.now = new Date(renewed.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     const next = (await ordersOf(subscription.id)).at(-1)!;
     expect(next.billingPeriodStart).toEqual(renewed.currentPeriodEnd);
@@ -253,11 +248,11 @@ describe('a plan change while the renewal payment is in flight', () => {
 
 describe('a past-due renewal retried while its retry payment is in flight', () => {
   it('makes no second payment for the period, so the period is charged once', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthly(org, 'Retried plan', 1200);
     const subscription = await subscribe(org, plan.id, 'retried@example.com');
     await setPaymentMethod(org, subscription.id, 'tok_chargeDeclined');
-    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     expect((await org.polar.subscriptions.get({ id: subscription.id })).status).toBe('past_due');
 
@@ -281,10 +276,10 @@ describe('a past-due renewal retried while its retry payment is in flight', () =
 
 describe('a payment result for a period that is no longer current', () => {
   it('is ignored: a late decline or a late success of a paid renewal leaves the subscription and its period as they are', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthly(org, 'Late result plan', 800);
     const subscription = await subscribe(org, plan.id, 'late@example.com');
-    server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscription.currentPeriodEnd!.getTime() + MINUTE);
     await settle();
     const [, renewal] = await ordersOf(subscription.id);
     expect(renewal).toMatchObject({ billingReason: 'subscription_cycle', paid: true });
@@ -294,7 +289,7 @@ describe('a payment result for a period that is no longer current', () => {
     // What the payment job does with the outcome of a second charge of that order, arriving now.
     for (const outcome of ['failed', 'succeeded'] as const) {
       await prisma().$transaction(async (tx) => {
-        const ctx = systemContext(sandbox().environment, tx as Db, org.organizationId, () => server.clock.now!, 'late-payment');
+        const ctx = systemContext(sandbox().environment, tx as Db, org.organizationId, () => t.server.clock.now!, 'late-payment');
         await settleSubscriptionOrder(ctx, tx as Db, renewal, outcome);
       });
       const after = await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
@@ -312,7 +307,7 @@ describe('a payment result for a period that is no longer current', () => {
 
 describe('canceling at period end while the first payment is in progress', () => {
   it('is refused with SubscriptionLocked and leaves the subscription uncanceled', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthly(org, 'Undecided plan', 900);
     const confirmed = await confirm(org, plan.id, 'undecided@example.com');
     const incomplete = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: confirmed.id } });
@@ -331,11 +326,11 @@ describe('malformed input', () => {
   let key: { id: string; key: string };
   let activationId: string;
   let subscriptionId: string;
-  const anonymous = () => restClient(server.base('sandbox'));
+  const anonymous = () => restClient(t.server.base('sandbox'));
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Unlimited usage', properties: { activations: { limit: 3, enableCustomerAdmin: true } } });
     const plan = await monthly(org, 'Keyed plan', 900, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'malformed@example.com');
@@ -410,8 +405,8 @@ describe('a customer session token', () => {
   let keyValue: string;
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Portal key', properties: { prefix: 'CST' } });
     const plan = await monthly(org, 'Portal plan', 700, [benefit.id]);
     const confirmed = await confirm(org, plan.id, 'portal@example.com');
@@ -425,7 +420,7 @@ describe('a customer session token', () => {
   });
 
   it('reaches none of the Core subscription, benefit and license-key endpoints, and changes nothing through them', async () => {
-    const asCustomer = restClient(server.base('sandbox'), token);
+    const asCustomer = restClient(t.server.base('sandbox'), token);
     expect((await asCustomer('GET', '/customer-portal/downloadables/')).status).toBe(200);
     for (const [method, path, body] of [
       ['GET', '/subscriptions/', undefined],
@@ -440,7 +435,7 @@ describe('a customer session token', () => {
       expect(response.status, `${method} ${path}`).toBe(403);
       expect(response.body.error).toBe('NotPermitted');
     }
-    const gql = graphqlClient(server.base('sandbox'), token);
+    const gql = graphqlClient(t.server.base('sandbox'), token);
     const revoke = await gql('mutation ($id: UUID!) { core { subscriptionRevoke(id: $id) { id } } }', { id: subscriptionId });
     expect(revoke.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
     const state = await gql('query ($id: UUID!) { core { customerState(id: $id) { email } } }', { id: randomUUID() });
@@ -450,9 +445,9 @@ describe('a customer session token', () => {
   });
 
   it('is unknown in production, and so is a sandbox license key', async () => {
-    const production = restClient(server.base('production'), token);
+    const production = restClient(t.server.base('production'), token);
     expect((await production('GET', '/customer-portal/downloadables/')).status).toBe(401);
-    const validate = await restClient(server.base('production'))('POST', '/customer-portal/license-keys/validate', { key: keyValue, organization_id: org.organizationId });
+    const validate = await restClient(t.server.base('production'))('POST', '/customer-portal/license-keys/validate', { key: keyValue, organization_id: org.organizationId });
     expect(validate.status).toBe(404);
     expect(validate.body).toEqual({ error: 'ResourceNotFound', detail: 'License key not found.' });
   });
@@ -460,9 +455,9 @@ describe('a customer session token', () => {
 
 describe('another organization', () => {
   it('cannot find the subscriptions, grants and activations of another, by filter or by id, nor change a payment method', async () => {
-    server.clock.now = start;
-    const owner = await newOrganization(server, 'sandbox');
-    const intruder = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const owner = await newOrganization(t.server, 'sandbox');
+    const intruder = await newOrganization(t.server, 'sandbox');
     const benefit = await owner.polar.benefits.create({ type: 'license_keys', description: 'Owner key', properties: { activations: { limit: 2, enableCustomerAdmin: false } } });
     const plan = await monthly(owner, 'Owner plan', 1100, [benefit.id]);
     // The owner set the buyer's address, so both subscriptions below reach one customer.
@@ -470,7 +465,7 @@ describe('another organization', () => {
     const subscription = await subscribe(owner, plan.id, 'owned@example.com');
     const grant = await prisma().benefitGrant.findFirstOrThrow({ where: { subscriptionId: subscription.id } });
     const key = await prisma().licenseKey.findFirstOrThrow({ where: { grantId: grant.id } });
-    const activation = await restClient(server.base('sandbox'))('POST', '/customer-portal/license-keys/activate', { key: key.key, organization_id: owner.organizationId, label: 'Owner PC' });
+    const activation = await restClient(t.server.base('sandbox'))('POST', '/customer-portal/license-keys/activate', { key: key.key, organization_id: owner.organizationId, label: 'Owner PC' });
     expect(activation.status).toBe(200);
 
     for (const query of [`customer_id=${subscription.customerId}`, `organization_id=${owner.organizationId}`, `product_id=${plan.id}`]) {
@@ -499,9 +494,9 @@ describe('another organization', () => {
 
 describe('a downloadables benefit changed to name another organization’s file', () => {
   it('is refused with 422 at the file, in any letter case, with no event and no grant sync', async () => {
-    server.clock.now = null;
-    const org = await newOrganization(server, 'sandbox');
-    const stranger = await newOrganization(server, 'sandbox');
+    t.server.clock.now = null;
+    const org = await newOrganization(t.server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const own = await uploadFile(org, Buffer.from('own bytes'), 'own.pdf');
     const foreign = await uploadFile(stranger, Buffer.from('foreign bytes'), 'foreign.pdf');
     const benefit = await org.polar.benefits.create({ type: 'downloadables', description: 'Own files', properties: { files: [own.id] } });
@@ -516,20 +511,20 @@ describe('a downloadables benefit changed to name another organization’s file'
     expect(stored.properties).toEqual({ files: [own.id], archived: {} });
     expect(await prisma().job.count()).toBe(jobsBefore);
     expect(await prisma().event.count({ where: { resourceId: benefit.id } })).toBe(eventsBefore);
-    server.clock.now = start;
+    t.server.clock.now = start;
   });
 });
 
 describe('anonymous license-key checks', () => {
   it('answer deactivation of another organization’s key exactly as an unknown key, and remove nothing', async () => {
-    server.clock.now = start;
-    const owner = await newOrganization(server, 'sandbox');
-    const other = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const owner = await newOrganization(t.server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     const benefit = await owner.polar.benefits.create({ type: 'license_keys', description: 'Deactivation key', properties: { activations: { limit: 2, enableCustomerAdmin: false } } });
     const plan = await monthly(owner, 'Deactivation plan', 300, [benefit.id]);
     await subscribe(owner, plan.id, 'deactivate@example.com');
     const key = await prisma().licenseKey.findFirstOrThrow({ where: { benefitId: benefit.id } });
-    const api = restClient(server.base('sandbox'));
+    const api = restClient(t.server.base('sandbox'));
     const activation = await api('POST', '/customer-portal/license-keys/activate', { key: key.key, organization_id: owner.organizationId, label: 'Desk' });
     const wrongOrganization = await api('POST', '/customer-portal/license-keys/deactivate', { key: key.key, organization_id: other.organizationId, activation_id: activation.body.id });
     const unknownKey = await api('POST', '/customer-portal/license-keys/deactivate', { key: randomUUID().toUpperCase(), organization_id: owner.organizationId, activation_id: activation.body.id });
@@ -541,8 +536,8 @@ describe('anonymous license-key checks', () => {
 
 describe('concurrent duplicates', () => {
   it('five concurrent revokes of one subscription: one succeeds, one set of events, one revocation of its grants', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Race perk', properties: { note: 'hi' } });
     const plan = await monthly(org, 'Race plan', 800, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'race@example.com');
@@ -559,12 +554,12 @@ describe('concurrent duplicates', () => {
   });
 
   it('four concurrent changes to the same product: one applies, the others are 422, and the proration is recorded once', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const basic = await monthly(org, 'Race basic', 1000);
     const pro = await monthly(org, 'Race pro', 3000);
     const subscription = await subscribe(org, basic.id, 'race-change@example.com');
-    server.clock.now = new Date(start.getTime() + 10 * 86_400_000);
+    t.server.clock.now = new Date(start.getTime() + 10 * 86_400_000);
     const responses = await Promise.all(Array.from({ length: 4 }, () => org.api('PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id })));
     expect(responses.map((r) => r.status).sort()).toEqual([200, 422, 422, 422]);
     const pending = await prisma().subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id } });
@@ -573,8 +568,8 @@ describe('concurrent duplicates', () => {
   });
 
   it('five grant syncs of one purchase running at once: one grant per benefit, one license key, one created event each', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const keys = await org.polar.benefits.create({ type: 'license_keys', description: 'Synced key', properties: { prefix: 'SYNC' } });
     const perk = await org.polar.benefits.create({ type: 'custom', description: 'Synced perk', properties: { note: 'hi' } });
     const item = await product(org, 'One-time synced', { amountType: 'fixed', priceAmount: 1200, priceCurrency: 'usd' }, { recurring: false, benefits: [keys.id, perk.id] });
@@ -584,7 +579,7 @@ describe('concurrent duplicates', () => {
     // The payment alone: it schedules one sync; four more are scheduled beside it.
     expect(await sandbox().jobs.runDue()).toBe(1);
     expect(await prisma().order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ paid: true });
-    for (let i = 0; i < 4; i++) await enqueueJob(prisma(), 'benefits.sync', { orderId: order.id }, server.clock.now!);
+    for (let i = 0; i < 4; i++) await enqueueJob(prisma(), 'benefits.sync', { orderId: order.id }, t.server.clock.now!);
     expect(await sandbox().jobs.runDue()).toBe(5); // claimed together, run concurrently
     await settle();
     const grants = await prisma().benefitGrant.findMany({ where: { orderId: order.id } });
@@ -597,8 +592,8 @@ describe('concurrent duplicates', () => {
 
 describe('money on plan changes', () => {
   it('carries a downgrade credit larger than a period to the next orders exactly, never billing a negative total', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const pro = await monthly(org, 'Carry pro', 3000);
     const basic = await monthly(org, 'Carry basic', 1000);
     const subscription = await subscribe(org, pro.id, 'carry@example.com');
@@ -606,7 +601,7 @@ describe('money on plan changes', () => {
     await org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { productId: basic.id } });
     let current = await org.polar.subscriptions.get({ id: subscription.id });
     for (let i = 0; i < 3; i++) {
-      server.clock.now = new Date(current.currentPeriodEnd!.getTime() + MINUTE);
+      t.server.clock.now = new Date(current.currentPeriodEnd!.getTime() + MINUTE);
       await settle();
       current = await org.polar.subscriptions.get({ id: subscription.id });
     }
@@ -623,8 +618,8 @@ describe('money on plan changes', () => {
 
 describe('signed file links', () => {
   it('do not stand in for one another: a part link does not download, a download link does not upload, an invoice-key signature opens nothing', async () => {
-    server.clock.now = null; // links are signed and checked on the real clock here
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = null; // links are signed and checked on the real clock here
+    const org = await newOrganization(t.server, 'sandbox');
     const bytes = Buffer.from('0123456789abcdef');
     const file = await org.polar.files.create({
       service: 'downloadable',
@@ -636,7 +631,7 @@ describe('signed file links', () => {
     });
     const [part] = file.upload.parts;
     const partQuery = new URL(part.url).searchParams;
-    const downloadUrl = `${server.base('sandbox')}/files/${file.id}/download?${partQuery.toString()}`;
+    const downloadUrl = `${t.server.base('sandbox')}/files/${file.id}/download?${partQuery.toString()}`;
     expect((await fetch(downloadUrl)).status).toBe(403);
 
     const put = await fetch(part.url, { method: 'PUT', body: new Uint8Array(bytes) });
@@ -647,15 +642,15 @@ describe('signed file links', () => {
     // A genuine download link's signature on the part URL of the same file.
     const download = await fileDownloadLink(sandbox().environment, { id: file.id }, new Date());
     const downloadQuery = new URL(download.url).searchParams;
-    const partWithDownloadSignature = `${server.base('sandbox')}/files/${file.id}/parts/1?${downloadQuery.toString()}`;
+    const partWithDownloadSignature = `${t.server.base('sandbox')}/files/${file.id}/parts/1?${downloadQuery.toString()}`;
     const reput = await fetch(partWithDownloadSignature, { method: 'PUT', body: new Uint8Array(bytes) });
     expect(reput.status).toBe(403);
 
     // The right subject, signed with the environment's invoice-link key: refused.
     const invoiceKey = await linkKey(prisma(), 'invoice-links');
     const forged = signLink(invoiceKey, `file-download:${file.id}`, new Date(Date.now() + 600_000));
-    expect((await fetch(`${server.base('sandbox')}/files/${file.id}/download?${forged.query}`)).status).toBe(403);
+    expect((await fetch(`${t.server.base('sandbox')}/files/${file.id}/download?${forged.query}`)).status).toBe(403);
     expect((await fetch(download.url)).status).toBe(200);
-    server.clock.now = start;
+    t.server.clock.now = start;
   });
 });

@@ -10,28 +10,25 @@ import type { S3FileUploadCompletedPart } from '@polar-sh/sdk/models/components/
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/context.ts';
 import { RequestValidationError } from '../../src/graphql/errors.ts';
 import { issueCustomerSession } from '../../src/auth/customer-sessions.ts';
 import { assertDownloadableFiles, fileDownloadLink, maxFileSize } from '../../src/modules/files/service.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '100' });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '100' } });
 
 const HOUR_MS = 3600_000;
 
-const base = () => server.base('sandbox');
-const environment = () => server.kassa.environments.sandbox.environment;
+const base = () => t.server.base('sandbox');
+const environment = () => t.server.kassa.environments.sandbox.environment;
 const prisma = () => environment().prisma;
 
 const sha256Base64 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
@@ -118,7 +115,7 @@ describe('uploading a file in parts through the official client', () => {
   let completed: S3FileUploadCompletedPart[];
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     bytes = bytesOf(10_000);
     created = await createFile(org, bytes, { name: 'Guide à lire "v2".pdf', chunkSize: 4096 });
   });
@@ -280,13 +277,13 @@ describe('uploading a file in parts through the official client', () => {
 
   it('answers 403 to a download link once it has expired, and a fresh link works', async () => {
     const { url } = await fileDownloadLink(environment(), { id: created.id }, new Date());
-    server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
+    t.server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
     try {
       const expired = await download(url);
       expect(expired.status).toBe(403);
       expect(JSON.parse(expired.bytes.toString())).toEqual({ error: 'Forbidden', detail: expect.stringMatching(/expired/) });
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     expect((await download((await fileDownloadLink(environment(), { id: created.id }, new Date())).url)).status).toBe(200);
   });
@@ -327,7 +324,7 @@ describe('uploading a file in parts through the official client', () => {
 describe('what an upload refuses', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
   });
 
   const validationLocs = async (call: Promise<unknown>) => {
@@ -443,13 +440,13 @@ describe('what an upload refuses', () => {
     // Part 1's signature does not open part 2.
     const borrowed = await putPart(first, bytes.subarray(100, 200), second.url.replace(/signature=[^&]+/, `signature=${new URL(first.url).searchParams.get('signature')}`));
     expect(borrowed.status).toBe(403);
-    server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
+    t.server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
     try {
       const expired = await putPart(first, body);
       expect(expired.status).toBe(403);
       expect(expired.body.detail).toMatch(/expired/);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     expect((await prisma().filePart.count({ where: { fileId: file.id, data: { not: null } } }))).toBe(0);
     expect((await putPart(first, body)).status).toBe(200);
@@ -489,8 +486,8 @@ describe("who reaches an organization's files", () => {
   let stranger: Org;
   let fileId: string;
   beforeAll(async () => {
-    owner = await newOrganization(server, 'sandbox');
-    stranger = await newOrganization(server, 'sandbox');
+    owner = await newOrganization(t.server, 'sandbox');
+    stranger = await newOrganization(t.server, 'sandbox');
     fileId = (await uploadFile(owner, bytesOf(64), 'private.pdf')).id;
   });
 
@@ -527,7 +524,7 @@ describe("who reaches an organization's files", () => {
   });
 
   it('a token without the files scopes: 403 naming them', async () => {
-    const limited = restClient(base(), await tokenWithScopes(server, owner, ['files:read'], 'read only'));
+    const limited = restClient(base(), await tokenWithScopes(t.server, owner, ['files:read'], 'read only'));
     expect(expectStatus(await limited('GET', `/files/?ids=${fileId}`), 200).items).toHaveLength(1);
     const patch = await limited('PATCH', `/files/${fileId}`, { name: 'renamed.pdf' });
     expect(patch.status).toBe(403);
@@ -550,7 +547,7 @@ describe("who reaches an organization's files", () => {
 
 describe('files through GraphQL', () => {
   it('creates, completes and lists a file under core', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const bytes = bytesOf(30);
     const create = await org.gql(
       `mutation ($input: FileCreateInput!) { core { fileCreate(input: $input) { id isUploaded sizeReadable upload { id path parts { number url headers } } } } }`,
@@ -624,7 +621,7 @@ describe("a customer's downloadables", () => {
   const fileIdsOf = async (token: string) => (await downloadables(token)).items.map((d) => d.file.id);
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     ebook = bytesOf(5_000, 11);
     ebookId = (await uploadFile(org, ebook, 'ebook.epub')).id;
     audioId = (await uploadFile(org, bytesOf(700, 12), 'audio.mp3')).id;
@@ -678,11 +675,11 @@ describe("a customer's downloadables", () => {
     await eventually(() => downloadables(token), (page) => page.items.length === 0, 'the revoked grant to disappear');
     expect((await downloadables(token)).pagination).toEqual({ totalCount: 0, maxPage: 0 });
     expect((await download(issued.file.download.url)).status).toBe(200);
-    server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
+    t.server.clock.now = new Date(Date.now() + HOUR_MS + 60_000);
     try {
       expect((await download(issued.file.download.url)).status).toBe(403);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
@@ -695,7 +692,7 @@ describe("a customer's downloadables", () => {
   });
 
   it("refuses a benefit that names another organization's file", async () => {
-    const stranger = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const foreign = await uploadFile(stranger, bytesOf(10), 'foreign.pdf');
     const error = await rejectionOf(org.polar.benefits.create({ type: 'downloadables', description: 'Stolen', properties: { files: [ebookId, foreign.id] } }));
     expect(error).toBeInstanceOf(HTTPValidationError);
@@ -720,7 +717,7 @@ describe("a customer's downloadables", () => {
       expect(list.status).toBe(403);
       expect(list.body).toEqual({ error: 'NotPermitted', detail: expect.any(String) });
       expect((await asCustomer('DELETE', `/files/${ebookId}`)).status).toBe(403);
-      const sdkError = await rejectionOf(new Polar({ accessToken: token, serverURL: `${server.url}/sandbox` }).files.list({}));
+      const sdkError = await rejectionOf(new Polar({ accessToken: token, serverURL: `${t.server.url}/sandbox` }).files.list({}));
       expect(sdkError).toBeInstanceOf(SDKError);
       expect((sdkError as SDKError).statusCode).toBe(403);
       const gql = await graphqlClient(base(), token)('{ core { files { items { id } } } }');
@@ -740,11 +737,11 @@ describe("a customer's downloadables", () => {
       expect((await restClient(base())('GET', '/customer-portal/downloadables/')).status).toBe(401);
       const order = await buy('short-lived@example.com');
       const expiring = await sessionOf(order.customerId);
-      server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
+      t.server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
       try {
         expect((await restClient(base(), expiring)('GET', '/customer-portal/downloadables/')).status).toBe(401);
       } finally {
-        server.clock.now = null;
+        t.server.clock.now = null;
       }
       const revoked = await sessionOf(order.customerId);
       await prisma().customerSession.updateMany({ where: { customerId: order.customerId }, data: { revokedAt: new Date() } });

@@ -14,9 +14,9 @@ import { compileRoutes } from '../../src/rest/adapter.ts';
 import type { CompiledRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { RawJson, deepArray, deepObject, hostileString, invalid, plausible, toJson, toLiteral, type Generation } from '../helpers/generated-input.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import type { Org } from '../helpers/organizations.ts';
 import { expectStatus } from '../helpers/responses.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 100);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -64,13 +64,12 @@ interface Fixtures {
   ids: string[];
   clientSecret: string;
 }
-let server: TestServer;
+const t = useTestServer({ organizations: { org: 'production', other: 'production', sandbox: 'sandbox' } });
 let fx: Fixtures;
 const counts = { rest: 0, graphql: 0 };
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const [org, other, sandbox] = await Promise.all([newOrganization(server), newOrganization(server), newOrganization(server, 'sandbox')]);
+  const { org, other, sandbox } = t;
   const product = expectStatus(await org.api('POST', '/products/', { name: 'Fixture', recurring_interval: null, prices: [{ amount_type: 'fixed', price_amount: 1000 }] }), 201);
   const customer = expectStatus(await org.api('POST', '/customers/', { email: `fixture-${Date.now()}@example.com`, external_id: `fixture-${product.id}` }), 201);
   const session = expectStatus(await org.api('POST', '/customer-sessions/', { customer_id: customer.id }), 201);
@@ -87,9 +86,8 @@ beforeAll(async () => {
   await untilQuiet();
 });
 
-afterAll(async () => {
+afterAll(() => {
   console.log(`generated input: ${counts.rest + counts.graphql} cases (REST ${counts.rest}, GraphQL ${counts.graphql}), seed ${seed}`);
-  await server?.close();
 });
 
 function authorization(token: TokenKind, garbage: string): Record<string, string> {
@@ -116,7 +114,7 @@ const notCompared = new Set(['_prisma_migrations', 'login_attempts', 'idempotenc
 let snapshotQuery: string | undefined;
 
 async function snapshot(): Promise<string> {
-  const { prisma } = server.kassa.environments.production.environment;
+  const { prisma } = t.server.kassa.environments.production.environment;
   if (!snapshotQuery) {
     const columns = await prisma.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name`,
@@ -237,7 +235,7 @@ function about(context: string, checks: () => void) {
 /** GET /healthz answers 200, quickly. */
 async function expectHealthy() {
   const started = performance.now();
-  const answer = await send(`${server.url}/healthz`, { method: 'GET', headers: {} });
+  const answer = await send(`${t.server.url}/healthz`, { method: 'GET', headers: {} });
   expect(answer.status).toBe(200);
   expect(performance.now() - started).toBeLessThan(2_000);
 }
@@ -422,7 +420,7 @@ async function sendRest(c: RestCase): Promise<Answer> {
   const headers: Record<string, string> = { ...authorization(c.token, c.garbage) };
   if (c.contentType) headers['content-type'] = c.contentType;
   if (c.idempotencyKey !== undefined) headers['idempotency-key'] = c.idempotencyKey;
-  return send(`${server.url}${c.path}`, { method: c.method, headers, body: c.method === 'GET' ? undefined : c.body });
+  return send(`${t.server.url}${c.path}`, { method: c.method, headers, body: c.method === 'GET' ? undefined : c.body });
 }
 
 function describeRest(c: RestCase): string {
@@ -567,7 +565,7 @@ function graphqlCase(m: Mutation, mustBeRefused: boolean): fc.Arbitrary<GraphQLC
 
 async function sendGraphQL(c: GraphQLCase): Promise<Answer> {
   counts.graphql += 1;
-  const url = `${server.url}/v1/graphql`;
+  const url = `${t.server.url}/v1/graphql`;
   const headers: Record<string, string> = { ...authorization(c.token, c.garbage) };
   if (c.transport === 'get') {
     const request = JSON.parse(c.payload) as { query: string; variables: unknown };

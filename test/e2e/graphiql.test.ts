@@ -5,14 +5,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium, screenshots } from '../helpers/chromium.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 async function fetchPage(base: string) {
   const response = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
@@ -32,7 +27,7 @@ function directives(csp: string): Map<string, string[]> {
 describe('the GraphiQL page', () => {
   for (const environment of ['production', 'sandbox'] as const) {
     test(`${environment}: every script, style and icon it references is same-origin and served by Kassa`, async () => {
-      const base = server.base(environment);
+      const base = t.server.base(environment);
       const { response, html } = await fetchPage(base);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -63,7 +58,7 @@ describe('the GraphiQL page', () => {
   }
 
   test('its CSP allows this origin and data: fonts and images, nothing else, and no inline script', async () => {
-    const { response } = await fetchPage(server.base());
+    const { response } = await fetchPage(t.server.base());
     const csp = response.headers.get('content-security-policy')!;
     expect(csp).toBeTruthy();
     const policy = directives(csp);
@@ -85,8 +80,8 @@ describe('the GraphiQL page', () => {
   });
 
   test('the editor workers Monaco asks for are served too, and assets are cached by name and gzipped', async () => {
-    const { html } = await fetchPage(server.base());
-    const pageUrl = new URL(`${server.base()}/graphql`);
+    const { html } = await fetchPage(t.server.base());
+    const pageUrl = new URL(`${t.server.base()}/graphql`);
     const scriptUrl = new URL(/<script src="([^"]+)"/.exec(html)![1], pageUrl);
     const script = await (await fetch(scriptUrl)).text();
     const workers = JSON.parse(/var workers = (\{[^}]*\})/.exec(script)![1]) as Record<string, string>;
@@ -106,23 +101,23 @@ describe('the GraphiQL page', () => {
   });
 
   test('an unknown asset name is no asset, and the endpoint still answers GraphQL requests', async () => {
-    const missing = await fetch(`${server.base()}/graphiql/graphiql.0000000000000000.js`);
+    const missing = await fetch(`${t.server.base()}/graphiql/graphiql.0000000000000000.js`);
     expect(missing.status).toBe(404);
-    const traversal = await fetch(`${server.base()}/graphiql/..%2Fpackage.json`);
+    const traversal = await fetch(`${t.server.base()}/graphiql/..%2Fpackage.json`);
     expect(traversal.status).toBe(404);
-    const json = await fetch(`${server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
+    const json = await fetch(`${t.server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(200);
     expect(await json.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
   test('is shown only to a client that weighs HTML highest, and answers HEAD with its headers alone', async () => {
-    const url = `${server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const url = `${t.server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}`;
     const refusedHtml = await fetch(url, { headers: { accept: 'text/html;q=0, application/json' } });
     expect(refusedHtml.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await refusedHtml.json()).toEqual({ data: { __typename: 'Query' } });
     const jsonFirst = await fetch(url, { headers: { accept: 'application/json, text/html;q=0.5' } });
     expect(jsonFirst.headers.get('content-type')).toMatch(/^application\/json/);
-    const head = await fetch(`${server.base()}/graphql`, { method: 'HEAD', headers: { accept: 'text/html' } });
+    const head = await fetch(`${t.server.base()}/graphql`, { method: 'HEAD', headers: { accept: 'text/html' } });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await head.text()).toBe('');
@@ -141,7 +136,7 @@ describe('GraphiQL in Chromium, offline, with the CSP enforced', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     const page = await context.newPage();
-    const origin = new URL(server.url).origin;
+    const origin = new URL(t.server.url).origin;
     const foreign: string[] = [];
     await context.route('**/*', (route) => {
       const url = route.request().url();
@@ -160,7 +155,7 @@ describe('GraphiQL in Chromium, offline, with the CSP enforced', () => {
     });
     // The schema arrives over this origin (GraphiQL's introspection query) as the page opens.
     const introspected = page.waitForResponse((r) => r.url().endsWith('/sandbox/v1/graphql') && (r.request().postData() ?? '').includes('__schema'));
-    await page.goto(`${server.base('sandbox')}/graphql`);
+    await page.goto(`${t.server.base('sandbox')}/graphql`);
     const introspection = await introspected;
     expect(introspection.status()).toBe(200);
     expect((await introspection.json()).data.__schema.queryType).toMatchObject({ name: 'Query' });

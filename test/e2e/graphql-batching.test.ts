@@ -1,16 +1,16 @@
 // Nested GraphQL selections become one Prisma query per relation, however many items a page
 // holds: listing orders with their customer, items and product costs the same for 1 order as for 6.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.ts';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
+const t = useTestServer({ env: { JOB_POLL_INTERVAL_MS: '50' } });
 let operations: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ JOB_POLL_INTERVAL_MS: '50' });
   // Every Prisma call the server makes from here on is written down (model and operation).
-  const environment = server.kassa.environments.sandbox.environment;
+  const environment = t.server.kassa.environments.sandbox.environment;
   const prisma = environment.prisma;
   environment.prisma = new Proxy(prisma, {
     get(target, property, receiver) {
@@ -29,18 +29,17 @@ beforeAll(async () => {
     },
   }) as Db;
 });
-afterAll(() => server?.close());
 
 async function organizationWithOrders(count: number) {
-  const { token } = await server.bootstrap('sandbox');
-  const api = restClient(server.base('sandbox'), token);
+  const { token } = await t.server.bootstrap('sandbox');
+  const api = restClient(t.server.base('sandbox'), token);
   const product = await api('POST', '/products/', { name: `Batch ${count}`, recurring_interval: null, prices: [{ amount_type: 'fixed', price_amount: 700 }] });
   for (let i = 0; i < count; i++) {
     const checkout = await api('POST', '/checkouts/', { products: [product.body.id] });
     const confirmed = await api('POST', `/checkouts/client/${checkout.body.client_secret}/confirm`, { customer_email: `buyer${i}@example.com`, confirmation_token_id: 'tok_visa' });
     expect(confirmed.status).toBe(200);
   }
-  return graphqlClient(server.base('sandbox'), token);
+  return graphqlClient(t.server.base('sandbox'), token);
 }
 
 const nestedOrders = `{ core { orders(limit: 50) { items {

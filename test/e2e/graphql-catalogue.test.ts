@@ -1,30 +1,25 @@
 // The storefront catalogue over GraphQL at the default limits: 100 products with their prices and
 // benefits, asked for as often as the REST list of 100 may be (300 a minute), charged what the
 // answers hold. The clock is frozen and moved by hand, at 5 operations a second.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-let server: TestServer;
-let shop: Org;
+const t = useTestServer({ env: { RATE_LIMITS: 'on' }, organizations: { shop: 'production' } });
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMITS: 'on' });
-  shop = await newOrganization(server);
-  const perk = expectStatus(await shop.api('POST', '/benefits/', { type: 'custom', description: 'Priority support', properties: { note: 'Write to us' } }), 201);
+  const perk = expectStatus(await t.shop.api('POST', '/benefits/', { type: 'custom', description: 'Priority support', properties: { note: 'Write to us' } }), 201);
   for (let i = 0; i < 100; i++) {
-    const product = expectStatus(await shop.api('POST', '/products/', { name: `Print ${i}`, prices: [{ amount_type: 'fixed', price_amount: 1000 + i, price_currency: 'usd' }] }), 201);
-    expectStatus(await shop.api('POST', `/products/${product.id}/benefits`, { benefits: [perk.id] }), 200);
+    const product = expectStatus(await t.shop.api('POST', '/products/', { name: `Print ${i}`, prices: [{ amount_type: 'fixed', price_amount: 1000 + i, price_currency: 'usd' }] }), 201);
+    expectStatus(await t.shop.api('POST', `/products/${product.id}/benefits`, { benefits: [perk.id] }), 200);
   }
 }, 300_000);
-afterAll(() => server?.close());
 
 const catalogue = '{ core { products(limit: 100) { items { id name prices { id } benefits { id description } } pagination { totalCount } } } }';
 
 function ask() {
-  return fetch(`${server.base()}/graphql`, {
+  return fetch(`${t.server.base()}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${shop.token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.shop.token}` },
     body: JSON.stringify({ query: catalogue }),
   });
 }
@@ -36,7 +31,7 @@ describe('the catalogue of 100 products with prices and benefits', () => {
       let lastCost: { requestedQueryCost: number; actualQueryCost: number; throttleStatus: { currentlyAvailable: number } } | undefined;
       // 60 seconds, five operations in each: the whole per-minute budget.
       for (let second = 0; second < 60; second++) {
-        server.clock.now = new Date(start + 100 + second * 1000);
+        t.server.clock.now = new Date(start + 100 + second * 1000);
         const responses = await Promise.all(Array.from({ length: 5 }, () => ask()));
         for (const response of responses) {
           expect(response.status, `second ${second}`).toBe(200);
@@ -53,9 +48,9 @@ describe('the catalogue of 100 products with prices and benefits', () => {
       const refused = await ask();
       expect(refused.status).toBe(429);
       expect((await refused.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
-      expect((await shop.api('GET', '/products/?limit=100')).status).toBe(429);
+      expect((await t.shop.api('GET', '/products/?limit=100')).status).toBe(429);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   }, 300_000);
 });

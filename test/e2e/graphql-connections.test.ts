@@ -1,20 +1,15 @@
 // Relay connections on every list, next to page and limit: forward and backward paging by cursor,
 // pageInfo and totalCount that tell the truth at both ends, and a clear 422 for arguments that
 // cannot page (both first and last, a cursor Kassa did not give, page with a cursor).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-let server: TestServer;
-let org: Org;
+const t = useTestServer({ organizations: { org: 'production' } });
 const names = Array.from({ length: 25 }, (_, i) => `P${String(i).padStart(2, '0')}`);
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await newOrganization(server);
-  for (const name of names) expectStatus(await org.api('POST', '/products/', { name, prices: [{ amount_type: 'free' }] }), 201);
+  for (const name of names) expectStatus(await t.org.api('POST', '/products/', { name, prices: [{ amount_type: 'free' }] }), 201);
 });
-afterAll(() => server?.close());
 
 const CONNECTION = `query ($first: Int, $after: String, $last: Int, $before: String, $page: Int) {
   core { products(first: $first, after: $after, last: $last, before: $before, page: $page, sorting: [name_asc]) {
@@ -25,7 +20,7 @@ const CONNECTION = `query ($first: Int, $after: String, $last: Int, $before: Str
 }`;
 
 async function connection(variables: Record<string, unknown>) {
-  const response = await org.gql(CONNECTION, variables);
+  const response = await t.org.gql(CONNECTION, variables);
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
   return response.body.data.core.products as {
     edges: { cursor: string; node: { name: string; prices: { amountType: string }[] } }[];
@@ -84,7 +79,7 @@ describe('paging backward', () => {
 
 describe('both ways of paging on one field', () => {
   it('answers items and edges together, with the page and the connection agreeing', async () => {
-    const response = await org.gql(`{ core { products(limit: 3, sorting: [name_asc]) { items { name } pagination { totalCount maxPage } edges { node { name } } pageInfo { hasNextPage } totalCount } } }`);
+    const response = await t.org.gql(`{ core { products(limit: 3, sorting: [name_asc]) { items { name } pagination { totalCount maxPage } edges { node { name } } pageInfo { hasNextPage } totalCount } } }`);
     expect(response.body.data.core.products).toEqual({
       items: [{ name: 'P00' }, { name: 'P01' }, { name: 'P02' }],
       pagination: { totalCount: 25, maxPage: 9 },
@@ -97,7 +92,7 @@ describe('both ways of paging on one field', () => {
 
 describe('arguments that cannot page', () => {
   const refused = async (variables: Record<string, unknown>, loc: string[]) => {
-    const response = await org.gql(CONNECTION, variables);
+    const response = await t.org.gql(CONNECTION, variables);
     expect(response.status).toBe(422);
     expect(response.body.data).toEqual({ core: { products: null } });
     expect(response.body.errors).toHaveLength(1);

@@ -3,35 +3,32 @@
 // the count is taken for a page of 2 customers and again for a page of 6, with the background
 // workers stopped so that only the request speaks to the database. In sandbox, where the test
 // cards pay.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { tokenWithScopes } from '../helpers/organizations.ts';
 import { fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-let server: TestServer;
-let shop: Org;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { shop: 'sandbox' } });
 let productId: string;
 const customers = new Map<string, string>();
 
 /** A paid order of the customer with this email (made the first time), bought through a checkout naming them. */
 async function buy(email: string, product = productId) {
-  if (!customers.has(email)) customers.set(email, expectStatus(await shop.api('POST', '/customers/', { email }), 201).id);
-  const checkout = expectStatus(await shop.api('POST', '/checkouts/', { products: [product], customer_id: customers.get(email) }), 201);
-  await shop.buyer.checkouts.clientConfirm({ clientSecret: checkout.client_secret, checkoutConfirmStripe: { customerEmail: email, confirmationTokenId: 'tok_visa' } });
-  return paidOrderOf(shop, checkout.id);
+  if (!customers.has(email)) customers.set(email, expectStatus(await t.shop.api('POST', '/customers/', { email }), 201).id);
+  const checkout = expectStatus(await t.shop.api('POST', '/checkouts/', { products: [product], customer_id: customers.get(email) }), 201);
+  await t.shop.buyer.checkouts.clientConfirm({ clientSecret: checkout.client_secret, checkoutConfirmStripe: { customerEmail: email, confirmationTokenId: 'tok_visa' } });
+  return paidOrderOf(t.shop, checkout.id);
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  shop = await newOrganization(server, 'sandbox');
-  productId = (await fixedProduct(shop, 'Edge guide', 700)).id;
+  productId = (await fixedProduct(t.shop, 'Edge guide', 700)).id;
   // Six customers: ann with three orders, cy with two, the others with one.
   for (const email of ['ann@example.com', 'ann@example.com', 'ann@example.com', 'bob@example.com', 'cy@example.com', 'cy@example.com', 'di@example.com', 'ed@example.com', 'fay@example.com']) {
     await buy(email);
   }
 });
-afterAll(() => server?.close());
 
 const NESTED = `query ($limit: Int!) { core { customers(limit: $limit, sorting: [email_asc]) { items {
   email
@@ -39,7 +36,7 @@ const NESTED = `query ($limit: Int!) { core { customers(limit: $limit, sorting: 
 } } } }`;
 
 async function statementsOf(run: () => Promise<unknown>): Promise<number> {
-  const { database } = server.kassa.environments.sandbox;
+  const { database } = t.server.kassa.environments.sandbox;
   const before = database.statements();
   await run();
   return database.statements() - before;
@@ -47,7 +44,7 @@ async function statementsOf(run: () => Promise<unknown>): Promise<number> {
 
 describe("a customer's orders", () => {
   it('are a connection, newest first, with each line’s price', async () => {
-    const response = await shop.gql(NESTED, { limit: 2 });
+    const response = await t.shop.gql(NESTED, { limit: 2 });
     expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
     const [ann, bob] = response.body.data.core.customers.items;
     expect(ann.email).toBe('ann@example.com');
@@ -57,13 +54,13 @@ describe("a customer's orders", () => {
     expect(ann.orders.edges[0].node).toMatchObject({ totalAmount: 700, customer: { email: 'ann@example.com' }, items: [{ label: 'Edge guide', productPrice: { id: expect.any(String), priceAmount: 700 } }] });
     expect(bob.orders.totalCount).toBe(1);
     // Newest first: the same order as the organization's own list of ann's orders.
-    const listed = await shop.api('GET', `/orders/?customer_id=${customers.get('ann@example.com')}&sorting=-created_at`);
+    const listed = await t.shop.api('GET', `/orders/?customer_id=${customers.get('ann@example.com')}&sorting=-created_at`);
     expect(ann.orders.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(listed.body.items.map((order: { id: string }) => order.id));
   });
 
   it('page forward by cursor', async () => {
     const page = async (after?: string) => {
-      const response = await shop.gql(`query ($after: String) { core { customers(query: "ann") { items { orders(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } } } } }`, { after });
+      const response = await t.shop.gql(`query ($after: String) { core { customers(query: "ann") { items { orders(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } } } } }`, { after });
       expect(response.body.errors).toBeUndefined();
       return response.body.data.core.customers.items[0].orders;
     };
@@ -77,7 +74,7 @@ describe("a customer's orders", () => {
   });
 
   it('refuse arguments out of range at the edge, keeping the customers', async () => {
-    const response = await shop.gql(`{ core { customers(limit: 2, sorting: [email_asc]) { items { email orders(first: 101) { totalCount } } } } }`);
+    const response = await t.shop.gql(`{ core { customers(limit: 2, sorting: [email_asc]) { items { email orders(first: 101) { totalCount } } } } }`);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const items = response.body.data.core.customers.items;
     expect(items.map((c: { email: string }) => c.email)).toEqual(['ann@example.com', 'bob@example.com']);
@@ -86,7 +83,7 @@ describe("a customer's orders", () => {
   });
 
   it('are null with NOT_PERMITTED for a token that may read customers but not orders, the customers intact', async () => {
-    const customersOnly = graphqlClient(server.base('sandbox'), await tokenWithScopes(server, shop, ['customers:read']));
+    const customersOnly = graphqlClient(t.server.base('sandbox'), await tokenWithScopes(t.server, t.shop, ['customers:read']));
     const response = await customersOnly(`{ core { customers(limit: 2) { items { email orders { totalCount } } } } }`);
     expect(response.status).toBe(200);
     expect(response.body.data.core.customers.items).toHaveLength(2);
@@ -97,7 +94,7 @@ describe("a customer's orders", () => {
 
 describe("a customer's other edges", () => {
   it('answer subscriptions, benefit grants and license keys as connections, and an order line its price', async () => {
-    const response = await shop.gql(`{ core { customers(limit: 1, sorting: [email_asc]) { items {
+    const response = await t.shop.gql(`{ core { customers(limit: 1, sorting: [email_asc]) { items {
       subscriptions { totalCount edges { node { id } } }
       benefitGrants { totalCount edges { node { id } } }
       licenseKeys { totalCount edges { node { id } } }
@@ -109,9 +106,9 @@ describe("a customer's other edges", () => {
   });
 
   it("answer a subscription's orders as a connection, under the customer's subscriptions", async () => {
-    const monthly = await fixedProduct(shop, 'Edge monthly', 300, 'month');
+    const monthly = await fixedProduct(t.shop, 'Edge monthly', 300, 'month');
     const order = await buy('gus@example.com', monthly.id);
-    const response = await shop.gql(`{ core { customers(query: "gus") { items {
+    const response = await t.shop.gql(`{ core { customers(query: "gus") { items {
       subscriptions { totalCount edges { node { product { name } orders { totalCount pageInfo { hasNextPage } edges { node { id totalAmount } } } } } }
     } } } }`);
     expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
@@ -125,14 +122,14 @@ describe("a customer's other edges", () => {
 describe('a nested page', () => {
   it('sends as many SQL statements for 6 customers and their 9 orders as for 2 customers and their 4', async () => {
     // The workers are stopped so that only the request speaks to the database; nothing runs after this test.
-    const served = server.kassa.environments.sandbox;
+    const served = t.server.kassa.environments.sandbox;
     await Promise.all([served.jobs.stop(), served.webhooks.stop()]);
     const small = await statementsOf(async () => {
-      const response = await shop.gql(NESTED, { limit: 2 });
+      const response = await t.shop.gql(NESTED, { limit: 2 });
       expect(response.body.data.core.customers.items.flatMap((c: { orders: { edges: unknown[] } }) => c.orders.edges)).toHaveLength(4);
     });
     const large = await statementsOf(async () => {
-      const response = await shop.gql(NESTED, { limit: 6 });
+      const response = await t.shop.gql(NESTED, { limit: 6 });
       expect(response.body.data.core.customers.items.flatMap((c: { orders: { edges: unknown[] } }) => c.orders.edges)).toHaveLength(9);
     });
     expect(small).toBeGreaterThan(0);

@@ -2,27 +2,22 @@
 // default limits (rate limits on): each answers without errors and is charged the requested cost
 // docs/graphql.md states, then only what its answer holds. In sandbox, where the test cards pay.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-let server: TestServer;
-let shop: Org;
+const t = useTestServer({ env: { RATE_LIMITS: 'on', TEST_CARD_DELAY_MS: '0' }, organizations: { shop: 'sandbox' } });
 let customerId: string;
 let customerToken: string;
 let clientSecret: string;
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMITS: 'on', TEST_CARD_DELAY_MS: '0' });
-  shop = await newOrganization(server, 'sandbox');
-  const ebook = await fixedProduct(shop, 'Frontend ebook', 1200);
-  const monthly = await fixedProduct(shop, 'Frontend monthly', 500, 'month');
-  customerId = (await buy(shop, ebook.id, 'reader@example.com')).customerId;
-  customerToken = expectStatus(await shop.api('POST', '/customer-sessions/', { customer_id: customerId }), 201).token;
-  clientSecret = expectStatus(await shop.api('POST', '/checkouts/', { products: [monthly.id] }), 201).client_secret;
+  const ebook = await fixedProduct(t.shop, 'Frontend ebook', 1200);
+  const monthly = await fixedProduct(t.shop, 'Frontend monthly', 500, 'month');
+  customerId = (await buy(t.shop, ebook.id, 'reader@example.com')).customerId;
+  customerToken = expectStatus(await t.shop.api('POST', '/customer-sessions/', { customer_id: customerId }), 201).token;
+  clientSecret = expectStatus(await t.shop.api('POST', '/checkouts/', { products: [monthly.id] }), 201).client_secret;
 });
-afterAll(() => server?.close());
 
 /** The GraphQL blocks of the "Frontend queries" section of docs/graphql.md, by their comment line. */
 function documentedQueries(): Record<string, { query: string; cost: number }> {
@@ -36,7 +31,7 @@ function documentedQueries(): Record<string, { query: string; cost: number }> {
 }
 
 async function ask(token: string | null, query: string, variables: Record<string, unknown> = {}) {
-  const response = await fetch(`${server.base('sandbox')}/graphql`, {
+  const response = await fetch(`${t.server.base('sandbox')}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),
@@ -56,8 +51,8 @@ describe('the frontend queries of docs/graphql.md at the default limits', () => 
 
   it('run, each charged the requested cost docs/graphql.md states and given back what its answer did not hold', async () => {
     const runs: [string, string | null, Record<string, unknown>][] = [
-      ['the catalogue', shop.token, {}],
-      ["a customer's orders", shop.token, { id: customerId }],
+      ['the catalogue', t.shop.token, {}],
+      ["a customer's orders", t.shop.token, { id: customerId }],
       ['a checkout', null, { clientSecret }],
       ['my subscriptions', customerToken, {}],
     ];
@@ -67,7 +62,7 @@ describe('the frontend queries of docs/graphql.md at the default limits', () => 
       expect(body.extensions.cost.actualQueryCost, name).toBeLessThanOrEqual(queries[name].cost);
       expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(50_000);
     }
-    const orders = await ask(shop.token, queries["a customer's orders"].query, { id: customerId });
+    const orders = await ask(t.shop.token, queries["a customer's orders"].query, { id: customerId });
     expect(orders.data.core.customer.orders.edges[0].node.items[0]).toMatchObject({ label: 'Frontend ebook', amount: 1200 });
     const checkout = await ask(null, queries['a checkout'].query, { clientSecret });
     expect(checkout.data.checkoutClient).toMatchObject({ status: 'open', totalAmount: 500, product: { name: 'Frontend monthly' } });

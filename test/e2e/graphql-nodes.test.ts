@@ -3,36 +3,34 @@
 // another organization's token, the other environment, a token lacking the scope, a customer
 // asking for another customer's order or for organization resources, no token at all. The shop
 // sells in sandbox, where the test cards pay; the other environment is production.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { tokenWithScopes } from '../helpers/organizations.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-let server: TestServer;
-let shop: Org;
-let rival: Org;
-let productionShop: Org;
+const t = useTestServer({
+  env: { TEST_CARD_DELAY_MS: '0' },
+  organizations: { shop: 'sandbox', rival: 'sandbox', productionShop: 'production' },
+});
 const ids = {} as Record<'product' | 'customer' | 'benefit' | 'endpoint' | 'order' | 'otherOrder' | 'rivalProduct' | 'productionProduct' | 'organization', string>;
 let customerToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  [shop, rival, productionShop] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox'), newOrganization(server)]);
-  const product = await fixedProduct(shop, 'Node guide', 900);
+  const product = await fixedProduct(t.shop, 'Node guide', 900);
   ids.product = product.id;
-  ids.organization = shop.organizationId;
-  ids.benefit = expectStatus(await shop.api('POST', '/benefits/', { type: 'custom', description: 'Node perk', properties: { note: 'hi' } }), 201).id;
-  ids.endpoint = expectStatus(await shop.api('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', format: 'raw', events: ['order.created'] }), 201).id;
-  const order = await buy(shop, product.id, 'buyer@example.com');
+  ids.organization = t.shop.organizationId;
+  ids.benefit = expectStatus(await t.shop.api('POST', '/benefits/', { type: 'custom', description: 'Node perk', properties: { note: 'hi' } }), 201).id;
+  ids.endpoint = expectStatus(await t.shop.api('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', format: 'raw', events: ['order.created'] }), 201).id;
+  const order = await buy(t.shop, product.id, 'buyer@example.com');
   ids.order = order.id;
   ids.customer = order.customerId;
-  ids.otherOrder = (await buy(shop, product.id, 'someone-else@example.com')).id;
-  ids.rivalProduct = (await fixedProduct(rival, 'Rival guide', 900)).id;
-  ids.productionProduct = (await fixedProduct(productionShop, 'Production guide', 900)).id;
-  customerToken = expectStatus(await shop.api('POST', '/customer-sessions/', { customer_id: ids.customer }), 201).token;
+  ids.otherOrder = (await buy(t.shop, product.id, 'someone-else@example.com')).id;
+  ids.rivalProduct = (await fixedProduct(t.rival, 'Rival guide', 900)).id;
+  ids.productionProduct = (await fixedProduct(t.productionShop, 'Production guide', 900)).id;
+  customerToken = expectStatus(await t.shop.api('POST', '/customer-sessions/', { customer_id: ids.customer }), 201).token;
 });
-afterAll(() => server?.close());
 
 const NODE = `query ($id: ID!) { node(id: $id) { __typename id
   ... on Product { name prices { __typename } }
@@ -47,7 +45,7 @@ const NODE = `query ($id: ID!) { node(id: $id) { __typename id
 describe("an organization's token", () => {
   it('fetches each kind of resource by id, with what it selects on the type', async () => {
     const asked = async (id: string) => {
-      const response = await shop.gql(NODE, { id });
+      const response = await t.shop.gql(NODE, { id });
       expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
       return response.body.data.node;
     };
@@ -62,7 +60,7 @@ describe("an organization's token", () => {
   });
 
   it('answers nodes(ids:) in the order asked, each id it does not reach null with RESOURCE_NOT_FOUND at its index', async () => {
-    const response = await shop.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, {
+    const response = await t.shop.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, {
       ids: [ids.customer, ids.rivalProduct, ids.product, '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d', 'not-an-id', ids.productionProduct],
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -73,7 +71,7 @@ describe("an organization's token", () => {
   });
 
   it('refuses more than 100 ids with BAD_USER_INPUT naming ids', async () => {
-    const response = await shop.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: Array.from({ length: 101 }, () => ids.product) });
+    const response = await t.shop.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: Array.from({ length: 101 }, () => ids.product) });
     expect(response.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [expect.objectContaining({ loc: ['ids'], type: 'too_long' })] });
   });
 });
@@ -88,31 +86,31 @@ describe('what node(id:) never reaches', () => {
   };
 
   it("another organization's resources, in the same words as an id nobody holds", async () => {
-    const foreign = await notFound(rival.gql(NODE, { id: ids.product }));
-    const nobody = await notFound(rival.gql(NODE, { id: '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d' }));
+    const foreign = await notFound(t.rival.gql(NODE, { id: ids.product }));
+    const nobody = await notFound(t.rival.gql(NODE, { id: '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d' }));
     expect(foreign.replace(ids.product, 'X')).toBe(nobody.replace('3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d', 'X'));
-    await notFound(rival.gql(NODE, { id: ids.order }));
-    await notFound(rival.gql(NODE, { id: ids.customer }));
+    await notFound(t.rival.gql(NODE, { id: ids.order }));
+    await notFound(t.rival.gql(NODE, { id: ids.customer }));
   });
 
   it('the other environment: a production token never sees sandbox, nor the reverse', async () => {
-    await notFound(productionShop.gql(NODE, { id: ids.product }));
-    await notFound(shop.gql(NODE, { id: ids.productionProduct }));
+    await notFound(t.productionShop.gql(NODE, { id: ids.product }));
+    await notFound(t.shop.gql(NODE, { id: ids.productionProduct }));
   });
 
   it('a resource whose scope the token lacks: NOT_PERMITTED for its own, and RESOURCE_NOT_FOUND for another organization’s', async () => {
-    const productsOnly = graphqlClient(server.base('sandbox'), await tokenWithScopes(server, shop, ['products:read']));
+    const productsOnly = graphqlClient(t.server.base('sandbox'), await tokenWithScopes(t.server, t.shop, ['products:read']));
     const own = await productsOnly(NODE, { id: ids.customer });
     expect(own.body.data).toEqual({ node: null });
     expect(own.body.errors![0].extensions.code).toBe('NOT_PERMITTED');
     expect(own.body.errors![0].message).toContain('customers:read');
-    const rivalsCustomer = expectStatus(await rival.api('POST', '/customers/', { email: 'rival-buyer@example.com' }), 201).id;
+    const rivalsCustomer = expectStatus(await t.rival.api('POST', '/customers/', { email: 'rival-buyer@example.com' }), 201).id;
     await notFound(productsOnly(NODE, { id: rivalsCustomer }));
     expect((await productsOnly(NODE, { id: ids.product })).body.data.node).toMatchObject({ __typename: 'Product' });
   });
 
   it('for a customer: their own orders as CustomerOrder; not another customer’s, nor organization resources', async () => {
-    const portal = graphqlClient(server.base('sandbox'), customerToken);
+    const portal = graphqlClient(t.server.base('sandbox'), customerToken);
     const own = await portal(NODE, { id: ids.order });
     expect(own.body.errors).toBeUndefined();
     expect(own.body.data.node).toEqual({ __typename: 'CustomerOrder', id: ids.order, totalAmount: 900 });
@@ -123,7 +121,7 @@ describe('what node(id:) never reaches', () => {
   });
 
   it('anything without a token: UNAUTHENTICATED', async () => {
-    const response = await graphqlClient(server.base('sandbox'))(NODE, { id: ids.product });
+    const response = await graphqlClient(t.server.base('sandbox'))(NODE, { id: ids.product });
     expect(response.status).toBe(401);
     expect(response.body.data).toEqual({ node: null });
     expect(response.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');

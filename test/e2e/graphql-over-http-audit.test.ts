@@ -1,23 +1,18 @@
 // The GraphQL over HTTP specification, as graphql-http's server audit checks it, on both
 // environments' endpoints: every MUST and every SHOULD passes; the MAY audits are listed, not required.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { serverAudits, type AuditResult } from 'graphql-http';
 import type { EnvironmentName } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 /** graphql-http 1.23 holds 61 audits, 36 of them MUST or SHOULD; far fewer means the suite did not run. */
 const minimumAudits = 55;
 const minimumRequired = 30;
 
 async function audit(environment: EnvironmentName): Promise<AuditResult[]> {
-  const audits = serverAudits({ url: `${server.base(environment)}/graphql`, fetchFn: fetch });
+  const audits = serverAudits({ url: `${t.server.base(environment)}/graphql`, fetchFn: fetch });
   const results: AuditResult[] = [];
   // In sequence (auditServer sends them all at once), so a failing audit's log lines stay together.
   for (const { fn } of audits) results.push(await fn());
@@ -39,7 +34,7 @@ describe.each(['production', 'sandbox'] as const)('the %s GraphQL endpoint', (en
 
 /** A GraphQL POST with the given Accept header, answered as status, media type and body. */
 async function post(environment: EnvironmentName, accept: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.base(environment)}/graphql`, {
+  const response = await fetch(`${t.server.base(environment)}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, ...headers },
     body: JSON.stringify(body),
@@ -89,7 +84,7 @@ describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the au
         expect(answer.status, `${accept} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`).toBe(400);
         expect(answer.body.errors![0].extensions!.code).toBe('BAD_REQUEST');
       }
-      const get = await fetch(`${server.base(environment)}/graphql?variables=%7B%7D`, { headers: { accept } });
+      const get = await fetch(`${t.server.base(environment)}/graphql?variables=%7B%7D`, { headers: { accept } });
       expect(get.status, `${accept} GET`).toBe(400);
     }
   });
@@ -99,7 +94,7 @@ describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the au
     expect((await post(environment, 'application/json;q=0.5, application/graphql-response+json', query)).mediaType).toMatch(/^application\/graphql-response\+json/);
     expect((await post(environment, 'application/graphql-response+json;q=0.2, application/json;q=0.9', query)).mediaType).toMatch(/^application\/json/);
     expect((await post(environment, 'application/json;q=0, application/graphql-response+json;q=0.1', query)).mediaType).toMatch(/^application\/graphql-response\+json/);
-    const refused = await fetch(`${server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json;q=0' }, body: JSON.stringify(query) });
+    const refused = await fetch(`${t.server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json;q=0' }, body: JSON.stringify(query) });
     expect(refused.status).toBe(406);
   });
 
@@ -108,7 +103,7 @@ describe.each(['production', 'sandbox'] as const)('the %s endpoint beyond the au
     expect(invalidToken.status).toBe(401);
     expect(invalidToken.mediaType).toMatch(/^application\/graphql-response\+json/);
     expect(invalidToken.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] });
-    const plainText = await fetch(`${server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: graphqlResponse }, body: '{ __typename }' });
+    const plainText = await fetch(`${t.server.base(environment)}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: graphqlResponse }, body: '{ __typename }' });
     expect(plainText.status).toBe(415);
     expect(plainText.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
     for (const accept of [json, '*/*']) {

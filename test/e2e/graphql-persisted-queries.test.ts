@@ -3,20 +3,16 @@
 // hash never names another text, malformed extensions are refused with a code, each environment
 // keeps its own bounded store, and a persisted document meets every limit a text meets.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { newOrganization } from '../helpers/organizations.ts';
 
-let server: TestServer;
-let org: Org;
-
-beforeAll(async () => {
-  // Rate limits on, with room for this file's anonymous requests, and 300 cost units a minute per token.
-  server = await startTestServer({ RATE_LIMITS: 'on', RATE_LIMIT_IP_PER_SECOND: '100000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000', RATE_LIMIT_PER_MINUTE: '300', GRAPHQL_POINTS_MAXIMUM: '3000', GRAPHQL_POINTS_RESTORE_RATE: '1' });
-  org = await newOrganization(server);
+// Rate limits on, with room for this file's anonymous requests, and 300 cost units a minute per token.
+const t = useTestServer({
+  env: { RATE_LIMITS: 'on', RATE_LIMIT_IP_PER_SECOND: '100000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000', RATE_LIMIT_PER_MINUTE: '300', GRAPHQL_POINTS_MAXIMUM: '3000', GRAPHQL_POINTS_RESTORE_RATE: '1' },
+  organizations: { org: 'production' },
 });
-afterAll(() => server?.close());
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const persisted = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
@@ -27,7 +23,7 @@ interface Answer {
 }
 
 async function post(body: unknown, options: { token?: string; environment?: EnvironmentName } = {}): Promise<Answer> {
-  const response = await fetch(`${server.base(options.environment)}/graphql`, {
+  const response = await fetch(`${t.server.base(options.environment)}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
     body: JSON.stringify(body),
@@ -37,7 +33,7 @@ async function post(body: unknown, options: { token?: string; environment?: Envi
 
 async function get(params: Record<string, unknown>, environment?: EnvironmentName): Promise<Answer> {
   const search = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-  const response = await fetch(`${server.base(environment)}/graphql?${search}`, { headers: { accept: 'application/graphql-response+json' } });
+  const response = await fetch(`${t.server.base(environment)}/graphql?${search}`, { headers: { accept: 'application/graphql-response+json' } });
   return { status: response.status, body: await response.json() };
 }
 
@@ -150,16 +146,16 @@ describe('malformed persisted query extensions are refused with PERSISTED_QUERY_
   test('extensions or variables that are not JSON, in a GET or a form body, are the client\'s mistake: 400 BAD_REQUEST', async () => {
     const notJson = encodeURIComponent('{"persistedQuery":{"version":1,');
     const sent = [
-      fetch(`${server.base()}/graphql?extensions=${notJson}`, { headers: { accept: 'application/graphql-response+json' } }),
-      fetch(`${server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}&variables=${notJson}`),
-      fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `query=${encodeURIComponent('{ __typename }')}&extensions=${notJson}` }),
+      fetch(`${t.server.base()}/graphql?extensions=${notJson}`, { headers: { accept: 'application/graphql-response+json' } }),
+      fetch(`${t.server.base()}/graphql?query=${encodeURIComponent('{ __typename }')}&variables=${notJson}`),
+      fetch(`${t.server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `query=${encodeURIComponent('{ __typename }')}&extensions=${notJson}` }),
     ];
     for (const response of await Promise.all(sent)) {
       const body = await response.json();
       expectRefused({ status: response.status, body }, 400, 'BAD_REQUEST');
       expect(body.errors[0].message).toMatch(/is not valid JSON/);
     }
-    expect(server.logs.filter((line) => line.includes('unexpected error'))).toEqual([]);
+    expect(t.server.logs.filter((line) => line.includes('unexpected error'))).toEqual([]);
   });
 });
 
@@ -167,10 +163,10 @@ describe('registration under load and at the edges', () => {
   test('twenty concurrent registrations of one hash all run, and register it once', async () => {
     const query = fresh('concurrent: __typename');
     const hash = sha256(query);
-    const before = server.kassa.environments.production.persisted.registered.size;
+    const before = t.server.kassa.environments.production.persisted.registered.size;
     const answers = await Promise.all(Array.from({ length: 20 }, () => post({ query, extensions: persisted(hash) })));
     for (const answer of answers) expect(answer.body).toMatchObject({ data: { concurrent: 'Query' } });
-    expect(server.kassa.environments.production.persisted.registered.size).toBe(before + 1);
+    expect(t.server.kassa.environments.production.persisted.registered.size).toBe(before + 1);
     const hashOnly = await Promise.all(Array.from({ length: 20 }, () => post({ extensions: persisted(hash) })));
     for (const answer of hashOnly) expect(answer.body).toMatchObject({ data: { concurrent: 'Query' } });
   });
@@ -189,7 +185,7 @@ describe('registration under load and at the edges', () => {
 
   test('a query of a megabyte with its hash is refused as too large; the store keeps at most 16 MB, dropping the oldest', async () => {
     const overMegabyte = `{ __typename }\n# ${'x'.repeat(1024 * 1024)}`;
-    const response = await fetch(`${server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: overMegabyte, extensions: persisted(sha256(overMegabyte)) }) });
+    const response = await fetch(`${t.server.base()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: overMegabyte, extensions: persisted(sha256(overMegabyte)) }) });
     expect(response.status).toBe(413);
     expectRefused(await post({ extensions: persisted(sha256(overMegabyte)) }), 404, 'PERSISTED_QUERY_NOT_FOUND');
 
@@ -199,7 +195,7 @@ describe('registration under load and at the edges', () => {
       const answer = await post({ query, extensions: persisted(sha256(query)) });
       expect(answer.body.data, JSON.stringify(answer.body)).toEqual({ [`big${i}`]: 'Query' });
     }
-    const store = server.kassa.environments.production.persisted.registered;
+    const store = t.server.kassa.environments.production.persisted.registered;
     expect(store.heldSize).toBeLessThanOrEqual(16 * 1024 * 1024);
     expectRefused(await post({ extensions: persisted(sha256(big[0])) }), 404, 'PERSISTED_QUERY_NOT_FOUND');
     expect((await post({ extensions: persisted(sha256(big[19])) })).body.data).toEqual({ big19: 'Query' });
@@ -214,12 +210,12 @@ describe('a persisted document meets every limit its text meets', () => {
   const oneList = '{ core { orders(limit: 100) { items { id customer { id } items { id } } } } }';
 
   test('over the maximum cost: refused in full, when registering, and by hash alike', async () => {
-    const inFull = await post({ query: tooCostly }, { token: org.token });
+    const inFull = await post({ query: tooCostly }, { token: t.org.token });
     expectRefused(inFull, 400, 'QUERY_TOO_COMPLEX');
     expect(inFull.body.errors![0].message).toMatch(/^The query costs 25222, above the limit of 25000/);
-    const registering = await post({ query: tooCostly, extensions: persisted(sha256(tooCostly)) }, { token: org.token });
+    const registering = await post({ query: tooCostly, extensions: persisted(sha256(tooCostly)) }, { token: t.org.token });
     expect(registering).toEqual(inFull);
-    const byHash = await post({ extensions: persisted(sha256(tooCostly)) }, { token: org.token });
+    const byHash = await post({ extensions: persisted(sha256(tooCostly)) }, { token: t.org.token });
     expect(byHash).toEqual(inFull);
   });
 
@@ -233,18 +229,18 @@ describe('a persisted document meets every limit its text meets', () => {
   });
 
   test('dearer than a full points bucket: refused the same way by hash', async () => {
-    const inFull = await post({ query: overBudget }, { token: org.token });
+    const inFull = await post({ query: overBudget }, { token: t.org.token });
     expectRefused(inFull, 400, 'QUERY_TOO_COMPLEX');
     expect(inFull.body.errors![0].message).toContain('costs 3604 points, more than the 3000 a bucket holds');
-    await post({ query: overBudget, extensions: persisted(sha256(overBudget)) }, { token: org.token });
-    expect(await post({ extensions: persisted(sha256(overBudget)) }, { token: org.token })).toEqual(inFull);
+    await post({ query: overBudget, extensions: persisted(sha256(overBudget)) }, { token: t.org.token });
+    expect(await post({ extensions: persisted(sha256(overBudget)) }, { token: t.org.token })).toEqual(inFull);
   });
 
   test('counted against the rate limit as its text is: once the budget is spent, the hash is refused with 429 as the text is', async () => {
-    const spender = await newOrganization(server);
+    const spender = await newOrganization(t.server);
     // This organization may make two requests a minute; a fresh minute, frozen.
-    (server.config.rateLimits.organizationOverrides as Map<string, number>).set(spender.organizationId, 2);
-    server.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 60_000 + 100);
+    (t.server.config.rateLimits.organizationOverrides as Map<string, number>).set(spender.organizationId, 2);
+    t.server.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 60_000 + 100);
     try {
       const first = await post({ query: oneList, extensions: persisted(sha256(oneList)) }, { token: spender.token });
       expect(first.status).toBe(200);
@@ -257,7 +253,7 @@ describe('a persisted document meets every limit its text meets', () => {
       const inFull = await post({ query: oneList }, { token: spender.token });
       expect(inFull).toEqual(byHash);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
@@ -305,7 +301,7 @@ describe('every GraphQL error carries extensions.code', () => {
     ['an Int variable given a fraction', { id: '00000000-0000-4000-8000-000000000000', limit: 1.5 }],
     ['a null for a required variable', { id: null }],
   ])('%s: BAD_USER_INPUT', async (_name, variables) => {
-    const answer = await post({ query: productQuery, variables }, { token: org.token });
+    const answer = await post({ query: productQuery, variables }, { token: t.org.token });
     // Refused before any field runs: no data at all.
     expect(answer.body.data).toBeUndefined();
     expect(answer.body.errors!.length).toBeGreaterThan(0);
@@ -313,8 +309,8 @@ describe('every GraphQL error carries extensions.code', () => {
   });
 
   test('the same variables over a persisted query, once registered', async () => {
-    await post({ query: productQuery, extensions: persisted(sha256(productQuery)), variables: { id: '00000000-0000-4000-8000-000000000000' } }, { token: org.token });
-    const answer = await post({ extensions: persisted(sha256(productQuery)), variables: { id: 5 } }, { token: org.token });
+    await post({ query: productQuery, extensions: persisted(sha256(productQuery)), variables: { id: '00000000-0000-4000-8000-000000000000' } }, { token: t.org.token });
+    const answer = await post({ extensions: persisted(sha256(productQuery)), variables: { id: 5 } }, { token: t.org.token });
     expect(answer.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(answer.body.errors![0].message).toMatch(/\$id/);
   });

@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type EnvironmentName } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startKassa } from '../../src/server.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -62,18 +62,17 @@ function expectRefused(answer: Answer, status: number, code: string) {
 }
 
 describe('with trusted documents only', () => {
-  let server: TestServer;
-  let org: Org;
-  let client: ReturnType<typeof clientOf>;
-  beforeAll(async () => {
-    server = await startTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: manifestFile(), GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' });
-    org = await newOrganization(server);
-    client = clientOf(server);
+  const t = useTestServer({
+    env: { GRAPHQL_TRUSTED_DOCUMENTS: manifestFile(), GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' },
+    organizations: { org: 'production' },
   });
-  afterAll(() => server?.close());
+  let client: ReturnType<typeof clientOf>;
+  beforeAll(() => {
+    client = clientOf(t.server);
+  });
 
   test('a listed document runs by its hash, over POST and GET, in both environments', async () => {
-    const byPost = await client.post({ extensions: persisted(sha256(productCount)) }, { token: org.token });
+    const byPost = await client.post({ extensions: persisted(sha256(productCount)) }, { token: t.org.token });
     expect(byPost.status).toBe(200);
     expect(byPost.body.data).toEqual({ core: { products: { pagination: { totalCount: 0 } } } });
     expect((await client.get({ extensions: persisted(sha256(typename)) })).body.data).toEqual({ __typename: 'Query' });
@@ -95,7 +94,7 @@ describe('with trusted documents only', () => {
     const byHash = await client.post({ extensions: persisted(sha256(unlisted)) });
     expectRefused(byHash, 400, 'PERSISTED_QUERY_ONLY');
     expect(byHash.body.errors![0].message).toMatch(/none has this sha256Hash/);
-    expect(server.kassa.environments.production.persisted.registered.size).toBe(0);
+    expect(t.server.kassa.environments.production.persisted.registered.size).toBe(0);
     // A text differing from a listed one by a single space is another document.
     expectRefused(await client.post({ query: `${typename} ` }), 400, 'PERSISTED_QUERY_ONLY');
     // Introspection too, unless it is listed.
@@ -108,38 +107,36 @@ describe('with trusted documents only', () => {
   });
 
   test('a listed document meets every limit: one over the maximum cost is refused', async () => {
-    const answer = await client.post({ extensions: persisted(sha256(tooCostly)) }, { token: org.token });
+    const answer = await client.post({ extensions: persisted(sha256(tooCostly)) }, { token: t.org.token });
     expectRefused(answer, 400, 'QUERY_TOO_COMPLEX');
     expect(answer.body.errors![0].message).toMatch(/^The query costs 25222, above the limit of 25000/);
   });
 
   test('the REST routes and the hosted checkout page keep working: they run their operations in-process', async () => {
-    const product = await fixedProduct(org, 'Trusted guide', 1500);
-    const listed = await org.api('GET', '/products/');
+    const product = await fixedProduct(t.org, 'Trusted guide', 1500);
+    const listed = await t.org.api('GET', '/products/');
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((p: { name: string }) => p.name)).toEqual(['Trusted guide']);
-    const checkout = await org.api('POST', '/checkouts/', { products: [product.id] });
+    const checkout = await t.org.api('POST', '/checkouts/', { products: [product.id] });
     expect(checkout.status).toBe(201);
     const page = await fetch(checkout.body.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Trusted guide');
     // The official client library, over the same REST routes.
-    const products = await org.polar.products.list({});
+    const products = await t.org.polar.products.list({});
     expect(products.result.items).toHaveLength(1);
     // And the listed document sees what REST made.
-    const counted = await client.post({ extensions: persisted(sha256(productCount)) }, { token: org.token });
+    const counted = await client.post({ extensions: persisted(sha256(productCount)) }, { token: t.org.token });
     expect(counted.body.data).toEqual({ core: { products: { pagination: { totalCount: 1 } } } });
   });
 });
 
 describe('with trusted documents beside automatic persisted queries', () => {
-  let server: TestServer;
+  const t = useTestServer({ env: { GRAPHQL_TRUSTED_DOCUMENTS: manifestFile(), GRAPHQL_APQ_MAX_DOCUMENTS: '2' } });
   let client: ReturnType<typeof clientOf>;
-  beforeAll(async () => {
-    server = await startTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: manifestFile(), GRAPHQL_APQ_MAX_DOCUMENTS: '2' });
-    client = clientOf(server);
+  beforeAll(() => {
+    client = clientOf(t.server);
   });
-  afterAll(() => server?.close());
 
   test('a listed hash runs without being registered, and any text still runs', async () => {
     expect((await client.post({ extensions: persisted(sha256(typename)) })).body.data).toEqual({ __typename: 'Query' });
@@ -149,7 +146,7 @@ describe('with trusted documents beside automatic persisted queries', () => {
   test('the store holds at most GRAPHQL_APQ_MAX_DOCUMENTS, dropping the least recently used; listed documents take no place in it', async () => {
     const documents = [1, 2, 3].map((i) => `query Registered${i} { r${i}: __typename }`);
     for (const document of documents) expect((await client.post({ query: document, extensions: persisted(sha256(document)) })).status).toBe(200);
-    expect(server.kassa.environments.production.persisted.registered.size).toBe(2);
+    expect(t.server.kassa.environments.production.persisted.registered.size).toBe(2);
     expectRefused(await client.post({ extensions: persisted(sha256(documents[0])) }), 404, 'PERSISTED_QUERY_NOT_FOUND');
     expect((await client.post({ extensions: persisted(sha256(documents[1])) })).body.data).toEqual({ r2: 'Query' });
     // Sending a listed document with its hash registers nothing.
@@ -160,14 +157,10 @@ describe('with trusted documents beside automatic persisted queries', () => {
 });
 
 describe('with automatic persisted queries off and no trusted documents', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ GRAPHQL_APQ_MAX_DOCUMENTS: '0' });
-  });
-  afterAll(() => server?.close());
+  const t = useTestServer({ env: { GRAPHQL_APQ_MAX_DOCUMENTS: '0' } });
 
   test('a persisted query is answered PERSISTED_QUERY_NOT_SUPPORTED, and plain text runs', async () => {
-    const client = clientOf(server);
+    const client = clientOf(t.server);
     for (const answer of [await client.post({ extensions: persisted(sha256(typename)) }), await client.post({ query: typename, extensions: persisted(sha256(typename)) })]) {
       expectRefused(answer, 400, 'PERSISTED_QUERY_NOT_SUPPORTED');
       expect(answer.body.errors![0].message).toBe('PersistedQueryNotSupported');

@@ -2,17 +2,14 @@
 // first answer back and causes nothing new; the same key with another request is refused; keys of
 // different callers never meet; other methods ignore the header.
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
-const prisma = () => server.kassa.environments.production.environment.prisma;
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
 
 let keyCounter = 0;
 /** A key no other test uses. */
@@ -49,7 +46,7 @@ function expectKeyRefused(response: RestResponse) {
 
 describe('a retry with the same Idempotency-Key and body', () => {
   it('gets the same 201 and body back, marked idempotent-replayed, and only one customer exists', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const body = { email: 'once@example.com', name: 'Once', metadata: { attempt: 1 } };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -71,7 +68,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the same product back for POST /v1/products/, and only one product exists', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const first = await postWithKey(org, '/products/', freeProduct('Idempotent product'), key);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -83,7 +80,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('keeps replaying the first answer after the customer it created was deleted, creating nothing new', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const body = { email: 'short-lived@example.com' };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -98,7 +95,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the 422 of a first request that failed validation back, creating nothing', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const body = { email: 'not-an-email' };
     const first = await postWithKey(org, '/customers/', body, key);
@@ -113,7 +110,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
   });
 
   it('gets the 422 of a first request that hit a duplicate email back', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     expect((await org.api('POST', '/customers/', { email: 'holder@example.com' })).status).toBe(201);
     const key = freshKey();
     const first = await postWithKey(org, '/customers/', { email: 'HOLDER@example.com' }, key);
@@ -129,7 +126,7 @@ describe('a retry with the same Idempotency-Key and body', () => {
 
 describe('the same Idempotency-Key with another request', () => {
   it('is refused with 422 at header.idempotency-key when the body differs, creating nothing', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const first = await postWithKey(org, '/customers/', { email: 'original@example.com' }, key);
     expect(first.status).toBe(201);
@@ -145,7 +142,7 @@ describe('the same Idempotency-Key with another request', () => {
   });
 
   it('is refused with 422 when sent to another endpoint', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     expect((await postWithKey(org, '/customers/', { email: 'first-endpoint@example.com' }, key)).status).toBe(201);
     expectKeyRefused(await postWithKey(org, '/products/', freeProduct('Other endpoint'), key));
@@ -155,7 +152,7 @@ describe('the same Idempotency-Key with another request', () => {
 
 describe('the same Idempotency-Key with the same JSON written differently', () => {
   it('replays the first answer for keys in another order, other spacing, escapes and number forms, creating one customer', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const first = await postWithKey(org, '/customers/', '{"email":"reordered@example.com","name":"Reordered","metadata":{"attempt":1,"tier":"gold"}}', key);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -174,7 +171,7 @@ describe('the same Idempotency-Key with the same JSON written differently', () =
   });
 
   it('still refuses JSON that differs in a value or in array order, and other bodies that differ in any byte', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     // An unknown field makes the first answer a 422, which the key keeps like any other.
     const first = await postWithKey(org, '/customers/', '{"email":"arrays@example.com","tags":["a","b"],"metadata":{"n":1}}', key);
@@ -198,8 +195,8 @@ describe('the same Idempotency-Key with the same JSON written differently', () =
 
 describe('Idempotency-Keys of different callers', () => {
   it('are independent: the same key and body from another organization creates its own customer', async () => {
-    const a = await newOrganization(server);
-    const b = await newOrganization(server);
+    const a = await newOrganization(t.server);
+    const b = await newOrganization(t.server);
     const key = freshKey();
     const body = { email: 'shared-key@example.com', name: 'Shared' };
     const fromA = await postWithKey(a, '/customers/', body, key);
@@ -216,8 +213,8 @@ describe('Idempotency-Keys of different callers', () => {
   });
 
   it('are independent even when the bodies differ', async () => {
-    const a = await newOrganization(server);
-    const b = await newOrganization(server);
+    const a = await newOrganization(t.server);
+    const b = await newOrganization(t.server);
     const key = freshKey();
     expect((await postWithKey(a, '/products/', freeProduct('From A'), key)).status).toBe(201);
     const fromB = await postWithKey(b, '/products/', freeProduct('From B'), key);
@@ -245,7 +242,7 @@ describe('concurrent requests with the same Idempotency-Key', () => {
   }
 
   it('create exactly one customer; every answer is the 201, a 409 IdempotencyKeyInUse or a replay of the 201', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const body = { email: 'concurrent@example.com', external_id: 'concurrent-1' };
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => postWithKey(org, '/customers/', body, key)));
@@ -267,7 +264,7 @@ describe('concurrent requests with the same Idempotency-Key', () => {
   });
 
   it('create exactly one product; every answer is the 201, a 409 IdempotencyKeyInUse or a replay of the 201', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => postWithKey(org, '/products/', freeProduct('Concurrent product'), key)));
     const { original, labels } = labelAnswers(responses);
@@ -283,14 +280,14 @@ describe('concurrent requests with the same Idempotency-Key', () => {
 
 describe('the Idempotency-Key value', () => {
   it('is refused with 422 at header.idempotency-key when longer than 255 characters, creating nothing', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     expectKeyRefused(await postWithKey(org, '/customers/', { email: 'long-key@example.com' }, 'k'.repeat(256)));
     expect(await customerTotal(org)).toBe(0);
     expect(await createdEvents(org)).toEqual([]);
   });
 
   it('is accepted at exactly 255 characters', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = `${freshKey()}-`.padEnd(255, 'k');
     const first = await postWithKey(org, '/customers/', { email: 'max-key@example.com' }, key);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -300,7 +297,7 @@ describe('the Idempotency-Key value', () => {
   });
 
   it('is refused with 422 when it holds a space', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     expectKeyRefused(await postWithKey(org, '/products/', freeProduct('Spaced key'), 'has a space'));
     expect(await productTotal(org)).toBe(0);
   });
@@ -308,7 +305,7 @@ describe('the Idempotency-Key value', () => {
 
 describe('requests the Idempotency-Key does not apply to', () => {
   it('POST without the header runs every time: two identical product POSTs create two products', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const first = await org.api('POST', '/products/', freeProduct('Twice'));
     const second = await org.api('POST', '/products/', freeProduct('Twice'));
     expect(first.status).toBe(201);
@@ -320,7 +317,7 @@ describe('requests the Idempotency-Key does not apply to', () => {
   });
 
   it('POST without the header runs every time: an identical customer POST meets the duplicate email', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     expect((await org.api('POST', '/customers/', { email: 'no-key@example.com' })).status).toBe(201);
     const second = await org.api('POST', '/customers/', { email: 'no-key@example.com' });
     expect(second.status).toBe(422);
@@ -329,7 +326,7 @@ describe('requests the Idempotency-Key does not apply to', () => {
   });
 
   it('GET ignores the header and answers the current state every time, even with a key no POST would accept', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     const before = await org.api('GET', '/customers/', undefined, { 'idempotency-key': key });
     expect(before.status).toBe(200);
@@ -350,7 +347,7 @@ describe('requests the Idempotency-Key does not apply to', () => {
 
 describe('an answer quoting text the database cannot hold', () => {
   it('is answered as it is, and a retry with the same key is refused again', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const key = freshKey();
     // The refusal quotes the id, NUL and all: PostgreSQL's jsonb cannot store it.
     const body = { customer_id: 'not-a-uuid\u0000' };

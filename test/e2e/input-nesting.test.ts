@@ -1,19 +1,12 @@
 // JSON nested far deeper than any field takes, sent by a client to overflow the server's stack:
 // every surface refuses it with its documented 4xx, naming where, and writes nothing. Bodies that
 // are not JSON at all get a 4xx too.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { expectValidationError, expectNoData } from '../helpers/responses.ts';
 import { userSessionToken } from '../helpers/oauth.ts';
 
-let server: TestServer;
-let org: Org;
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await newOrganization(server);
-});
-afterAll(() => server?.close());
+const t = useTestServer({ organizations: { org: 'production' } });
 
 const maxNesting = 32;
 
@@ -25,15 +18,15 @@ const nestedObjects = (depth: number, leaf = '1') => `${'{"a":'.repeat(depth)}${
 const freeProductJson = (name: string, extra = '') => `{"name":${JSON.stringify(name)},"recurring_interval":null,"prices":[{"amount_type":"free"}]${extra}}`;
 
 async function productNames(): Promise<string[]> {
-  const response = await org.api('GET', '/products/?limit=100');
+  const response = await t.org.api('GET', '/products/?limit=100');
   expect(response.status).toBe(200);
   return response.body.items.map((item: { name: string }) => item.name);
 }
 
 async function graphql(body: string) {
-  const response = await fetch(`${server.base()}/graphql`, {
+  const response = await fetch(`${t.server.base()}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.org.token}` },
     body,
   });
   const text = await response.text();
@@ -60,7 +53,7 @@ function expectNestingRefused(response: { status: number; body: any }, loc: (str
 describe('REST bodies nested deeper than any field takes', () => {
   it('2000 nested arrays as POST /v1/products/ get 422 at body, and no product is created', async () => {
     const before = await productNames();
-    const response = await org.api('POST', '/products/', nestedArrays(2000));
+    const response = await t.org.api('POST', '/products/', nestedArrays(2000));
     const issue = expectValidationError(response, ['body', ...Array(maxNesting).fill(0)], 'json_too_deep');
     expect(issue.msg).toMatch(/nested more than 32 levels deep/);
     expect(response.body.detail).toHaveLength(1);
@@ -69,16 +62,16 @@ describe('REST bodies nested deeper than any field takes', () => {
 
   it('a product whose metadata is 5000 objects deep gets 422 naming body.metadata, and no product is created', async () => {
     const before = await productNames();
-    const response = await org.api('POST', '/products/', freeProductJson('Deep metadata', `,"metadata":${nestedObjects(5000)}`));
+    const response = await t.org.api('POST', '/products/', freeProductJson('Deep metadata', `,"metadata":${nestedObjects(5000)}`));
     expectValidationError(response, ['body', 'metadata', ...Array(maxNesting - 1).fill('a')], 'json_too_deep');
     expect(await productNames()).toEqual(before);
   });
 
   it('nesting just past the limit is refused for its depth; nesting within it is judged by the field', async () => {
     // The body is level 1 and metadata level 2, so these reach 33 and 32 levels.
-    const tooDeep = await org.api('POST', '/products/', freeProductJson('Just too deep', `,"metadata":${nestedObjects(maxNesting - 1, '{}')}`));
+    const tooDeep = await t.org.api('POST', '/products/', freeProductJson('Just too deep', `,"metadata":${nestedObjects(maxNesting - 1, '{}')}`));
     expectValidationError(tooDeep, ['body', 'metadata', ...Array(maxNesting - 1).fill('a')], 'json_too_deep');
-    const deepButAllowed = await org.api('POST', '/products/', freeProductJson('Deep but allowed', `,"metadata":${nestedObjects(maxNesting - 2, '{}')}`));
+    const deepButAllowed = await t.org.api('POST', '/products/', freeProductJson('Deep but allowed', `,"metadata":${nestedObjects(maxNesting - 2, '{}')}`));
     expect(deepButAllowed.status).toBe(422);
     expect(deepButAllowed.body.detail.map((i: { type: string }) => i.type)).not.toContain('json_too_deep');
     expect(deepButAllowed.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'metadata']);
@@ -86,28 +79,28 @@ describe('REST bodies nested deeper than any field takes', () => {
   });
 
   it('a deep PATCH leaves the product as it was', async () => {
-    const created = await org.api('POST', '/products/', JSON.parse(freeProductJson('Patched deep')));
+    const created = await t.org.api('POST', '/products/', JSON.parse(freeProductJson('Patched deep')));
     expect(created.status).toBe(201);
-    const response = await org.api('PATCH', `/products/${created.body.id}`, `{"name":"Renamed","description":${nestedArrays(3000)}}`);
+    const response = await t.org.api('PATCH', `/products/${created.body.id}`, `{"name":"Renamed","description":${nestedArrays(3000)}}`);
     expectValidationError(response, ['body', 'description', ...Array(maxNesting - 1).fill(0)], 'json_too_deep');
-    const after = await org.api('GET', `/products/${created.body.id}`);
+    const after = await t.org.api('GET', `/products/${created.body.id}`);
     expect(after.body.name).toBe('Patched deep');
   });
 
   it('a customer whose metadata holds 100000 nested arrays gets 422, and no customer is created', async () => {
-    const before = await org.api('GET', '/customers/?limit=100');
-    const response = await org.api('POST', '/customers/', `{"email":"deep@example.com","metadata":{"k":${nestedArrays(100_000)}}}`);
+    const before = await t.org.api('GET', '/customers/?limit=100');
+    const response = await t.org.api('POST', '/customers/', `{"email":"deep@example.com","metadata":{"k":${nestedArrays(100_000)}}}`);
     expectValidationError(response, ['body', 'metadata', 'k', ...Array(maxNesting - 2).fill(0)], 'json_too_deep');
-    const after = await org.api('GET', '/customers/?limit=100');
+    const after = await t.org.api('GET', '/customers/?limit=100');
     expect(after.body.pagination.total_count).toBe(before.body.pagination.total_count);
   });
 
   it('bodies that are not JSON get 422 json_invalid, or 415 for another media type', async () => {
     const before = await productNames();
-    expectValidationError(await org.api('POST', '/products/', '{"name": "unterminated'), ['body'], 'json_invalid');
-    expectValidationError(await org.api('POST', '/products/', '[[[[[['), ['body'], 'json_invalid');
-    expectValidationError(await org.api('POST', '/products/', `${nestedArrays(5000)}]`), ['body'], 'json_invalid');
-    const notJson = await org.api('POST', '/products/', 'name=x', { 'content-type': 'text/plain' });
+    expectValidationError(await t.org.api('POST', '/products/', '{"name": "unterminated'), ['body'], 'json_invalid');
+    expectValidationError(await t.org.api('POST', '/products/', '[[[[[['), ['body'], 'json_invalid');
+    expectValidationError(await t.org.api('POST', '/products/', `${nestedArrays(5000)}]`), ['body'], 'json_invalid');
+    const notJson = await t.org.api('POST', '/products/', 'name=x', { 'content-type': 'text/plain' });
     expect(notJson.status).toBe(415);
     expect(notJson.body).toEqual({ error: 'UnsupportedMediaType', detail: expect.any(String) });
     expect(await productNames()).toEqual(before);
@@ -143,9 +136,9 @@ describe('GraphQL variables nested deeper than any field takes', () => {
 
   it('a subscription whose variables nest too deep is refused instead of opening a stream', async () => {
     const subscription = 'subscription ($types: [String!]) { coreEvents(types: $types) { id type } }';
-    const response = await fetch(`${server.base()}/graphql`, {
+    const response = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${org.token}` },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.org.token}` },
       body: `{"query":${JSON.stringify(subscription)},"variables":{"types":${nestedArrays(5000)}}}`,
     });
     const text = await response.text();
@@ -155,9 +148,9 @@ describe('GraphQL variables nested deeper than any field takes', () => {
   });
 
   it('a request that is not JSON gets a 4xx', async () => {
-    const response = await fetch(`${server.base()}/graphql`, {
+    const response = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.org.token}` },
       body: '{"query": "{ __typename }"',
     });
     expect(response.status).toBeGreaterThanOrEqual(400);
@@ -168,10 +161,10 @@ describe('GraphQL variables nested deeper than any field takes', () => {
 
 describe('OAuth client registration bodies nested deeper than any field takes', () => {
   it('get 400 invalid_request naming the field, and no client is registered', async () => {
-    const prisma = server.kassa.environments.production.environment.prisma;
-    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const prisma = t.server.kassa.environments.production.environment.prisma;
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     const before = await prisma.oAuthClient.count();
-    const response = await fetch(`${server.base()}/oauth2/register`, {
+    const response = await fetch(`${t.server.base()}/oauth2/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
       body: `{"client_name":"Deep","redirect_uris":["https://app.example.com/cb"],"software_statement_extra":${nestedObjects(5000)}}`,
@@ -186,23 +179,23 @@ describe('OAuth client registration bodies nested deeper than any field takes', 
 describe('text PostgreSQL cannot store', () => {
   // JSON escapes let a client send half of a UTF-16 surrogate pair, which no Unicode text holds and jsonb refuses.
   it('a lone surrogate in a checkout confirm is a 422 naming the field, and the checkout stays open', async () => {
-    const product = await org.api('POST', '/products/', JSON.parse(freeProductJson('Surrogates')));
-    const checkout = await org.api('POST', '/checkouts/', { products: [product.body.id] });
+    const product = await t.org.api('POST', '/products/', JSON.parse(freeProductJson('Surrogates')));
+    const checkout = await t.org.api('POST', '/checkouts/', { products: [product.body.id] });
     const body = `{"customer_email":"buyer@example.com","customer_name":"Ann","customer_billing_address":{"country":"US","line1":"1 Main St","line2":"\\udfff","postal_code":"10001","city":"New York","state":"US-NY"}}`;
-    const confirmed = await org.publicApi('POST', `/checkouts/client/${checkout.body.client_secret}/confirm`, body);
+    const confirmed = await t.org.publicApi('POST', `/checkouts/client/${checkout.body.client_secret}/confirm`, body);
     expectValidationError(confirmed, ['body', 'customer_billing_address', 'line2'], 'string_unicode');
-    const after = await org.publicApi('GET', `/checkouts/client/${checkout.body.client_secret}`);
+    const after = await t.org.publicApi('GET', `/checkouts/client/${checkout.body.client_secret}`);
     expect(after.body.status).toBe('open');
   });
 
   it('a lone surrogate in a name, a metadata key or a GraphQL variable is refused; a whole pair is text like any other', async () => {
     const names = await productNames();
-    expectValidationError(await org.api('POST', '/products/', freeProductJson('\ud800 high half')), ['body', 'name'], 'string_unicode');
-    expectValidationError(await org.api('POST', '/products/', freeProductJson('Keyed', ',"metadata":{"\\udc00":"x"}')), ['body', 'metadata', '\udc00'], 'string_unicode');
+    expectValidationError(await t.org.api('POST', '/products/', freeProductJson('\ud800 high half')), ['body', 'name'], 'string_unicode');
+    expectValidationError(await t.org.api('POST', '/products/', freeProductJson('Keyed', ',"metadata":{"\\udc00":"x"}')), ['body', 'metadata', '\udc00'], 'string_unicode');
     const viaGraphql = await graphql(JSON.stringify({ query: 'mutation($name: String!) { core { productUpdate(id: "3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d", input: { name: $name }) { id } } }', variables: { name: 'x\udbff' } }));
     expect(viaGraphql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(await productNames()).toEqual(names);
-    const paired = await org.api('POST', '/products/', freeProductJson('Gift \ud83c\udf81'));
+    const paired = await t.org.api('POST', '/products/', freeProductJson('Gift \ud83c\udf81'));
     expect(paired.status).toBe(201);
     expect(paired.body.name).toBe('Gift 🎁');
   });

@@ -12,22 +12,19 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { buy, declinedOrder, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { rejectionOf, sleep } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '300' });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '300' } });
 
 const HOUR_MS = 3600_000;
 
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 const BILLING = { billing_name: 'Invoiced Buyer GmbH', billing_address: { line1: 'Hauptstraße 5', postal_code: '10115', city: 'Berlin', country: 'DE' } };
 
@@ -70,7 +67,7 @@ async function invoiceNumberOf(org: Org, orderId: string): Promise<string> {
 const sequenceOf = (number: string) => Number(/-(\d{4,})$/.exec(number)?.[1]);
 
 /** A token of the organization holding only the products scopes, issued by its owner through GraphQL. */
-const productsOnlyToken = (org: Org) => tokenWithScopes(server, org, ['products:read', 'products:write'], 'products only');
+const productsOnlyToken = (org: Org) => tokenWithScopes(t.server, org, ['products:read', 'products:write'], 'products only');
 
 // ---------------------------------------------------------------------------------------------
 // The official client and REST
@@ -81,7 +78,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Invoiced ebook', 1999);
       // No customer name: the order has no billing details yet.
       order = await buy(org, product.id, 'invoice-buyer@example.com');
@@ -103,7 +100,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('refuses to generate the invoice of a paid order without billing name and address: 422 MissingInvoiceBillingDetails', async () => {
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(MissingInvoiceBillingDetails);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -113,7 +110,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(422);
       expect(rest.body).toEqual({ error: 'MissingInvoiceBillingDetails', detail: expect.stringMatching(/billing/i) });
       expect((await org.polar.orders.get({ id: order.id })).isInvoiceGenerated).toBe(false);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
 
     it('still refuses with a billing name but no billing address', async () => {
@@ -130,9 +127,9 @@ describe('invoices through the official SDK and REST in sandbox', () => {
         orderUpdate: { billingName: 'Invoiced Buyer GmbH', billingAddress: { line1: 'Hauptstraße 5', postalCode: '10115', city: 'Berlin', country: 'DE' } },
       });
       expect(updated).toMatchObject({ billingName: 'Invoiced Buyer GmbH', billingAddress: { country: 'DE', city: 'Berlin' }, isInvoiceGenerated: false });
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
 
-      const response = await fetch(`${server.base('sandbox')}/orders/${order.id}/invoice`, { method: 'POST', headers: { authorization: `Bearer ${org.token}` } });
+      const response = await fetch(`${t.server.base('sandbox')}/orders/${order.id}/invoice`, { method: 'POST', headers: { authorization: `Bearer ${org.token}` } });
       expect(response.status).toBe(202);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       const body = JSON.parse(await response.text());
@@ -140,7 +137,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
       const seen = await org.polar.orders.get({ id: order.id });
       expect(seen.isInvoiceGenerated).toBe(true);
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', order.id]]);
       const rest = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       expect(rest.is_invoice_generated).toBe(true);
@@ -148,7 +145,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('answers 409 InvoiceAlreadyExists to a second generation, changing nothing', async () => {
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const invoiceBefore = await prisma().invoice.findUniqueOrThrow({ where: { orderId: order.id } });
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(InvoiceAlreadyExists);
@@ -158,13 +155,13 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(409);
       expect(rest.body).toEqual({ error: 'InvoiceAlreadyExists', detail: expect.any(String) });
       expect(rest.body.detail.length).toBeGreaterThan(0);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
       const invoices = await prisma().invoice.findMany({ where: { orderId: order.id } });
       expect(invoices.map((i) => [i.id, i.number])).toEqual([[invoiceBefore.id, invoiceBefore.number]]);
     });
 
     it('refuses to change the billing details once the invoice exists: 422, nothing changed, no event', async () => {
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const restBefore = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       const error = await rejectionOf(org.polar.orders.update({ id: order.id, orderUpdate: { billingName: 'Someone Else', billingAddress: { country: 'US' } } }));
       expect(error).toBeInstanceOf(HTTPValidationError);
@@ -173,13 +170,13 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.status).toBe(422);
       expect(rest.body).toEqual({ detail: [expect.objectContaining({ loc: ['body'], msg: expect.stringMatching(/invoice/i) })] });
       expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200)).toEqual(restBefore);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
 
     it('gives a signed link, valid for an hour, to this environment', async () => {
       const { url } = await org.polar.orders.invoice({ id: order.id });
       const parsed = new URL(url);
-      expect(`${parsed.origin}${parsed.pathname}`).toMatch(new RegExp(`^${server.url}/sandbox/v1/invoices/[0-9a-f-]{36}\\.pdf$`));
+      expect(`${parsed.origin}${parsed.pathname}`).toMatch(new RegExp(`^${t.server.url}/sandbox/v1/invoices/[0-9a-f-]{36}\\.pdf$`));
       const expires = Number(parsed.searchParams.get('expires')) * 1000;
       expect(expires).toBeGreaterThan(Date.now() + HOUR_MS - 60_000);
       expect(expires).toBeLessThanOrEqual(Date.now() + HOUR_MS + 1_000);
@@ -231,13 +228,13 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
     it('answers 410 to a link once it has expired, and a fresh link works again', async () => {
       const url = await invoiceLink(org, order.id);
-      server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
+      t.server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
       try {
         const expired = await download(url);
         expect(expired.status).toBe(410);
         expect(JSON.parse(expired.bytes.toString())).toEqual({ error: 'Expired', detail: expect.any(String) });
       } finally {
-        server.clock.now = null;
+        t.server.clock.now = null;
       }
       expect((await download(await invoiceLink(org, order.id))).status).toBe(200);
     });
@@ -253,11 +250,11 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe('an unpaid order', () => {
     it('is refused an invoice with 422 NotPaidOrder, even with billing details', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Declined book');
       const order = await declinedOrder(org, product.id, 'unpaid@example.com', 'Declined Buyer');
       expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.orders.generateInvoice({ id: order.id }));
       expect(error).toBeInstanceOf(NotPaidOrder);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -268,14 +265,14 @@ describe('invoices through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ error: 'NotPaidOrder', detail: expect.stringMatching(/paid/i) });
       expect((await org.polar.orders.get({ id: order.id })).isInvoiceGenerated).toBe(false);
       expect(await prisma().invoice.count({ where: { orderId: order.id } })).toBe(0);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
     });
   });
 
   describe('invoice numbers', () => {
     it('are sequential per organization and independent across organizations', async () => {
-      const acme = await newOrganization(server, 'sandbox', { organizationName: 'Acme Books' });
-      const zenith = await newOrganization(server, 'sandbox', { organizationName: 'Zenith Labs' });
+      const acme = await newOrganization(t.server, 'sandbox', { organizationName: 'Acme Books' });
+      const zenith = await newOrganization(t.server, 'sandbox', { organizationName: 'Zenith Labs' });
       const acmeBook = await fixedProduct(acme, 'Acme book', 1_000);
       const zenithBook = await fixedProduct(zenith, 'Zenith book', 2_000);
       const [a1, a2, z1] = await Promise.all([
@@ -292,7 +289,7 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
 
     it('stay distinct and consecutive when four orders of one organization are invoiced at once', async () => {
-      const org = await newOrganization(server, 'sandbox', { organizationName: 'Parallel Press' });
+      const org = await newOrganization(t.server, 'sandbox', { organizationName: 'Parallel Press' });
       const product = await fixedProduct(org, 'Parallel book', 1_500);
       const orders = await Promise.all([1, 2, 3, 4].map((n) => buy(org, product.id, `parallel-${n}@example.com`)));
       for (const order of orders) expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
@@ -310,8 +307,8 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe("another organization's order", () => {
     it('is not found on GET or POST invoice, before and after its invoice exists', async () => {
-      const owner = await newOrganization(server, 'sandbox');
-      const stranger = await newOrganization(server, 'sandbox');
+      const owner = await newOrganization(t.server, 'sandbox');
+      const stranger = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(owner, 'Private invoice book');
       const order = await buy(owner, product.id, 'private-invoice@example.com');
       expectStatus(await owner.api('PATCH', `/orders/${order.id}`, BILLING), 200);
@@ -343,19 +340,19 @@ describe('invoices through the official SDK and REST in sandbox', () => {
 
   describe('a token with only the products scopes', () => {
     it('gets 403 naming orders:read on GET and POST invoice', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Scoped invoice book');
       const order = await buy(org, product.id, 'scoped-invoice@example.com');
       expectStatus(await org.api('PATCH', `/orders/${order.id}`, BILLING), 200);
       const token = await productsOnlyToken(org);
-      const limited = restClient(server.base('sandbox'), token);
+      const limited = restClient(t.server.base('sandbox'), token);
       const post = await limited('POST', `/orders/${order.id}/invoice`);
       expect(post.status).toBe(403);
       expect(post.body).toEqual({ error: 'NotPermitted', detail: expect.stringContaining('orders:read') });
       const get = await limited('GET', `/orders/${order.id}/invoice`);
       expect(get.status).toBe(403);
       expect(get.body).toEqual({ error: 'NotPermitted', detail: expect.stringContaining('orders:read') });
-      const sdkError = await rejectionOf(new Polar({ accessToken: token, serverURL: `${server.url}/sandbox` }).orders.invoice({ id: order.id }));
+      const sdkError = await rejectionOf(new Polar({ accessToken: token, serverURL: `${t.server.url}/sandbox` }).orders.invoice({ id: order.id }));
       expect(sdkError).toBeInstanceOf(SDKError);
       expect((sdkError as SDKError).statusCode).toBe(403);
       expect((await org.polar.orders.get({ id: order.id })).isInvoiceGenerated).toBe(false);
@@ -378,7 +375,7 @@ describe('invoices through GraphQL in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox', { organizationName: 'Graph Goods' });
+      org = await newOrganization(t.server, 'sandbox', { organizationName: 'Graph Goods' });
       const product = await fixedProduct(org, 'GraphQL handbook', 4_250);
       order = await buy(org, product.id, 'gql-invoice@example.com');
     });
@@ -399,10 +396,10 @@ describe('invoices through GraphQL in sandbox', () => {
         await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Graph Buyer SARL', billingAddress: { line1: '3 rue de la Paix', postalCode: '75002', city: 'Paris', country: 'FR' } } }))
       ).core.orderUpdate;
       expect(updated).toMatchObject({ billingName: 'Graph Buyer SARL', isInvoiceGenerated: false, billingAddress: { country: 'FR', city: 'Paris' } });
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const generated = (await graphqlData(org.gql(GENERATE, { id: order.id }))).core.orderInvoiceGenerate;
       expect(generated).toEqual({ id: order.id, isInvoiceGenerated: true, billingName: 'Graph Buyer SARL' });
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', order.id]]);
       expect(events[0].data).toMatchObject({ id: order.id, is_invoice_generated: true });
     });
@@ -421,7 +418,7 @@ describe('invoices through GraphQL in sandbox', () => {
 
     it('gives a link to a PDF with the number, the buyer, the product and the total as money', async () => {
       const { url } = (await graphqlData(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
-      expect(url.startsWith(`${server.url}/sandbox/v1/invoices/`)).toBe(true);
+      expect(url.startsWith(`${t.server.url}/sandbox/v1/invoices/`)).toBe(true);
       const file = await download(url);
       expect(file.status).toBe(200);
       expect(file.headers.get('content-type')).toBe('application/pdf');
@@ -436,17 +433,17 @@ describe('invoices through GraphQL in sandbox', () => {
     it('answers 410 to its link after the hour, 404 when tampered with', async () => {
       const { url } = (await graphqlData(org.gql(INVOICE, { id: order.id }))).core.orderInvoice;
       expect((await download(url.replace(/signature=[^&]+/, 'signature=forged'))).status).toBe(404);
-      server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
+      t.server.clock.now = new Date(Date.now() + 2 * HOUR_MS);
       try {
         expect((await download(url)).status).toBe(410);
       } finally {
-        server.clock.now = null;
+        t.server.clock.now = null;
       }
     });
   });
 
   it('refuses to generate the invoice of an unpaid order: NOT_PAID_ORDER', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const product = await fixedProduct(org, 'Unpaid GraphQL book');
     const order = await declinedOrder(org, product.id, 'gql-unpaid@example.com', 'Declined Buyer');
     await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Unpaid Buyer', billingAddress: { country: 'NL' } } }));
@@ -456,8 +453,8 @@ describe('invoices through GraphQL in sandbox', () => {
   });
 
   it("does not find another organization's order to invoice or to link", async () => {
-    const owner = await newOrganization(server, 'sandbox');
-    const stranger = await newOrganization(server, 'sandbox');
+    const owner = await newOrganization(t.server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const product = await fixedProduct(owner, 'Private GraphQL book');
     const order = await buy(owner, product.id, 'gql-private@example.com');
     await graphqlData(owner.gql(UPDATE, { id: order.id, input: { billingName: 'Owner Buyer', billingAddress: { country: 'SE' } } }));
@@ -469,11 +466,11 @@ describe('invoices through GraphQL in sandbox', () => {
   });
 
   it('refuses a token with only the products scopes, naming orders:read', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const product = await fixedProduct(org, 'Scoped GraphQL book');
     const order = await buy(org, product.id, 'gql-scoped@example.com');
     await graphqlData(org.gql(UPDATE, { id: order.id, input: { billingName: 'Scoped Buyer', billingAddress: { country: 'IT' } } }));
-    const limited = graphqlClient(server.base('sandbox'), await productsOnlyToken(org));
+    const limited = graphqlClient(t.server.base('sandbox'), await productsOnlyToken(org));
     const generate = await graphqlFailure(limited(GENERATE, { id: order.id }), 'NOT_PERMITTED', 403);
     expect(generate.message).toContain('orders:read');
     const link = await graphqlFailure(limited(INVOICE, { id: order.id }), 'NOT_PERMITTED', 403);

@@ -9,32 +9,26 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/context.ts';
 import type { Db } from '../../src/db/client.ts';
 import { createOrganization, issueAccessToken } from '../../src/modules/organizations/service.ts';
 import { issueLicenseKey, revokeLicenseKey, type LicenseKeyBenefitProperties } from '../../src/modules/license-keys/service.ts';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
-});
+const t = useTestServer({ resetClockAfterEach: true });
 
-const environment = () => server.kassa.environments.production.environment;
+const environment = () => t.server.kassa.environments.production.environment;
 const prisma = () => environment().prisma;
 
 /** The customer's software: no token at all. */
-const anonymous = () => new Polar({ serverURL: server.url });
-const anonymousApi = () => restClient(server.base());
+const anonymous = () => new Polar({ serverURL: t.server.url });
+const anonymousApi = () => restClient(t.server.base());
 
 async function newCustomer(org: Org, email = `buyer-${randomUUID().slice(0, 8)}@example.com`): Promise<string> {
   return expectStatus(await org.api('POST', '/customers/', { email, name: 'Ada Buyer' }), 201).id;
@@ -45,7 +39,7 @@ async function newBenefit(org: Org, properties: Record<string, unknown>): Promis
   return body.id;
 }
 
-const now = () => server.clock.now ?? new Date();
+const now = () => t.server.clock.now ?? new Date();
 
 /** Issues the key of a (new or given) grant of the benefit to the customer, as the grants code does. */
 async function issueKey(org: Org, benefitId: string, customerId: string, grantId: string = randomUUID()) {
@@ -98,7 +92,7 @@ describe('issuing a license key for a grant', () => {
   let org: Org;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     customerId = await newCustomer(org);
   });
 
@@ -140,7 +134,7 @@ describe('issuing a license key for a grant', () => {
   });
 
   it('dates the expiry from the grant: calendar months end on the month’s last day, days are 24 hours', async () => {
-    server.clock.now = new Date('2025-01-31T10:00:00.000Z');
+    t.server.clock.now = new Date('2025-01-31T10:00:00.000Z');
     try {
       const monthly = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } }), customerId);
       const yearly = await issueKey(org, await newBenefit(org, { expires: { ttl: 2, timeframe: 'year' } }), customerId);
@@ -150,26 +144,26 @@ describe('issuing a license key for a grant', () => {
       expect(await expiry(yearly.id)).toBe('2027-01-31T10:00:00.000Z');
       expect(await expiry(daily.id)).toBe('2025-02-10T10:00:00.000Z');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
   it('revoking the grant revokes the key; granting again restores the same key with a fresh expiry', async () => {
-    server.clock.now = new Date('2025-03-01T00:00:00.000Z');
+    t.server.clock.now = new Date('2025-03-01T00:00:00.000Z');
     try {
       const benefitId = await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } });
       const issued = await issueKey(org, benefitId, customerId);
       await revoke(issued.grantId);
       expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).status).toBe('revoked');
 
-      server.clock.now = new Date('2025-06-15T00:00:00.000Z');
+      t.server.clock.now = new Date('2025-06-15T00:00:00.000Z');
       const regranted = await issueKey(org, benefitId, customerId, issued.grantId);
       expect(regranted.key).toBe(issued.key);
       const stored = await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } });
       expect(stored.status).toBe('granted');
       expect(stored.expiresAt?.toISOString()).toBe('2025-07-15T00:00:00.000Z');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });
@@ -180,7 +174,7 @@ describe('the Core API through the official SDK', () => {
   let benefitId: string;
   let issued: Awaited<ReturnType<typeof issueKey>>;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     customerId = await newCustomer(org, 'grace@example.com');
     benefitId = await newBenefit(org, { prefix: 'app', activations: { limit: 2, enable_customer_admin: false }, limit_usage: 50 });
     issued = await issueKey(org, benefitId, customerId);
@@ -293,16 +287,16 @@ describe('the Core API through the official SDK', () => {
   });
 
   it('needs license_keys scopes: read for reading, write for changing and checking', async () => {
-    const { token } = await issueAccessToken(prisma(), server.config, org.organizationId, { comment: 'reader', scopes: ['license_keys:read'] }, new Date());
-    const reader = restClient(server.base(), token);
+    const { token } = await issueAccessToken(prisma(), t.server.config, org.organizationId, { comment: 'reader', scopes: ['license_keys:read'] }, new Date());
+    const reader = restClient(t.server.base(), token);
     expectStatus(await reader('GET', `/license-keys/${issued.id}`), 200);
     expectStatus(await reader('GET', '/license-keys/'), 200);
     expect(expectStatus(await reader('PATCH', `/license-keys/${issued.id}`, { usage: 1 }), 403).error).toBe('NotPermitted');
     expectStatus(await reader('POST', '/license-keys/validate', { key: issued.key, organization_id: org.organizationId }), 403);
     expectStatus(await reader('POST', '/license-keys/activate', { key: issued.key, organization_id: org.organizationId, label: 'x' }), 403);
 
-    const { token: unrelated } = await issueAccessToken(prisma(), server.config, org.organizationId, { comment: 'products', scopes: ['products:read'] }, new Date());
-    expectStatus(await restClient(server.base(), unrelated)('GET', `/license-keys/${issued.id}`), 403);
+    const { token: unrelated } = await issueAccessToken(prisma(), t.server.config, org.organizationId, { comment: 'products', scopes: ['products:read'] }, new Date());
+    expectStatus(await restClient(t.server.base(), unrelated)('GET', `/license-keys/${issued.id}`), 403);
     expectStatus(await anonymousApi()('GET', `/license-keys/${issued.id}`), 401);
     expectStatus(await anonymousApi()('POST', '/license-keys/validate', { key: issued.key, organization_id: org.organizationId }), 401);
   });
@@ -313,7 +307,7 @@ describe('the customer portal endpoints, without a token', () => {
   let customerId: string;
   let benefitId: string;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     customerId = await newCustomer(org);
     benefitId = await newBenefit(org, { prefix: 'desk', activations: { limit: 2, enable_customer_admin: true }, limit_usage: 10 });
   });
@@ -321,7 +315,7 @@ describe('the customer portal endpoints, without a token', () => {
   it('validates a key: counts the validation and returns the key with its customer', async () => {
     const issued = await issueKey(org, benefitId, customerId);
     const client = anonymous();
-    server.clock.now = new Date('2025-05-05T12:00:00.000Z');
+    t.server.clock.now = new Date('2025-05-05T12:00:00.000Z');
     try {
       const first = await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId });
       expect(first).toMatchObject({ id: issued.id, key: issued.key, status: 'granted', validations: 1, usage: 0, customerId, benefitId });
@@ -336,7 +330,7 @@ describe('the customer portal endpoints, without a token', () => {
       expect(Object.keys(raw).sort()).toEqual([...licenseKeyWireKeys, 'activation'].sort());
       expect(raw.validations).toBe(3);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
@@ -437,7 +431,7 @@ describe('the customer portal endpoints, without a token', () => {
 
   it('answers through GraphQL too, with no token', async () => {
     const issued = await issueKey(org, benefitId, customerId);
-    const gql = graphqlClient(server.base());
+    const gql = graphqlClient(t.server.base());
     const response = await gql(
       `mutation ($input: LicenseKeyValidateInput!) { licenseKeyValidate(input: $input) { id displayKey validations customer { email } activation { id } } }`,
       { input: { key: issued.key, organizationId: org.organizationId } },
@@ -456,7 +450,7 @@ describe('keys that no longer work', () => {
   let customerId: string;
   let benefitId: string;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     customerId = await newCustomer(org);
     benefitId = await newBenefit(org, { activations: { limit: 3, enable_customer_admin: false } });
   });
@@ -493,14 +487,14 @@ describe('keys that no longer work', () => {
   });
 
   it('an expired key is refused from its expiry on: 404 on validation and 403 on activation, as the original service does', async () => {
-    server.clock.now = new Date('2025-08-01T00:00:00.000Z');
+    t.server.clock.now = new Date('2025-08-01T00:00:00.000Z');
     try {
       const issued = await issueKey(org, await newBenefit(org, { expires: { ttl: 1, timeframe: 'day' }, activations: { limit: 2, enable_customer_admin: false } }), customerId);
       const client = anonymous();
-      server.clock.now = new Date('2025-08-01T23:59:59.999Z');
+      t.server.clock.now = new Date('2025-08-01T23:59:59.999Z');
       expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(1);
 
-      server.clock.now = new Date('2025-08-02T00:00:00.000Z');
+      t.server.clock.now = new Date('2025-08-02T00:00:00.000Z');
       const validation = await rejectionOf(client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId }));
       expect(validation).toBeInstanceOf(ResourceNotFound);
       expect((validation as ResourceNotFound).detail).toBe('License key has expired.');
@@ -513,7 +507,7 @@ describe('keys that no longer work', () => {
       await org.polar.licenseKeys.update({ id: issued.id, licenseKeyUpdate: { expiresAt: new Date('2026-08-02T00:00:00.000Z'), usage: 0 } });
       expect((await client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId })).validations).toBe(2);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });
@@ -524,8 +518,8 @@ describe('another organization', () => {
   let issued: Awaited<ReturnType<typeof issueKey>>;
   let activationId: string;
   beforeAll(async () => {
-    owner = await newOrganization(server);
-    intruder = await newOrganization(server);
+    owner = await newOrganization(t.server);
+    intruder = await newOrganization(t.server);
     const customerId = await newCustomer(owner);
     issued = await issueKey(owner, await newBenefit(owner, { activations: { limit: 5, enable_customer_admin: false } }), customerId);
     activationId = (await anonymous().customerPortal.licenseKeys.activate({ key: issued.key, organizationId: owner.organizationId, label: 'Owner PC' })).id;
@@ -567,14 +561,14 @@ describe('another organization', () => {
   });
 
   it('a user reaches only keys of their own organizations, and only under the key’s organization', async () => {
-    const signIn = await graphqlClient(server.base())('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
+    const signIn = await graphqlClient(t.server.base())('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
       email: owner.userEmail,
       password: owner.userPassword,
     });
     const userToken = signIn.body.data.signIn.token as string;
     const user = await prisma().user.findUniqueOrThrow({ where: { email: owner.userEmail } });
     const secondOrganization = await createOrganization(prisma(), { name: 'Second shop', ownerId: user.id });
-    const asUser = restClient(server.base(), userToken);
+    const asUser = restClient(t.server.base(), userToken);
 
     expectStatus(await asUser('GET', `/license-keys/${issued.id}`), 200);
     const validated = expectStatus(await asUser('POST', '/license-keys/validate', { key: issued.key, organization_id: owner.organizationId }), 200);
@@ -589,7 +583,7 @@ describe('concurrent checks of one key', () => {
   let org: Org;
   let customerId: string;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     customerId = await newCustomer(org);
   });
 

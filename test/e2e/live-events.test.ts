@@ -13,6 +13,7 @@ import { startKassa, type Kassa } from '../../src/server.ts';
 import { newOrganization, tokenWithScopes } from '../helpers/organizations.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis.ts';
 
@@ -70,23 +71,19 @@ async function refusal(stream: Stream) {
 }
 
 describe('coreEvents in one process', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ TEST_CARD_DELAY_MS: '20', JOB_POLL_INTERVAL_MS: '20' });
-  });
-  afterAll(() => server?.close());
+  const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '20', JOB_POLL_INTERVAL_MS: '20' } });
 
   it('streams a paid order to its organization only, and nothing across environments', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const other = await newOrganization(server, 'sandbox');
-    const stream = await openStream(server.base('sandbox'), org.token);
+    const org = await newOrganization(t.server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
+    const stream = await openStream(t.server.base('sandbox'), org.token);
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
-    const paidOnly = await openStream(server.base('sandbox'), org.token, { types: ['order.paid'] });
-    const otherStream = await openStream(server.base('sandbox'), other.token);
+    const paidOnly = await openStream(t.server.base('sandbox'), org.token, { types: ['order.paid'] });
+    const otherStream = await openStream(t.server.base('sandbox'), other.token);
     // What production's stream carries, whoever asks: sandbox's events never reach it.
     const production: LiveEvent[] = [];
-    const productionStream = server.kassa.environments.production.environment.live.subscribe(() => true);
+    const productionStream = t.server.kassa.environments.production.environment.live.subscribe(() => true);
     void (async () => {
       for await (const event of productionStream) production.push(event);
     })();
@@ -100,7 +97,7 @@ describe('coreEvents in one process', () => {
     );
     expect(paid).toMatchObject({ organizationId: org.organizationId, resourceId: order.id });
     expect(paid!.data).toMatchObject({ id: order.id, status: 'paid', paid: true, total_amount: 1999 });
-    const stored = await server.kassa.environments.sandbox.environment.prisma.event.findUniqueOrThrow({ where: { id: paid!.id } });
+    const stored = await t.server.kassa.environments.sandbox.environment.prisma.event.findUniqueOrThrow({ where: { id: paid!.id } });
     expect(paid!.data).toEqual(stored.data);
     expect(new Date(paid!.timestamp).getTime()).toBe(stored.createdAt.getTime());
     // Every event of the purchase, in the order recorded, and the filtered stream only order.paid.
@@ -115,7 +112,7 @@ describe('coreEvents in one process', () => {
     const otherMarker = (await other.api('POST', '/customers/', { email: 'other-marker@example.com' })).body;
     await eventually(async () => eventsOf(otherStream), (events) => events.some((e) => e.resourceId === otherMarker.id), 'the marker on the other stream');
     expect(eventsOf(otherStream).map((e) => [e.type, e.resourceId])).toEqual([['customer.created', otherMarker.id]]);
-    const productionOrg = await newOrganization(server, 'production');
+    const productionOrg = await newOrganization(t.server, 'production');
     const productionMarker = (await productionOrg.api('POST', '/customers/', { email: 'production-marker@example.com' })).body;
     await eventually(async () => production, (events) => events.some((e) => e.resourceId === productionMarker.id), 'the marker on the production stream');
     expect(production.map((e) => e.organizationId)).toEqual(production.map(() => productionOrg.organizationId));
@@ -124,13 +121,13 @@ describe('coreEvents in one process', () => {
   });
 
   it('ends a stream whose token is revoked before it carries another event', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const token = await tokenWithScopes(server, org, ['webhooks:read'], 'live stream');
-    const stream = await openStream(server.base('sandbox'), token);
+    const org = await newOrganization(t.server, 'sandbox');
+    const token = await tokenWithScopes(t.server, org, ['webhooks:read'], 'live stream');
+    const stream = await openStream(t.server.base('sandbox'), token);
     expect((await org.api('POST', '/customers/', { email: 'before@example.com' })).status).toBe(201);
     await eventually(async () => eventsOf(stream), (events) => events.length === 1, 'customer.created on the stream');
 
-    const row = await server.kassa.environments.sandbox.environment.prisma.organizationAccessToken.findFirstOrThrow({
+    const row = await t.server.kassa.environments.sandbox.environment.prisma.organizationAccessToken.findFirstOrThrow({
       where: { organizationId: org.organizationId, comment: 'live stream' },
     });
     const revoked = await org.gql('mutation ($id: UUID!) { core { organizationAccessTokenRevoke(id: $id) { id } } }', { id: row.id });
@@ -141,26 +138,26 @@ describe('coreEvents in one process', () => {
   });
 
   it('streams nothing of an organization the token does not reach', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const other = await newOrganization(server, 'sandbox');
-    const stream = await openStream(server.base('sandbox'), org.token, { organizationId: [other.organizationId] });
+    const org = await newOrganization(t.server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
+    const stream = await openStream(t.server.base('sandbox'), org.token, { organizationId: [other.organizationId] });
     expect(await refusal(stream)).toBe('NOT_PERMITTED');
   });
 
   it('refuses no token, a customer token and a token without a webhooks scope', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    expect(await refusal(await openStream(server.base('sandbox'), undefined))).toBe('UNAUTHENTICATED');
+    const org = await newOrganization(t.server, 'sandbox');
+    expect(await refusal(await openStream(t.server.base('sandbox'), undefined))).toBe('UNAUTHENTICATED');
 
     const customer = (await org.api('POST', '/customers/', { email: 'portal@example.com' })).body;
     const session = await org.api('POST', '/customer-sessions/', { customer_id: customer.id });
     expect(session.status).toBe(201);
-    expect(await refusal(await openStream(server.base('sandbox'), session.body.token))).toBe('NOT_PERMITTED');
+    expect(await refusal(await openStream(t.server.base('sandbox'), session.body.token))).toBe('NOT_PERMITTED');
 
-    const ordersOnly = await tokenWithScopes(server, org, ['orders:read']);
-    expect(await refusal(await openStream(server.base('sandbox'), ordersOnly))).toBe('NOT_PERMITTED');
+    const ordersOnly = await tokenWithScopes(t.server, org, ['orders:read']);
+    expect(await refusal(await openStream(t.server.base('sandbox'), ordersOnly))).toBe('NOT_PERMITTED');
 
-    const readOnly = await tokenWithScopes(server, org, ['webhooks:read']);
-    const allowed = await openStream(server.base('sandbox'), readOnly);
+    const readOnly = await tokenWithScopes(t.server, org, ['webhooks:read']);
+    const allowed = await openStream(t.server.base('sandbox'), readOnly);
     expect(allowed.status).toBe(200);
     const marker = (await org.api('POST', '/customers/', { email: 'allowed-marker@example.com' })).body;
     await eventually(async () => eventsOf(allowed), (events) => events.some((e) => e.resourceId === marker.id), 'the marker on the allowed stream');
@@ -183,15 +180,11 @@ describe('coreEvents in one process', () => {
 });
 
 describe('open streams are capped, per organization, user or customer and per process', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ LIVE_STREAMS_PER_PRINCIPAL: '2', LIVE_STREAMS_PER_PROCESS: '3' });
-  });
-  afterAll(() => server?.close());
+  const t = useTestServer({ env: { LIVE_STREAMS_PER_PRINCIPAL: '2', LIVE_STREAMS_PER_PROCESS: '3' } });
 
   /** Asks for a stream that is expected to be refused: the status and the JSON body. */
   async function refusedStream(token: string) {
-    const response = await fetch(`${server.base('sandbox')}/graphql`, {
+    const response = await fetch(`${t.server.base('sandbox')}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: subscription }),
@@ -204,7 +197,7 @@ describe('open streams are capped, per organization, user or customer and per pr
     let opened: Stream | undefined;
     await eventually(
       async () => {
-        const stream = await openStream(server.base('sandbox'), token);
+        const stream = await openStream(t.server.base('sandbox'), token);
         if (stream.status === 200) opened = stream;
         else await stream.completed;
         return stream.status;
@@ -216,9 +209,9 @@ describe('open streams are capped, per organization, user or customer and per pr
   }
 
   it('refuses a third stream of one organization with 429 saying what to do, whichever of its tokens asks; closing one frees its slot', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const first = await openStream(server.base('sandbox'), org.token);
-    const second = await openStream(server.base('sandbox'), org.token);
+    const org = await newOrganization(t.server, 'sandbox');
+    const first = await openStream(t.server.base('sandbox'), org.token);
+    const second = await openStream(t.server.base('sandbox'), org.token);
     expect([first.status, second.status]).toEqual([200, 200]);
     const refused = await refusedStream(org.token);
     expect(refused.status).toBe(429);
@@ -227,7 +220,7 @@ describe('open streams are capped, per organization, user or customer and per pr
     expect(refused.body.errors[0].message).toContain('at most 2 per organization');
     expect(refused.body.errors[0].message).toContain('Close a stream you no longer read');
     // Another token of the same organization counts against the same slots.
-    expect((await refusedStream(await tokenWithScopes(server, org, ['webhooks:read']))).status).toBe(429);
+    expect((await refusedStream(await tokenWithScopes(t.server, org, ['webhooks:read']))).status).toBe(429);
     first.close();
     const third = await streamOnceFree(org.token);
     second.close();
@@ -235,28 +228,28 @@ describe('open streams are capped, per organization, user or customer and per pr
   });
 
   it('gives back the slot of a client that disconnects abruptly', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const body = JSON.stringify({ query: subscription });
-    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    const socket = connect(Number(new URL(t.server.url).port), '127.0.0.1');
     await once(socket, 'connect');
     socket.write(
       `POST /sandbox/v1/graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: text/event-stream\r\nauthorization: Bearer ${org.token}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     const [head] = (await once(socket, 'data')) as [Buffer];
     expect(head.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
-    const other = await openStream(server.base('sandbox'), org.token);
+    const other = await openStream(t.server.base('sandbox'), org.token);
     expect(other.status).toBe(200);
     expect((await refusedStream(org.token)).status).toBe(429);
     socket.resetAndDestroy();
     const again = await streamOnceFree(org.token);
     other.close();
     again.close();
-    expect(server.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+    expect(t.server.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
   });
 
   it('refuses every holder once the process holds its maximum, until a stream closes', async () => {
-    const one = await newOrganization(server, 'sandbox');
-    const two = await newOrganization(server, 'sandbox');
+    const one = await newOrganization(t.server, 'sandbox');
+    const two = await newOrganization(t.server, 'sandbox');
     const held = [await streamOnceFree(one.token), await streamOnceFree(one.token), await streamOnceFree(two.token)];
     expect(held.map((s) => s.status)).toEqual([200, 200, 200]);
     const refused = await refusedStream(two.token);

@@ -9,7 +9,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { createOrganization } from '../../src/modules/organizations/service.ts';
-import { restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { issuerOf, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
@@ -67,19 +68,19 @@ interface Site {
   client: RegisteredClient;
 }
 
-let server: TestServer;
+const t = useTestServer();
 let browser: Browser;
 let app: ClientApp;
 const sites = {} as Record<EnvironmentName, Site>;
 
 async function prepareSite(environment: EnvironmentName): Promise<Site> {
-  const org = await newOrganization(server, environment);
-  const prisma = server.kassa.environments[environment].environment.prisma;
+  const org = await newOrganization(t.server, environment);
+  const prisma = t.server.kassa.environments[environment].environment.prisma;
   const owner = await prisma.user.findUniqueOrThrow({ where: { email: org.userEmail } });
   const second = await createOrganization(prisma, { name: 'Second Org', ownerId: owner.id });
-  const userToken = await userSessionToken(server, environment, org.userEmail, org.userPassword);
-  const client = await registerClient(server, environment, userToken, { client_name: 'Example client', redirect_uris: [app.redirectUri], scope, token_endpoint_auth_method: 'client_secret_post' });
-  return { environment, issuer: issuerOf(server, environment), org, secondOrganizationId: second.id, client };
+  const userToken = await userSessionToken(t.server, environment, org.userEmail, org.userPassword);
+  const client = await registerClient(t.server, environment, userToken, { client_name: 'Example client', redirect_uris: [app.redirectUri], scope, token_endpoint_auth_method: 'client_secret_post' });
+  return { environment, issuer: issuerOf(t.server, environment), org, secondOrganizationId: second.id, client };
 }
 
 beforeAll(async () => {
@@ -91,14 +92,12 @@ beforeAll(async () => {
     executablePath: chromiumPath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  server = await startTestServer();
   app = await startClientApp();
   for (const environment of ['production', 'sandbox'] as const) sites[environment] = await prepareSite(environment);
 });
 afterAll(async () => {
   await browser?.close();
   await app?.close();
-  await server?.close();
 });
 
 /** A fresh browser profile (no cookies) at the given size; closed by the caller. */
@@ -162,7 +161,7 @@ async function landing(page: Page): Promise<URL> {
 }
 
 function exchange(site: Site, code: string) {
-  return postForm(server, site.environment, '/oauth2/token', {
+  return postForm(t.server, site.environment, '/oauth2/token', {
     grant_type: 'authorization_code',
     code,
     redirect_uri: app.redirectUri,
@@ -172,7 +171,7 @@ function exchange(site: Site, code: string) {
 }
 
 function introspect(site: Site, token: string) {
-  return postForm(server, site.environment, '/oauth2/introspect', { token, client_id: site.client.client_id, client_secret: site.client.client_secret! });
+  return postForm(t.server, site.environment, '/oauth2/introspect', { token, client_id: site.client.client_id, client_secret: site.client.client_secret! });
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -224,7 +223,7 @@ describe.each(['production', 'sandbox'] as const)('%s', (environment) => {
       const tokens = await exchange(site(), code!);
       expect(tokens.status).toBe(200);
       expect((await introspect(site(), tokens.body.access_token)).body).toMatchObject({ active: true, sub_type: 'organization', sub: site().secondOrganizationId });
-      const products = await restClient(server.base(environment), tokens.body.access_token)('GET', '/products/');
+      const products = await restClient(t.server.base(environment), tokens.body.access_token)('GET', '/products/');
       expect(products.status).toBe(200);
       expect(products.body.items).toEqual([]);
 

@@ -3,32 +3,26 @@
 // §2.3), and the same clients managed over GraphQL. Every rule is tried from the attacker's side
 // too: the wrong kind of token, another client's registration token, another user's client.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/auth/scopes.ts';
 import { generateToken, hashToken } from '../../src/auth/tokens.ts';
-import { graphqlClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { graphqlClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { issuerOf, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
-let server: TestServer;
-let owner: Org;
-let stranger: Org;
+const t = useTestServer({ organizations: { owner: 'production', stranger: 'production' } });
 let ownerSession: string;
 let ownerId: string;
 let strangerSession: string;
 
-const prisma = () => server.kassa.environments.production.environment.prisma;
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
 const clientCount = () => prisma().oAuthClient.count();
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await newOrganization(server);
-  stranger = await newOrganization(server);
-  ownerSession = await userSessionToken(server, 'production', owner.userEmail, owner.userPassword);
-  strangerSession = await userSessionToken(server, 'production', stranger.userEmail, stranger.userPassword);
-  ownerId = (await prisma().user.findUniqueOrThrow({ where: { email: owner.userEmail } })).id;
+  ownerSession = await userSessionToken(t.server, 'production', t.owner.userEmail, t.owner.userPassword);
+  strangerSession = await userSessionToken(t.server, 'production', t.stranger.userEmail, t.stranger.userPassword);
+  ownerId = (await prisma().user.findUniqueOrThrow({ where: { email: t.owner.userEmail } })).id;
 });
-afterAll(() => server?.close());
 
 interface Answer {
   status: number;
@@ -37,7 +31,7 @@ interface Answer {
 }
 
 async function call(method: string, path: string, token: string | undefined, body?: unknown, contentType = 'application/json'): Promise<Answer> {
-  const response = await fetch(`${server.base()}${path}`, {
+  const response = await fetch(`${t.server.base()}${path}`, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': contentType } : {}) },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -52,7 +46,7 @@ const manage = (method: 'GET' | 'PUT' | 'DELETE', clientId: string, token: strin
 
 /** A request to the token endpoint that fails after client authentication (the code is unknown). */
 function tokenRequest(form: Record<string, string>, headers: Record<string, string> = {}) {
-  return postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code: 'service_ac_unknown', redirect_uri: 'https://app.example.com/callback', ...form }, headers);
+  return postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code: 'service_ac_unknown', redirect_uri: 'https://app.example.com/callback', ...form }, headers);
 }
 
 const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
@@ -77,7 +71,7 @@ function expectInvalidToken(answer: Answer) {
 
 /** A live OAuth access token of `clientId` for the owner (and an unused code), written as the token endpoint would. */
 async function grantFor(clientUuid: string) {
-  const accessToken = generateToken(server.config.tokenPrefix, 'at');
+  const accessToken = generateToken(t.server.config.tokenPrefix, 'at');
   const now = new Date();
   const token = await prisma().oAuthToken.create({
     data: {
@@ -93,7 +87,7 @@ async function grantFor(clientUuid: string) {
   });
   const code = await prisma().oAuthAuthorizationCode.create({
     data: {
-      codeHash: hashToken(generateToken(server.config.tokenPrefix, 'ac')),
+      codeHash: hashToken(generateToken(t.server.config.tokenPrefix, 'ac')),
       clientId: clientUuid,
       userId: ownerId,
       subType: 'user',
@@ -106,7 +100,7 @@ async function grantFor(clientUuid: string) {
   return { accessToken, tokenId: token.id, codeId: code.id };
 }
 
-const meStatus = async (accessToken: string) => (await graphqlClient(server.base(), accessToken)('query { core { me { id } } }')).status;
+const meStatus = async (accessToken: string) => (await graphqlClient(t.server.base(), accessToken)('query { core { me { id } } }')).status;
 
 describe('registration (RFC 7591)', () => {
   it('registers a confidential client: secrets shown once, stored hashed', async () => {
@@ -120,7 +114,7 @@ describe('registration (RFC 7591)', () => {
       client_secret: expect.stringMatching(/^service_cs_[0-9A-Za-z]{36}$/),
       client_secret_expires_at: 0,
       registration_access_token: expect.stringMatching(/^service_rat_[0-9A-Za-z]{36}$/),
-      registration_client_uri: `${issuerOf(server)}/v1/oauth2/register/${body.client_id}`,
+      registration_client_uri: `${issuerOf(t.server)}/v1/oauth2/register/${body.client_id}`,
       client_name: 'My App',
       redirect_uris: ['https://app.example.com/callback'],
       scope: 'openid email products:read',
@@ -210,25 +204,25 @@ describe('registration (RFC 7591)', () => {
 
   it('requires the session of a signed-in user', async () => {
     const before = await clientCount();
-    const customer = await owner.api('POST', '/customers/', { email: `buyer-${randomUUID()}@example.com` });
+    const customer = await t.owner.api('POST', '/customers/', { email: `buyer-${randomUUID()}@example.com` });
     expect(customer.status).toBe(201);
-    const customerSession = await owner.api('POST', '/customer-sessions/', { customer_id: customer.body.id });
+    const customerSession = await t.owner.api('POST', '/customer-sessions/', { customer_id: customer.body.id });
     expect(customerSession.status).toBe(201);
-    const pat = await graphqlClient(server.base(), ownerSession)(
+    const pat = await graphqlClient(t.server.base(), ownerSession)(
       'mutation { core { personalAccessTokenCreate(input: { comment: "script", scopes: ["user:read"] }) { token } } }',
     );
     expect(pat.body.errors).toBeUndefined();
-    const sandboxUser = await server.bootstrap('sandbox');
-    const sandboxSession = await userSessionToken(server, 'sandbox', sandboxUser.userEmail, sandboxUser.userPassword);
+    const sandboxUser = await t.server.bootstrap('sandbox');
+    const sandboxSession = await userSessionToken(t.server, 'sandbox', sandboxUser.userEmail, sandboxUser.userPassword);
 
     expectInvalidToken(await register(validMetadata, ''));
     expectInvalidToken(await register(validMetadata, 'not-a-token'));
-    expectInvalidToken(await register(validMetadata, generateToken(server.config.tokenPrefix, 'us')));
-    expectInvalidToken(await register(validMetadata, owner.token));
+    expectInvalidToken(await register(validMetadata, generateToken(t.server.config.tokenPrefix, 'us')));
+    expectInvalidToken(await register(validMetadata, t.owner.token));
     expectInvalidToken(await register(validMetadata, customerSession.body.token));
     expectInvalidToken(await register(validMetadata, pat.body.data.core.personalAccessTokenCreate.token));
     expectInvalidToken(await register(validMetadata, sandboxSession));
-    const basicAuth = await fetch(`${server.base()}/oauth2/register`, {
+    const basicAuth = await fetch(`${t.server.base()}/oauth2/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
       body: JSON.stringify(validMetadata),
@@ -240,15 +234,15 @@ describe('registration (RFC 7591)', () => {
 
 describe('client configuration (RFC 7592)', () => {
   it('reads the registration with its registration access token only', async () => {
-    const mine = await registerClient(server, 'production', ownerSession);
-    const theirs = await registerClient(server, 'production', strangerSession);
+    const mine = await registerClient(t.server, 'production', ownerSession);
+    const theirs = await registerClient(t.server, 'production', strangerSession);
     const read = await manage('GET', mine.client_id, mine.registration_access_token);
     expect(read.status).toBe(200);
     expect(read.headers.get('cache-control')).toBe('no-store');
     expect(read.body).toMatchObject({
       client_id: mine.client_id,
       client_secret_expires_at: 0,
-      registration_client_uri: `${issuerOf(server)}/v1/oauth2/register/${mine.client_id}`,
+      registration_client_uri: `${issuerOf(t.server)}/v1/oauth2/register/${mine.client_id}`,
       client_name: 'Test App',
       redirect_uris: mine.redirect_uris,
       scope: mine.scope,
@@ -274,7 +268,7 @@ describe('client configuration (RFC 7592)', () => {
   });
 
   it('replaces the metadata as a whole with PUT', async () => {
-    const mine = await registerClient(server, 'production', ownerSession, { scope: 'openid products:read', client_uri: 'https://app.example.com' });
+    const mine = await registerClient(t.server, 'production', ownerSession, { scope: 'openid products:read', client_uri: 'https://app.example.com' });
     const put = await manage('PUT', mine.client_id, mine.registration_access_token, {
       client_id: mine.client_id,
       client_secret: mine.client_secret,
@@ -300,8 +294,8 @@ describe('client configuration (RFC 7592)', () => {
   });
 
   it('refuses a PUT naming another client, a wrong secret or bad metadata, and changes nothing', async () => {
-    const mine = await registerClient(server, 'production', ownerSession);
-    const other = await registerClient(server, 'production', ownerSession);
+    const mine = await registerClient(t.server, 'production', ownerSession);
+    const other = await registerClient(t.server, 'production', ownerSession);
     const attempts = [
       [{ ...validMetadata, client_id: other.client_id }, 'invalid_request'],
       [{ ...validMetadata, client_secret: other.client_secret }, 'invalid_request'],
@@ -320,7 +314,7 @@ describe('client configuration (RFC 7592)', () => {
   });
 
   it('issues a secret when a PUT makes a public client confidential, and drops it when made public', async () => {
-    const open = await registerClient(server, 'production', ownerSession, { token_endpoint_auth_method: 'none' });
+    const open = await registerClient(t.server, 'production', ownerSession, { token_endpoint_auth_method: 'none' });
     const confidential = await manage('PUT', open.client_id, open.registration_access_token, { ...validMetadata, token_endpoint_auth_method: 'client_secret_post' });
     expect(confidential.status).toBe(200);
     expect(confidential.body.client_secret).toMatch(/^service_cs_/);
@@ -335,7 +329,7 @@ describe('client configuration (RFC 7592)', () => {
   });
 
   it('deletes the client: it stops authenticating, its tokens are revoked and its codes gone', async () => {
-    const mine = await registerClient(server, 'production', ownerSession);
+    const mine = await registerClient(t.server, 'production', ownerSession);
     const row = await prisma().oAuthClient.findUniqueOrThrow({ where: { clientId: mine.client_id } });
     const grant = await grantFor(row.id);
     expect(await meStatus(grant.accessToken)).toBe(200);
@@ -361,9 +355,9 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   let publicClient: RegisteredClient;
 
   beforeAll(async () => {
-    post = await registerClient(server, 'production', ownerSession, { token_endpoint_auth_method: 'client_secret_post' });
-    basicClient = await registerClient(server, 'production', ownerSession, { token_endpoint_auth_method: 'client_secret_basic' });
-    publicClient = await registerClient(server, 'production', ownerSession, { token_endpoint_auth_method: 'none' });
+    post = await registerClient(t.server, 'production', ownerSession, { token_endpoint_auth_method: 'client_secret_post' });
+    basicClient = await registerClient(t.server, 'production', ownerSession, { token_endpoint_auth_method: 'client_secret_basic' });
+    publicClient = await registerClient(t.server, 'production', ownerSession, { token_endpoint_auth_method: 'none' });
   });
 
   it('admits each client by its registered method', async () => {
@@ -411,14 +405,14 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   });
 
   it('lets a public client through authentication, to fail on the grant itself', async () => {
-    const noCode = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', client_id: publicClient.client_id });
+    const noCode = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', client_id: publicClient.client_id });
     expect(noCode.status).toBe(400);
     expect(noCode.body.error).toBe('invalid_request');
     expectAuthenticated(await tokenRequest({ client_id: publicClient.client_id }));
   });
 
   it('refuses an expired secret', async () => {
-    const expiring = await registerClient(server, 'production', ownerSession);
+    const expiring = await registerClient(t.server, 'production', ownerSession);
     await prisma().oAuthClient.update({ where: { clientId: expiring.client_id }, data: { clientSecretExpiresAt: new Date(Date.now() - 1000) } });
     expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }));
     const read = await manage('GET', expiring.client_id, expiring.registration_access_token);
@@ -426,7 +420,7 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   });
 
   it('refuses the same secret on the other environment', async () => {
-    const sandbox = await postForm(server, 'sandbox', '/oauth2/token', { grant_type: 'authorization_code', code: 'x', client_id: post.client_id, client_secret: post.client_secret! });
+    const sandbox = await postForm(t.server, 'sandbox', '/oauth2/token', { grant_type: 'authorization_code', code: 'x', client_id: post.client_id, client_secret: post.client_secret! });
     expect(sandbox.status).toBe(401);
     expect(sandbox.body.error).toBe('invalid_client');
   });
@@ -439,7 +433,7 @@ describe('OAuth clients over GraphQL', () => {
   const rotateMutation = `mutation ($id: UUID!) { core { oauth2ClientRotateSecret(id: $id) { clientSecret client { id } } } }`;
   const deleteMutation = `mutation ($id: UUID!) { core { oauth2ClientDelete(id: $id) { id clientId } } }`;
   const listQuery = `query { core { oauth2Clients(page: 1, limit: 100) { items { ${fields} } pagination { totalCount maxPage } } } }`;
-  const gql = (token: string) => graphqlClient(server.base(), token);
+  const gql = (token: string) => graphqlClient(t.server.base(), token);
 
   it('lets the owner create, list, update, rotate and delete a client', async () => {
     const created = await gql(ownerSession)(createMutation, { input: { clientName: 'GraphQL App', redirectUris: ['https://gql.example.com/cb'], scopes: ['openid', 'orders:read'] } });
@@ -530,9 +524,9 @@ describe('OAuth clients over GraphQL', () => {
   });
 
   it('admits only a signed-in user, not an organization or personal token', async () => {
-    const byOrganization = await gql(owner.token)(listQuery);
+    const byOrganization = await gql(t.owner.token)(listQuery);
     expect(byOrganization.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
-    const create = await gql(owner.token)(createMutation, { input: { clientName: 'X', redirectUris: ['https://x.example.com/cb'] } });
+    const create = await gql(t.owner.token)(createMutation, { input: { clientName: 'X', redirectUris: ['https://x.example.com/cb'] } });
     expect(create.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
     const pat = await gql(ownerSession)('mutation { core { personalAccessTokenCreate(input: { comment: "x", scopes: ["user:read"] }) { token } } }');
     const byPat = await gql(pat.body.data.core.personalAccessTokenCreate.token)(listQuery);

@@ -1,41 +1,36 @@
 // The authorization code flow against a live server, through the sign-in and consent pages, and
 // each attack on it refused with the RFC's error.
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
-import { startTestServer, restClient, graphqlClient, type TestServer } from '../helpers/server.ts';
+import { restClient, graphqlClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
-let server: TestServer;
-let org: Org;
-let other: Org;
+const t = useTestServer({ organizations: { org: 'production', other: 'production' } });
 let client: RegisteredClient;
 let publicClient: RegisteredClient;
 let issuer: string;
 const redirectUri = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await newOrganization(server);
-  other = await newOrganization(server);
-  issuer = issuerOf(server);
-  const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-  client = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' });
-  publicClient = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: 'Public App' });
+  issuer = issuerOf(t.server);
+  const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+  client = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' });
+  publicClient = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: 'Public App' });
 });
-afterAll(() => server?.close());
 
-const user = () => ({ email: org.userEmail, password: org.userPassword });
+const user = () => ({ email: t.org.userEmail, password: t.org.userPassword });
 
 function authorizationParams(c: RegisteredClient, extra: Record<string, string> = {}) {
   return { response_type: 'code', client_id: c.client_id, redirect_uri: redirectUri, scope: 'openid email products:read', state: 'state-123', nonce: 'nonce-456', ...extra };
 }
 
-async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, browser = new Browser(server.url)) {
-  const back = await authorizeInBrowser(browser, issuer, authorizationParams(c, extra), user(), { organizationId: org.organizationId });
+async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, browser = new Browser(t.server.url)) {
+  const back = await authorizeInBrowser(browser, issuer, authorizationParams(c, extra), user(), { organizationId: t.org.organizationId });
   expect(back.origin + back.pathname).toBe(redirectUri);
   expect(back.searchParams.get('state')).toBe('state-123');
   expect(back.searchParams.get('iss')).toBe(issuer);
@@ -46,19 +41,19 @@ async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, 
 
 /** A browser whose user has signed in (and approved once): errors of its requests go back to the client. */
 async function signedInBrowser() {
-  const browser = new Browser(server.url);
-  await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+  const browser = new Browser(t.server.url);
+  await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: t.org.organizationId });
   return browser;
 }
 
 function exchange(c: RegisteredClient, code: string, extra: Record<string, string> = {}) {
   const secret: Record<string, string> = c.client_secret ? { client_secret: c.client_secret } : {};
-  return postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: c.client_id, ...secret, ...extra });
+  return postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: c.client_id, ...secret, ...extra });
 }
 
 function refresh(c: RegisteredClient, refreshToken: string, extra: Record<string, string> = {}) {
   const secret: Record<string, string> = c.client_secret ? { client_secret: c.client_secret } : {};
-  return postForm(server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.client_id, ...secret, ...extra });
+  return postForm(t.server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.client_id, ...secret, ...extra });
 }
 
 describe('authorization code flow', () => {
@@ -72,7 +67,7 @@ describe('authorization code flow', () => {
     expect(tokens.body.refresh_token).toMatch(/^service_rt_/);
     expect(typeof tokens.body.id_token).toBe('string');
 
-    const api = restClient(server.base(), tokens.body.access_token);
+    const api = restClient(t.server.base(), tokens.body.access_token);
     const products = await api('GET', '/products/');
     expect(products.status).toBe(200);
     // products:write was not granted.
@@ -80,20 +75,20 @@ describe('authorization code flow', () => {
     expect(created.status).toBe(403);
     expect(created.body.detail).toContain('products:write');
     // The token is stored only as a hash.
-    const row = await server.kassa.environments.production.environment.prisma.oAuthToken.findFirst({ where: { accessTokenHash: hashToken(tokens.body.access_token) } });
+    const row = await t.server.kassa.environments.production.environment.prisma.oAuthToken.findFirst({ where: { accessTokenHash: hashToken(tokens.body.access_token) } });
     expect(row).not.toBeNull();
     expect(JSON.stringify(row)).not.toContain(tokens.body.access_token);
   });
 
   test('a public client must use PKCE, and then needs no secret', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const refused = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(publicClient))}`);
     // Not signed in: the error is shown here, not sent to the redirect URI (RFC 9700 §4.11.2).
     expect(refused.status).toBe(400);
     expect(refused.location).toBeNull();
     expect(refused.text).toContain('PKCE');
     // Signed in, the same request goes back to the client with the error and the state.
-    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: t.org.organizationId });
     const redirected = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(publicClient))}`);
     expect(redirected.status).toBe(303);
     const error = new URL(redirected.location!);
@@ -107,22 +102,22 @@ describe('authorization code flow', () => {
   });
 
   test('sub_type=user gives a user-scoped token that reaches every organization of the user', async () => {
-    const prisma = server.kassa.environments.production.environment.prisma;
-    const owner = await prisma.user.findUniqueOrThrow({ where: { email: org.userEmail } });
+    const prisma = t.server.kassa.environments.production.environment.prisma;
+    const owner = await prisma.user.findUniqueOrThrow({ where: { email: t.org.userEmail } });
     const second = await createOrganization(prisma, { name: 'Second Org', ownerId: owner.id });
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const back = await authorizeInBrowser(browser, issuer, authorizationParams(client, { sub_type: 'user' }), user());
     const tokens = await exchange(client, back.searchParams.get('code')!);
     expect(tokens.status).toBe(200);
-    const gql = graphqlClient(server.base(), tokens.body.access_token);
-    const orgs = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
+    const gql = graphqlClient(t.server.base(), tokens.body.access_token);
+    const orgs = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
     expect(orgs.body).toMatchObject({ active: true, sub_type: 'user', sub: owner.id });
     const listed = await gql('{ core { products(organizationId: ["' + second.id + '"]) { pagination { totalCount } } } }');
     expect(listed.body.errors).toBeUndefined();
   });
 
   test('deny sends access_denied back with the state', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const back = await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { decision: 'deny' });
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('state-123');
@@ -130,7 +125,7 @@ describe('authorization code flow', () => {
   });
 
   test('the pages forbid framing, carry a strict CSP and refuse a consent posted from elsewhere', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const first = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client))}`);
     const signIn = await browser.get(new URL(first.location!, issuer).toString());
     expect(signIn.headers.get('x-frame-options')).toBe('DENY');
@@ -143,12 +138,12 @@ describe('authorization code flow', () => {
     expect(consent.text).toContain('Read products and prices');
     const fields = formFields(consent.text);
     // Without the CSRF token, and from another origin: no code.
-    const forged = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, csrf_token: 'forged', decision: 'approve', organization_id: org.organizationId });
+    const forged = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, csrf_token: 'forged', decision: 'approve', organization_id: t.org.organizationId });
     expect(forged.status).toBe(400);
-    const crossSite = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: org.organizationId }, { origin: 'https://evil.example' });
+    const crossSite = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: t.org.organizationId }, { origin: 'https://evil.example' });
     expect(crossSite.status).toBe(400);
     // Another user's organization cannot be chosen.
-    const foreign = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: other.organizationId });
+    const foreign = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: t.other.organizationId });
     expect(foreign.status).toBe(400);
     expect(foreign.text).toContain('Choose one of your organizations');
   });
@@ -166,7 +161,7 @@ describe('prompt=none, as the relying party sees it', () => {
   }
 
   test('a signed-out user is sent back with login_required, the state and the issuer, and no page is shown', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const back = await silently(browser);
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'login_required', state: 'state-123', iss: issuer });
     expect(browser.cookies.size).toBe(0);
@@ -184,7 +179,7 @@ describe('prompt=none, as the relying party sees it', () => {
   });
 
   test("a signed-out user's malformed request goes back to the client too, but without prompt=none it stays on an error page", async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const back = await silently(browser, { scope: 'openid nonsense' });
     expect(back.searchParams.get('error')).toBe('invalid_scope');
     expect(back.searchParams.get('state')).toBe('state-123');
@@ -194,7 +189,7 @@ describe('prompt=none, as the relying party sees it', () => {
   });
 
   test('an unregistered redirect_uri or an unknown client gets the error page, never a redirect', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     for (const extra of [{ redirect_uri: 'https://evil.example/callback' }, { client_id: 'service_ci_unknown' }] as Record<string, string>[]) {
       const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'none', ...extra }))}`);
       expect(response.status).toBe(400);
@@ -211,7 +206,7 @@ describe('attacks', () => {
     const again = await exchange(client, code);
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
-    expect((await restClient(server.base(), first.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await restClient(t.server.base(), first.body.access_token)('GET', '/products/')).status).toBe(401);
     expect((await refresh(client, first.body.refresh_token)).body.error).toBe('invalid_grant');
   });
 
@@ -220,19 +215,19 @@ describe('attacks', () => {
     const results = await Promise.all([exchange(client, code), exchange(client, code)]);
     expect(results.filter((r) => r.status === 200).length).toBe(1);
     const winner = results.find((r) => r.status === 200)!;
-    expect((await restClient(server.base(), winner.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await restClient(t.server.base(), winner.body.access_token)('GET', '/products/')).status).toBe(401);
   });
 
   test("a token reaches none of another organization's data, organization-scoped or user-scoped", async () => {
-    const foreignProduct = await other.api('POST', '/products/', { name: 'Not yours', recurring_interval: null, prices: [{ amount_type: 'free' }] });
+    const foreignProduct = await t.other.api('POST', '/products/', { name: 'Not yours', recurring_interval: null, prices: [{ amount_type: 'free' }] });
     expect(foreignProduct.status).toBe(201);
     const organizationScoped = (await exchange(client, await codeFor(client))).body.access_token;
-    const back = await authorizeInBrowser(new Browser(server.url), issuer, authorizationParams(client, { sub_type: 'user' }), user());
+    const back = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client, { sub_type: 'user' }), user());
     const userScoped = (await exchange(client, back.searchParams.get('code')!)).body.access_token;
     for (const token of [organizationScoped, userScoped]) {
-      const api = restClient(server.base(), token);
+      const api = restClient(t.server.base(), token);
       expect((await api('GET', `/products/${foreignProduct.body.id}`)).status).toBe(404);
-      const listed = await api('GET', `/products/?organization_id=${other.organizationId}`);
+      const listed = await api('GET', `/products/?organization_id=${t.other.organizationId}`);
       // Asking for the other organization by id filters down to nothing, as for an organization token.
       expect(listed.status).toBe(200);
       expect(listed.body).toMatchObject({ items: [], pagination: { total_count: 0 } });
@@ -248,19 +243,19 @@ describe('attacks', () => {
     const refreshed = await refresh(client, first.body.refresh_token);
     expect(refreshed.status).toBe(200);
     expect((await exchange(client, code)).body.error).toBe('invalid_grant');
-    expect((await restClient(server.base(), refreshed.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await restClient(t.server.base(), refreshed.body.access_token)('GET', '/products/')).status).toBe(401);
     expect((await refresh(client, refreshed.body.refresh_token)).body.error).toBe('invalid_grant');
   });
 
   test('an OAuth token cannot mint an organization access token, whatever its scopes', async () => {
-    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const minting = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], scope: 'organization_access_tokens:write organization_access_tokens:read' });
-    const back = await authorizeInBrowser(new Browser(server.url), issuer, { ...authorizationParams(minting), scope: 'organization_access_tokens:write', sub_type: 'user' }, user());
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const minting = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], scope: 'organization_access_tokens:write organization_access_tokens:read' });
+    const back = await authorizeInBrowser(new Browser(t.server.url), issuer, { ...authorizationParams(minting), scope: 'organization_access_tokens:write', sub_type: 'user' }, user());
     const tokens = await exchange(minting, back.searchParams.get('code')!);
     expect(tokens.status).toBe(200);
-    const minted = await graphqlClient(server.base(), tokens.body.access_token)(
+    const minted = await graphqlClient(t.server.base(), tokens.body.access_token)(
       'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { organizationId: org.organizationId, comment: 'escalation', scopes: ['refunds:write', 'webhooks:write'] } },
+      { input: { organizationId: t.org.organizationId, comment: 'escalation', scopes: ['refunds:write', 'webhooks:write'] } },
     );
     expect(minted.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
     expect(minted.body.data?.core?.organizationAccessTokenCreate ?? null).toBeNull();
@@ -268,8 +263,8 @@ describe('attacks', () => {
 
   test('an unknown client and a client using another auth method get the same invalid_client answer', async () => {
     const code = await codeFor(client);
-    const unknown = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'service_ci_nobody' });
-    const wrongMethod = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
+    const unknown = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'service_ci_nobody' });
+    const wrongMethod = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
     expect(unknown.status).toBe(401);
     expect(wrongMethod.status).toBe(401);
     expect(wrongMethod.body).toEqual(unknown.body);
@@ -280,26 +275,26 @@ describe('attacks', () => {
     expect(withBadCookie.status).toBe(200);
     const nulClient = await fetch(`${issuer}/oauth2/authorize?client_id=a%00b&response_type=code`);
     expect(nulClient.status).toBe(400);
-    const nulToken = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code: 'x', client_id: 'a\u0000b' });
+    const nulToken = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code: 'x', client_id: 'a\u0000b' });
     expect(nulToken.status).toBe(400);
     expect(nulToken.body.error).toBe('invalid_request');
-    const browser = new Browser(server.url);
-    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    const browser = new Browser(t.server.url);
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: t.org.organizationId });
     const bogus = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'bogus' }))}`);
     expect(bogus.status).toBe(303);
     expect(new URL(bogus.location!).searchParams.get('error')).toBe('invalid_request');
   });
 
   test('max_age=0 asks for the password once, then goes on to consent', async () => {
-    const browser = new Browser(server.url);
-    const back = await authorizeInBrowser(browser, issuer, authorizationParams(client, { max_age: '0' }), user(), { organizationId: org.organizationId });
+    const browser = new Browser(t.server.url);
+    const back = await authorizeInBrowser(browser, issuer, authorizationParams(client, { max_age: '0' }), user(), { organizationId: t.org.organizationId });
     expect(back.searchParams.get('code')).toBeTruthy();
   });
 
   test('a code issued to one client is refused to another', async () => {
     const code = await codeFor(client);
-    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const thief = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
     const stolen = await exchange(thief, code);
     expect(stolen.status).toBe(400);
     expect(stolen.body.error).toBe('invalid_grant');
@@ -307,21 +302,21 @@ describe('attacks', () => {
 
   test('an authorization code past its expiry is refused with invalid_grant', async () => {
     const code = await codeFor(client);
-    server.clock.now = new Date(Date.now() + (codeLifetimeSeconds + 60) * 1000);
+    t.server.clock.now = new Date(Date.now() + (codeLifetimeSeconds + 60) * 1000);
     try {
       const late = await exchange(client, code);
       expect(late.status).toBe(400);
       expect(late.body.error).toBe('invalid_grant');
       expect(late.body.error_description).toContain('expired');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
   test('a refresh token presented by another client is refused with invalid_grant, and stays its own client’s', async () => {
     const tokens = await exchange(client, await codeFor(client));
-    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const thief = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
     const stolen = await refresh(thief, tokens.body.refresh_token);
     expect(stolen.status).toBe(400);
     expect(stolen.body.error).toBe('invalid_grant');
@@ -331,24 +326,24 @@ describe('attacks', () => {
 
   test('a refresh token past its expiry is refused with invalid_grant', async () => {
     const tokens = await exchange(client, await codeFor(client));
-    server.clock.now = new Date(Date.now() + (refreshTokenLifetimeSeconds + 60) * 1000);
+    t.server.clock.now = new Date(Date.now() + (refreshTokenLifetimeSeconds + 60) * 1000);
     try {
       const late = await refresh(client, tokens.body.refresh_token);
       expect(late.status).toBe(400);
       expect(late.body.error).toBe('invalid_grant');
       expect(late.body.error_description).toContain('expired');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
   test('a client no longer registered for the refresh_token grant is refused it with unauthorized_client', async () => {
-    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     const scope = 'openid email products:read';
-    const app = await registerClient(server, 'production', userToken, { redirect_uris: [redirectUri], scope, grant_types: ['authorization_code', 'refresh_token'] });
+    const app = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], scope, grant_types: ['authorization_code', 'refresh_token'] });
     const tokens = await exchange(app, await codeFor(app));
     expect(tokens.body.refresh_token).toMatch(/^service_rt_/);
-    const narrowed = await fetch(`${server.base()}/oauth2/register/${app.client_id}`, {
+    const narrowed = await fetch(`${t.server.base()}/oauth2/register/${app.client_id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${app.registration_access_token}` },
       body: JSON.stringify({ client_id: app.client_id, client_name: 'Test App', redirect_uris: [redirectUri], scope, token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code'] }),
@@ -377,7 +372,7 @@ describe('attacks', () => {
   });
 
   test('an unregistered redirect_uri gets an error page and no redirect', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     for (const uri of ['https://evil.example/callback', `${redirectUri}/extra`, `${redirectUri}?x=1`]) {
       const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { redirect_uri: uri }))}`);
       expect(response.status).toBe(400);
@@ -416,18 +411,18 @@ describe('attacks', () => {
     const reused = await refresh(client, tokens.body.refresh_token);
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
-    expect((await restClient(server.base(), rotated.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await restClient(t.server.base(), rotated.body.access_token)('GET', '/products/')).status).toBe(401);
     expect((await refresh(client, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
   });
 
   test('a production token is unknown in sandbox', async () => {
     const tokens = await exchange(client, await codeFor(client));
-    expect((await restClient(server.base('sandbox'), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await restClient(t.server.base('sandbox'), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
   });
 
   test('client authentication is required at the token endpoint', async () => {
     const code = await codeFor(client);
-    const noSecret = await postForm(server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
+    const noSecret = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id });
     expect(noSecret.status).toBe(401);
     expect(noSecret.body.error).toBe('invalid_client');
     const wrongSecret = await exchange({ ...client, client_secret: 'service_cs_wrong' }, code);
@@ -437,9 +432,9 @@ describe('attacks', () => {
   });
 
   test('an unsupported grant type and a non-form body are refused with RFC errors', async () => {
-    const password = await postForm(server, 'production', '/oauth2/token', { grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret! });
+    const password = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret! });
     expect(password.body.error).toBe('unsupported_grant_type');
-    const jsonBody = await fetch(`${server.base()}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const jsonBody = await fetch(`${t.server.base()}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(jsonBody.status).toBe(400);
     expect((await jsonBody.json()).error).toBe('invalid_request');
   });
@@ -449,54 +444,54 @@ describe('revocation and introspection', () => {
   test('introspection answers the owning client only, and revocation ends the family at once', async () => {
     const tokens = await exchange(client, await codeFor(client));
     const auth = { client_id: client.client_id, client_secret: client.client_secret! };
-    const active = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth });
-    expect(active.body).toMatchObject({ active: true, client_id: client.client_id, token_type: 'access_token', scope: 'openid email products:read', sub_type: 'organization', sub: org.organizationId, aud: client.client_id, iss: issuer });
-    const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const stranger = await registerClient(server, 'production', userToken, { client_name: 'Stranger' });
-    const foreign = await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! });
+    const active = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth });
+    expect(active.body).toMatchObject({ active: true, client_id: client.client_id, token_type: 'access_token', scope: 'openid email products:read', sub_type: 'organization', sub: t.org.organizationId, aud: client.client_id, iss: issuer });
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const stranger = await registerClient(t.server, 'production', userToken, { client_name: 'Stranger' });
+    const foreign = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! });
     expect(foreign.body).toEqual({ active: false });
     // Another client's revocation changes nothing.
-    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! })).status).toBe(200);
-    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
+    expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.access_token, client_id: stranger.client_id, client_secret: stranger.client_secret! })).status).toBe(200);
+    expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
 
-    const revoked = await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, token_type_hint: 'refresh_token', ...auth });
+    const revoked = await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, token_type_hint: 'refresh_token', ...auth });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toEqual({});
-    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
-    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
+    expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
     // Revoking again, or revoking garbage, is still 200.
-    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, ...auth })).status).toBe(200);
-    expect((await postForm(server, 'production', '/oauth2/revoke', { token: 'garbage', ...auth })).status).toBe(200);
+    expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token, ...auth })).status).toBe(200);
+    expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: 'garbage', ...auth })).status).toBe(200);
     // Without client authentication: refused.
-    expect((await postForm(server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token })).status).toBe(401);
+    expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token })).status).toBe(401);
   });
 });
 
 describe('a user who leaves the organization', () => {
   test('takes its organization grants along: the API refuses them and introspection calls them inactive', async () => {
-    const prisma = server.kassa.environments.production.environment.prisma;
-    const owner = await prisma.user.findUniqueOrThrow({ where: { email: org.userEmail } });
+    const prisma = t.server.kassa.environments.production.environment.prisma;
+    const owner = await prisma.user.findUniqueOrThrow({ where: { email: t.org.userEmail } });
     const left = await createOrganization(prisma, { name: 'Left Behind', ownerId: owner.id });
-    const back = await authorizeInBrowser(new Browser(server.url), issuer, authorizationParams(client), user(), { organizationId: left.id });
+    const back = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client), user(), { organizationId: left.id });
     const tokens = await exchange(client, back.searchParams.get('code')!);
     const auth = { client_id: client.client_id, client_secret: client.client_secret! };
-    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body.active).toBe(true);
+    expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body.active).toBe(true);
     // Used once, the token's principal is cached: ending the membership must reach the cache.
-    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
-    const { environment } = server.kassa.environments.production;
+    expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
+    const { environment } = t.server.kassa.environments.production;
     expect(await endMembership(prisma, environment.principals, { organizationId: left.id, userId: owner.id })).toBe(true);
     expect(await endMembership(prisma, environment.principals, { organizationId: left.id, userId: owner.id })).toBe(false);
-    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
-    expect((await postForm(server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth })).body).toEqual({ active: false });
-    expect((await restClient(server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
+    expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
+    expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth })).body).toEqual({ active: false });
+    expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
     expect((await refresh(client, tokens.body.refresh_token)).body.error).toBe('invalid_grant');
   });
 });
 
 describe('sign-in', () => {
   test('a sign-out posted from another site leaves the session and its cookie alone', async () => {
-    const browser = new Browser(server.url);
-    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: org.organizationId });
+    const browser = new Browser(t.server.url);
+    await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { organizationId: t.org.organizationId });
     const session = browser.cookies.get('kassa_session');
     expect(session).toBeTruthy();
     const forged = await browser.post(`${issuer}/oauth2/logout`, {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
@@ -506,8 +501,8 @@ describe('sign-in', () => {
   });
 
   test('wrong passwords are throttled per account, with Retry-After, and a right one then waits too', async () => {
-    const target = await newOrganization(server);
-    const browser = new Browser(server.url);
+    const target = await newOrganization(t.server);
+    const browser = new Browser(t.server.url);
     const attempt = async (password: string) => {
       const page = await browser.get(`${issuer}/oauth2/login`);
       return browser.post(`${issuer}/oauth2/login`, { ...formFields(page.text), email: target.userEmail, password });
@@ -521,8 +516,8 @@ describe('sign-in', () => {
   });
 
   test('concurrent guesses get no more tries than the limit', async () => {
-    const target = await newOrganization(server);
-    const browser = new Browser(server.url);
+    const target = await newOrganization(t.server);
+    const browser = new Browser(t.server.url);
     const page = await browser.get(`${issuer}/oauth2/login`);
     const fields = formFields(page.text);
     const results = await Promise.all(Array.from({ length: 12 }, () => browser.post(`${issuer}/oauth2/login`, { ...fields, email: target.userEmail, password: 'wrong password!' })));
@@ -531,9 +526,9 @@ describe('sign-in', () => {
   });
 
   test('the sign-in form refuses a post without its CSRF token and never redirects off-site', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const page = await browser.get(`${issuer}/oauth2/login`);
-    const forged = await browser.post(`${issuer}/oauth2/login`, { email: org.userEmail, password: org.userPassword });
+    const forged = await browser.post(`${issuer}/oauth2/login`, { email: t.org.userEmail, password: t.org.userPassword });
     expect(forged.status).toBe(403);
     const offSite = await browser.post(`${issuer}/oauth2/login`, { ...formFields(page.text), ...user(), return_to: 'https://evil.example/' });
     expect(offSite.status).toBe(303);
@@ -544,18 +539,18 @@ describe('sign-in', () => {
 describe('signing in through the API', () => {
   test('signing in through GraphQL is throttled like the page: after five wrong passwords even the right one waits', async () => {
     // An hour on: the failures of the tests above have left the throttle's window.
-    server.clock.now = new Date(Date.now() + 3600_000);
+    t.server.clock.now = new Date(Date.now() + 3600_000);
     try {
-      const victim = await newOrganization(server);
+      const victim = await newOrganization(t.server);
       const signIn = (password: string) =>
-        graphqlClient(server.base(), undefined)('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: victim.userEmail, password });
+        graphqlClient(t.server.base(), undefined)('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: victim.userEmail, password });
       for (let i = 0; i < 5; i++) expect((await signIn('wrong-password')).body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
       const throttled = await signIn(victim.userPassword);
       expect(throttled.status).toBe(429);
       expect(throttled.body.errors![0].extensions.code).toBe('TOO_MANY_ATTEMPTS');
       expect(throttled.body.data?.signIn ?? null).toBeNull();
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });

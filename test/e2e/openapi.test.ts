@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.ts';
 import { compileRoutes } from '../../src/rest/adapter.ts';
 import type { CompiledRoute } from '../../src/rest/route.ts';
@@ -16,17 +16,16 @@ import { kassaBin } from '../helpers/processes.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { checkoutWhen, paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
-import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { restClient, type RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' } });
 let document: OpenApi;
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  const response = await fetch(`${server.base()}/openapi.json`);
+  const response = await fetch(`${t.server.base()}/openapi.json`);
   expect(response.status).toBe(200);
   document = (await response.json()) as OpenApi;
 });
-afterAll(() => server?.close());
 
 const routes = compileRoutes(schema, restRoutes);
 const unknownId = '6f1c2b9e-4a57-4c1f-9a0e-3d2b7c8e5f10';
@@ -157,9 +156,9 @@ describe('the document', () => {
   });
 
   it('names each environment’s own base URL as its server', async () => {
-    expect(document.servers).toEqual([{ url: `${server.url}/v1`, description: 'production' }]);
-    const sandbox = (await (await fetch(`${server.base('sandbox')}/openapi.json`)).json()) as OpenApi;
-    expect(sandbox.servers).toEqual([{ url: `${server.url}/sandbox/v1`, description: 'sandbox' }]);
+    expect(document.servers).toEqual([{ url: `${t.server.url}/v1`, description: 'production' }]);
+    const sandbox = (await (await fetch(`${t.server.base('sandbox')}/openapi.json`)).json()) as OpenApi;
+    expect(sandbox.servers).toEqual([{ url: `${t.server.url}/sandbox/v1`, description: 'sandbox' }]);
     expect(sandbox.paths).toEqual(document.paths);
   });
 });
@@ -181,7 +180,7 @@ describe('real responses validate against the document', () => {
   let org: Org;
   beforeAll(async () => {
     validator = documentValidator(document);
-    org = await newOrganization(server, 'production');
+    org = await newOrganization(t.server, 'production');
   });
 
   it('rejects what the server would not send, so passing means something', () => {
@@ -246,7 +245,7 @@ describe('real responses validate against the document', () => {
   it('GET /v1/orders/{id} 404, 401 without a token, 403 without the scope', async () => {
     expectDocumented(validator, 'GET', '/orders/{id}', await org.api('GET', `/orders/${unknownId}`));
     expectDocumented(validator, 'GET', '/orders/{id}', await org.publicApi('GET', `/orders/${unknownId}`));
-    const productsOnly = restClient(server.base(), await tokenWithScopes(server, org, ['products:read']));
+    const productsOnly = restClient(t.server.base(), await tokenWithScopes(t.server, org, ['products:read']));
     const refused = await productsOnly('GET', `/orders/${unknownId}`);
     expect(refused.status).toBe(403);
     expectDocumented(validator, 'GET', '/orders/{id}', refused);
@@ -254,7 +253,7 @@ describe('real responses validate against the document', () => {
   });
 
   it('every read of a purchase in sandbox, organization and customer alike', async () => {
-    const buyer = await newOrganization(server, 'sandbox');
+    const buyer = await newOrganization(t.server, 'sandbox');
     const api = buyer.api;
     const benefit = expectStatus(
       await api('POST', '/benefits/', { type: 'license_keys', description: 'Pro license', properties: { prefix: 'PRO', expires: { ttl: 1, timeframe: 'year' }, activations: { limit: 2, enable_customer_admin: true } } }),
@@ -282,7 +281,7 @@ describe('real responses validate against the document', () => {
     const sessionResponse = await api('POST', '/customer-sessions/', { customer_id: order.customerId });
     expectDocumented(validator, 'POST', '/customer-sessions/', sessionResponse);
     const session = expectStatus(sessionResponse, 201);
-    const customerApi = restClient(server.base('sandbox'), session.token);
+    const customerApi = restClient(t.server.base('sandbox'), session.token);
 
     // Every GET route the organization or the customer can call with what the purchase made.
     const ids: Record<string, string> = {
@@ -334,7 +333,7 @@ async function waitForLicenseKey(api: ReturnType<typeof restClient>) {
 }
 
 describe('serving the document', () => {
-  const url = () => `${server.base()}/openapi.json`;
+  const url = () => `${t.server.base()}/openapi.json`;
 
   it('needs no token, ignores a bad one and any query string, and is JSON', async () => {
     for (const headers of [{}, { authorization: 'Bearer nonsense' }] as Record<string, string>[]) {
@@ -359,7 +358,7 @@ describe('serving the document', () => {
   });
 
   it('refuses other methods as every REST path does, whatever the body', async () => {
-    const products = await fetch(`${server.base()}/products/`, { method: 'DELETE' });
+    const products = await fetch(`${t.server.base()}/products/`, { method: 'DELETE' });
     expect(products.status).toBe(405);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const response = await fetch(url(), { method, headers: { 'content-type': 'application/json' }, body: method === 'OPTIONS' ? undefined : 'x'.repeat(2 * 1024 * 1024) });
@@ -371,7 +370,7 @@ describe('serving the document', () => {
 
   it('serves no other file under the reference path', async () => {
     for (const path of ['/openapi.json/', '/reference/', '/reference/package.json', '/reference/..%2Fopenapi.json', '/reference/swagger-ui-bundle.js.map', '/reference/index.html']) {
-      const response = await fetch(`${server.base()}${path}`);
+      const response = await fetch(`${t.server.base()}${path}`);
       expect(response.status, path).toBe(404);
       expectErrorBody({ status: response.status, body: await response.json(), headers: response.headers }, 404, 'NotFound');
     }
@@ -381,7 +380,7 @@ describe('serving the document', () => {
 describe('the reference page', () => {
   it('is served with its assets from the server itself, under a policy allowing nothing else', async () => {
     for (const environment of ['production', 'sandbox'] as const) {
-      const page = await fetch(`${server.base(environment)}/reference`);
+      const page = await fetch(`${t.server.base(environment)}/reference`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const policy = page.headers.get('content-security-policy')!;
@@ -415,12 +414,12 @@ describe('the reference page', () => {
       page.on('pageerror', (error) => problems.push(error.message));
       page.on('request', (request) => origins.add(new URL(request.url()).origin));
       // A page that took its document from the query string would fetch this one.
-      await page.goto(`${server.base('sandbox')}/reference?url=https://elsewhere.example/openapi.json&configUrl=https://elsewhere.example/c.json`);
+      await page.goto(`${t.server.base('sandbox')}/reference?url=https://elsewhere.example/openapi.json&configUrl=https://elsewhere.example/c.json`);
       await page.waitForSelector('.opblock');
       expect(await page.locator('.opblock').count()).toBe(routes.length);
-      expect(await page.locator('.servers select').inputValue()).toBe(`${server.url}/sandbox/v1`);
+      expect(await page.locator('.servers select').inputValue()).toBe(`${t.server.url}/sandbox/v1`);
       expect(problems).toEqual([]);
-      expect([...origins]).toEqual([server.url]);
+      expect([...origins]).toEqual([t.server.url]);
     } finally {
       await browser.close();
     }

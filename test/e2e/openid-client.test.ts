@@ -5,10 +5,10 @@
 // confidential (client_secret_post, client_secret_basic) and public clients, organization and
 // user grants, in both environments.
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { createOrganization } from '../../src/modules/organizations/service.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { Browser, authorizeInBrowser, issuerOf, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
@@ -35,12 +35,12 @@ interface Site {
   browser: Browser;
 }
 
-let server: TestServer;
+const t = useTestServer();
 const sites = {} as Record<EnvironmentName, Site>;
 
 async function prepareSite(environment: EnvironmentName): Promise<Site> {
-  const org = await newOrganization(server, environment);
-  const prisma = server.kassa.environments[environment].environment.prisma;
+  const org = await newOrganization(t.server, environment);
+  const prisma = t.server.kassa.environments[environment].environment.prisma;
   // No API sets a user's name or verifies an email yet. Production's user has both, sandbox's
   // neither, so the claims are checked for each case.
   const profile = environment === 'production' ? { name: 'Ada Lovelace', emailVerified: true } : { name: null, emailVerified: false };
@@ -48,28 +48,26 @@ async function prepareSite(environment: EnvironmentName): Promise<Site> {
   const second = await createOrganization(prisma, { name: 'Second Org', ownerId: owner.id });
   const product = await org.api('POST', '/products/', { name: `Sold in ${environment}`, recurring_interval: null, prices: [{ amount_type: 'free' }] });
   expect(product.status).toBe(201);
-  const userToken = await userSessionToken(server, environment, org.userEmail, org.userPassword);
+  const userToken = await userSessionToken(t.server, environment, org.userEmail, org.userPassword);
   const clients = {} as Record<AuthMethod, RegisteredClient>;
   for (const method of authMethods) {
-    clients[method] = await registerClient(server, environment, userToken, { client_name: `Relying party (${method})`, redirect_uris: [redirectUri], scope, token_endpoint_auth_method: method });
+    clients[method] = await registerClient(t.server, environment, userToken, { client_name: `Relying party (${method})`, redirect_uris: [redirectUri], scope, token_endpoint_auth_method: method });
   }
   return {
     environment,
-    issuer: issuerOf(server, environment),
+    issuer: issuerOf(t.server, environment),
     org,
     user: { id: owner.id, email: org.userEmail, password: org.userPassword, ...profile },
     secondOrganizationId: second.id,
     productId: product.body.id,
     clients,
-    browser: new Browser(server.url),
+    browser: new Browser(t.server.url),
   };
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
   for (const environment of environments) sites[environment] = await prepareSite(environment);
 });
-afterAll(() => server?.close());
 
 function clientAuthentication(client: RegisteredClient): oidc.ClientAuth {
   switch (client.token_endpoint_auth_method) {
@@ -129,7 +127,7 @@ function subjectOf(site: Site, subType: SubType): string {
 
 /** The status of a call to the API with an access token, made through openid-client as a relying party would. */
 async function apiStatus(config: oidc.Configuration, site: Site, subType: SubType, accessToken: string): Promise<{ status: number; body: any }> {
-  const base = server.base(site.environment);
+  const base = t.server.base(site.environment);
   try {
     const response =
       subType === 'organization'
@@ -321,7 +319,7 @@ describe.each(environments)('%s', (environment) => {
   });
 
   test('max_age older than the sign-in sends the user to sign in again (OpenID Connect Core §3.1.2.1)', async () => {
-    const browser = new Browser(server.url);
+    const browser = new Browser(t.server.url);
     const config = await discover(site(), 'client_secret_post');
     const request = async () => {
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state: oidc.randomState(), nonce: oidc.randomNonce(), max_age: '60' });
@@ -331,13 +329,13 @@ describe.each(environments)('%s', (environment) => {
       organizationId: site().org.organizationId,
     });
     expect((await request()).status).toBe(200);
-    server.clock.now = new Date(Date.now() + 120_000);
+    t.server.clock.now = new Date(Date.now() + 120_000);
     try {
       const stale = await request();
       expect(stale.status).toBe(303);
       expect(stale.location).toContain('/oauth2/login');
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 });

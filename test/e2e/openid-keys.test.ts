@@ -2,41 +2,36 @@
 // JWKS and its signing keys (made at start, rotated with overlap, switched to ES256), and the
 // userinfo endpoint's refusals.
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureSigningKey, idTokenLifetimeSeconds, rotateSigningKey } from '../../src/oauth/signing-keys.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
-let server: TestServer;
-let org: Org;
+const t = useTestServer({ organizations: { org: 'production' } });
 let client: RegisteredClient;
 let issuer: string;
 const redirectUri = 'http://127.0.0.1:9/callback';
-const browser = () => new Browser(server.url);
+const browser = () => new Browser(t.server.url);
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await newOrganization(server);
-  issuer = issuerOf(server);
-  const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-  client = await registerClient(server, 'production', userToken, {
+  issuer = issuerOf(t.server);
+  const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+  client = await registerClient(t.server, 'production', userToken, {
     redirect_uris: [redirectUri],
     scope: 'openid profile email products:read',
     token_endpoint_auth_method: 'client_secret_post',
   });
 });
-afterAll(() => server?.close());
 
-const environment = () => server.kassa.environments.production.environment;
+const environment = () => t.server.kassa.environments.production.environment;
 
 /** Tokens for `scope`, through the real pages. */
 async function tokensFor(scope: string) {
   const { verifier, challenge } = pkcePair();
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256' };
-  const back = await authorizeInBrowser(browser(), issuer, params, { email: org.userEmail, password: org.userPassword }, { organizationId: org.organizationId });
+  const back = await authorizeInBrowser(browser(), issuer, params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
   const code = back.searchParams.get('code')!;
-  const tokens = await postForm(server, 'production', '/oauth2/token', {
+  const tokens = await postForm(t.server, 'production', '/oauth2/token', {
     grant_type: 'authorization_code',
     code,
     redirect_uri: redirectUri,
@@ -91,7 +86,7 @@ describe('discovery', () => {
   });
 
   test("the sandbox issuer is its own, with its own keys", async () => {
-    const sandbox = issuerOf(server, 'sandbox');
+    const sandbox = issuerOf(t.server, 'sandbox');
     const metadata = (await (await fetch(`${sandbox}/.well-known/openid-configuration`)).json()) as Record<string, string>;
     expect(metadata.issuer).toBe(sandbox);
     expect(metadata.jwks_uri).toBe(`${sandbox}/.well-known/jwks.json`);
@@ -111,7 +106,7 @@ describe('signing keys', () => {
     const tokens = await tokensFor('openid email');
     expect(decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: 'RS256', kid: keys[0].kid });
     const { payload } = await verify(tokens.id_token!, { keys });
-    expect(payload).toMatchObject({ sub: org.organizationId, nonce: 'n', email: org.userEmail });
+    expect(payload).toMatchObject({ sub: t.org.organizationId, nonce: 'n', email: t.org.userEmail });
   });
 
   test('the private key is stored encrypted, not as a JWK', async () => {
@@ -139,13 +134,13 @@ describe('signing keys', () => {
     await expect(verify(after.id_token!, overlap)).resolves.toBeDefined();
 
     // Once every token the old key signed has expired (plus the leeway), the old key is gone.
-    server.clock.now = new Date(rotatedAt.getTime() + (idTokenLifetimeSeconds + 301) * 1000);
+    t.server.clock.now = new Date(rotatedAt.getTime() + (idTokenLifetimeSeconds + 301) * 1000);
     try {
       const later = await jwks();
       expect(later.keys.map((k) => k.kid)).toEqual([rotated.kid]);
-      await expect(verify(before.id_token!, later, server.clock.now)).rejects.toThrow();
+      await expect(verify(before.id_token!, later, t.server.clock.now)).rejects.toThrow();
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
     await rotateSigningKey(environment(), new Date(), 'RS256');
   });
@@ -172,10 +167,10 @@ describe('userinfo', () => {
       const response = await userinfo(`Bearer ${tokens.access_token}`, method);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');
-      expect(await response.json()).toEqual({ sub: org.organizationId, email: org.userEmail, email_verified: false });
+      expect(await response.json()).toEqual({ sub: t.org.organizationId, email: t.org.userEmail, email_verified: false });
     }
     const bare = await tokensFor('openid products:read');
-    expect(await (await userinfo(`Bearer ${bare.access_token}`)).json()).toEqual({ sub: org.organizationId });
+    expect(await (await userinfo(`Bearer ${bare.access_token}`)).json()).toEqual({ sub: t.org.organizationId });
   });
 
   test('refuses a missing, unknown or revoked token with 401 and a Bearer challenge', async () => {
@@ -187,16 +182,16 @@ describe('userinfo', () => {
     expect((await unknown.json()).error).toBe('invalid_token');
 
     const tokens = await tokensFor('openid');
-    const revoke = await postForm(server, 'production', '/oauth2/revoke', { token: tokens.access_token, client_id: client.client_id, client_secret: client.client_secret! });
+    const revoke = await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.access_token, client_id: client.client_id, client_secret: client.client_secret! });
     expect(revoke.status).toBe(200);
     expect((await userinfo(`Bearer ${tokens.access_token}`)).status).toBe(401);
   });
 
   test('refuses tokens that are not OAuth access tokens, and one without openid', async () => {
-    const organizationToken = await userinfo(`Bearer ${org.token}`);
+    const organizationToken = await userinfo(`Bearer ${t.org.token}`);
     expect(organizationToken.status).toBe(401);
     expect((await organizationToken.json()).error).toBe('invalid_token');
-    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     expect((await userinfo(`Bearer ${session}`)).status).toBe(401);
 
     const withoutOpenid = await tokensFor('products:read');

@@ -1,73 +1,72 @@
 // What an operator relies on: health and readiness, request ids, GraphiQL, and unexpected errors
 // that are logged with their request id but never shown to the client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
+const t = useTestServer();
 let token: string;
 beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.bootstrap('production'));
+  ({ token } = await t.server.bootstrap('production'));
 });
-afterAll(() => server?.close());
 
 describe('operating Kassa', () => {
   it('answers /healthz and /readyz while both databases are up', async () => {
-    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${server.url}/readyz`);
+    expect(await (await fetch(`${t.server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${t.server.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', databases: { production: 'ok', sandbox: 'ok' } });
   });
 
   it('keeps a sane incoming x-request-id and replaces one that is not', async () => {
-    const kept = await fetch(`${server.base()}/products/`, { headers: { 'x-request-id': 'trace-123.abc' } });
+    const kept = await fetch(`${t.server.base()}/products/`, { headers: { 'x-request-id': 'trace-123.abc' } });
     expect(kept.headers.get('x-request-id')).toBe('trace-123.abc');
-    const replaced = await fetch(`${server.base()}/products/`, { headers: { 'x-request-id': 'bad id\twith spaces' } });
+    const replaced = await fetch(`${t.server.base()}/products/`, { headers: { 'x-request-id': 'bad id\twith spaces' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(server.logs.some((line) => JSON.parse(line).requestId === 'trace-123.abc')).toBe(true);
+    expect(t.server.logs.some((line) => JSON.parse(line).requestId === 'trace-123.abc')).toBe(true);
   });
 
   it('answers paths outside the API with a JSON 404', async () => {
-    const response = await restClient(server.url)('GET', '/nowhere');
+    const response = await restClient(t.server.url)('GET', '/nowhere');
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ error: 'NotFound' });
     expect(response.headers.get('content-type')).toContain('application/json');
   });
 
   it('serves GraphiQL to a browser at the GraphQL endpoint', async () => {
-    const page = await fetch(`${server.base('sandbox')}/graphql`, { headers: { accept: 'text/html' } });
+    const page = await fetch(`${t.server.base('sandbox')}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('Kassa GraphQL (sandbox)');
   });
 
   it('reports not ready while a database does not answer', async () => {
-    const { prisma } = server.kassa.environments.production.environment;
+    const { prisma } = t.server.kassa.environments.production.environment;
     const original = prisma.$queryRaw;
     prisma.$queryRaw = (() => Promise.reject(new Error('connection refused'))) as unknown as typeof original;
     try {
-      const ready = await fetch(`${server.url}/readyz`);
+      const ready = await fetch(`${t.server.url}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: 'unavailable', databases: { production: 'unavailable', sandbox: 'ok' } });
     } finally {
       prisma.$queryRaw = original;
     }
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${t.server.url}/readyz`)).status).toBe(200);
   });
 
   it('masks an unexpected failure and logs it with the request id, leaving the other environment working', async () => {
     // A table vanishing under the server is a failure no request could cause.
-    await server.kassa.environments.production.environment.prisma.$executeRawUnsafe('DROP TABLE product_prices, products CASCADE');
-    const response = await restClient(server.base(), token)('GET', '/products/');
+    await t.server.kassa.environments.production.environment.prisma.$executeRawUnsafe('DROP TABLE product_prices, products CASCADE');
+    const response = await restClient(t.server.base(), token)('GET', '/products/');
     expect(response.status).toBe(500);
     const requestId = response.headers.get('x-request-id')!;
     expect(response.body).toEqual({ error: 'InternalServerError', detail: `An unexpected error occurred. Quote request id ${requestId} when reporting it.` });
-    const logged = server.logs.map((line) => JSON.parse(line)).find((entry) => entry.requestId === requestId && entry.level === 50);
+    const logged = t.server.logs.map((line) => JSON.parse(line)).find((entry) => entry.requestId === requestId && entry.level === 50);
     expect(logged?.err).toBeDefined();
 
     expect(JSON.stringify(response.body)).not.toContain('products');
 
-    const graphql = await fetch(`${server.base()}/graphql`, {
+    const graphql = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: '{ core { products { items { id } } } }' }),
@@ -78,7 +77,7 @@ describe('operating Kassa', () => {
     expect(JSON.stringify(body)).not.toContain('relation');
 
     // The sandbox keeps working: the environments share nothing.
-    const sandbox = await server.bootstrap('sandbox');
-    expect((await restClient(server.base('sandbox'), sandbox.token)('GET', '/products/')).status).toBe(200);
+    const sandbox = await t.server.bootstrap('sandbox');
+    expect((await restClient(t.server.base('sandbox'), sandbox.token)('GET', '/products/')).status).toBe(200);
   });
 });

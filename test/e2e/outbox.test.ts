@@ -1,23 +1,20 @@
 // The outbox: every change to a customer records its event in the same transaction, with the
 // resource as `GET /v1/customers/{id}` renders it at that moment. Events are read straight from
 // the environment's database, in the order of their sequence.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
-import { startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import type { RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { ISO_DATETIME } from '../helpers/matchers.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
-const prisma = (environment: EnvironmentName = 'production') => server.kassa.environments[environment].environment.prisma;
+const prisma = (environment: EnvironmentName = 'production') => t.server.kassa.environments[environment].environment.prisma;
 
 async function summary(organizationId: string, environment: EnvironmentName = 'production') {
-  return (await eventsOf(server, organizationId, environment)).map((e) => ({ type: e.type, resourceId: e.resourceId }));
+  return (await eventsOf(t.server, organizationId, environment)).map((e) => ({ type: e.type, resourceId: e.resourceId }));
 }
 
 async function get(org: Org, id: string) {
@@ -29,7 +26,7 @@ describe('the events of a customer created, updated and deleted over REST', () =
   let id: string;
   const snapshots: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     const created = expectStatus(
       await org.api('POST', '/customers/', {
         email: 'outboxed@example.com',
@@ -49,7 +46,7 @@ describe('the events of a customer created, updated and deleted over REST', () =
   });
 
   it('are exactly customer.created, customer.updated and customer.deleted, in that order, about the customer', async () => {
-    const events = await eventsOf(server, org.organizationId);
+    const events = await eventsOf(t.server, org.organizationId);
     expect(events.map((e) => e.type)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
     for (const event of events) {
       expect(event.resourceId).toBe(id);
@@ -60,18 +57,18 @@ describe('the events of a customer created, updated and deleted over REST', () =
   });
 
   it('carry in customer.created exactly what a GET answered right after the create', async () => {
-    const [created] = await eventsOf(server, org.organizationId);
+    const [created] = await eventsOf(t.server, org.organizationId);
     expect(created.data).toEqual(snapshots[0]);
   });
 
   it('carry in customer.updated exactly what a GET answered right after the update', async () => {
-    const [, updated] = await eventsOf(server, org.organizationId);
+    const [, updated] = await eventsOf(t.server, org.organizationId);
     expect(updated.data).toEqual(snapshots[1]);
     expect(updated.data).toMatchObject({ name: 'Outboxed Again', metadata: { plan: 'team' } });
   });
 
   it('carry in customer.deleted the last GET answer with deleted_at set to the time of deletion', async () => {
-    const [, , deleted] = await eventsOf(server, org.organizationId);
+    const [, , deleted] = await eventsOf(t.server, org.organizationId);
     expect(deleted.data).toEqual({ ...snapshots[1], deleted_at: expect.stringMatching(ISO_DATETIME) });
     const row = await prisma().customer.findUniqueOrThrow({ where: { id } });
     expect(new Date((deleted.data as { deleted_at: string }).deleted_at).getTime()).toBe(row.deletedAt!.getTime());
@@ -80,13 +77,13 @@ describe('the events of a customer created, updated and deleted over REST', () =
 
 describe('the events of changes by external id', () => {
   it('are recorded for an update and a delete given by external id, with what a GET answered', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const created = expectStatus(await org.api('POST', '/customers/', { email: 'by-ext@example.com', external_id: 'by-ext' }), 201);
     const afterCreate = await get(org, created.id);
     expectStatus(await org.api('PATCH', '/customers/external/by-ext', { name: 'Named by external id' }), 200);
     const afterUpdate = await get(org, created.id);
     expectStatus(await org.api('DELETE', '/customers/external/by-ext'), 204);
-    const events = await eventsOf(server, org.organizationId);
+    const events = await eventsOf(t.server, org.organizationId);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', created.id],
       ['customer.updated', created.id],
@@ -98,7 +95,7 @@ describe('the events of changes by external id', () => {
   });
 
   it('are recorded one per change for several customers, each event about its own customer', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const one = expectStatus(await org.api('POST', '/customers/', { email: 'one@example.com' }), 201);
     const two = expectStatus(await org.api('POST', '/customers/', { email: 'two@example.com' }), 201);
     expectStatus(await org.api('PATCH', `/customers/${one.id}`, { name: 'One' }), 200);
@@ -116,7 +113,7 @@ describe('a change that does not happen', () => {
   let org: Org;
   let existing: { id: string };
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     existing = expectStatus(await org.api('POST', '/customers/', { email: 'existing@example.com', external_id: 'existing-1' }), 201);
     expectStatus(await org.api('POST', '/customers/', { email: 'other@example.com', external_id: 'other-1' }), 201);
   });
@@ -162,11 +159,11 @@ describe('a change that does not happen', () => {
   });
 
   it('records exactly one customer.created when five identical creates race', async () => {
-    const before = (await eventsOf(server, org.organizationId)).length;
+    const before = (await eventsOf(t.server, org.organizationId)).length;
     const responses = await Promise.all([1, 2, 3, 4, 5].map(() => org.api('POST', '/customers/', { email: 'raced@example.com' })));
     const created = responses.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
-    const events = (await eventsOf(server, org.organizationId)).slice(before);
+    const events = (await eventsOf(t.server, org.organizationId)).slice(before);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([['customer.created', created[0].body.id]]);
     expect(events[0].data).toEqual(created[0].body);
   });
@@ -175,7 +172,7 @@ describe('a change that does not happen', () => {
 describe('the events of racing changes', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
   });
 
   it('record exactly one customer.deleted when five deletes of one customer race', async () => {
@@ -211,7 +208,7 @@ describe('the events of racing changes', () => {
 
 describe('the events of GraphQL mutations', () => {
   it('are the same as over REST: created, updated and deleted, each with what a REST GET answered', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const create = await org.gql('mutation ($input: CustomerCreateInput!) { core { customerCreate(input: $input) { id } } }', {
       input: { email: 'graph-outbox@example.com', externalId: 'graph-outbox', billingAddress: { country: 'CH', city: 'Zürich' }, metadata: { via: 'gql' } },
     });
@@ -227,7 +224,7 @@ describe('the events of GraphQL mutations', () => {
     const remove = await org.gql('mutation ($externalId: String) { core { customerDelete(externalId: $externalId) } }', { externalId: 'graph-outbox' });
     expect(remove.body).toEqual({ data: { core: { customerDelete: true } } });
 
-    const events = await eventsOf(server, org.organizationId);
+    const events = await eventsOf(t.server, org.organizationId);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', id],
       ['customer.updated', id],
@@ -245,8 +242,8 @@ describe('events across organizations and environments', () => {
   let aCustomer: { id: string };
   let bCustomer: { id: string };
   beforeAll(async () => {
-    a = await newOrganization(server);
-    b = await newOrganization(server);
+    a = await newOrganization(t.server);
+    b = await newOrganization(t.server);
     aCustomer = expectStatus(await a.api('POST', '/customers/', { email: 'same@example.com', external_id: 'same' }), 201);
     bCustomer = expectStatus(await b.api('POST', '/customers/', { email: 'same@example.com', external_id: 'same' }), 201);
     expectStatus(await a.api('PATCH', '/customers/external/same', { name: 'A' }), 200);
@@ -276,17 +273,17 @@ describe('events across organizations and environments', () => {
   });
 
   it('keep sandbox events in the sandbox database only', async () => {
-    const sandbox = await newOrganization(server, 'sandbox');
+    const sandbox = await newOrganization(t.server, 'sandbox');
     const created = expectStatus(await sandbox.api('POST', '/customers/', { email: 'sandboxed@example.com' }), 201);
     const afterCreate = expectStatus(await sandbox.api('GET', `/customers/${created.id}`), 200);
     expectStatus(await sandbox.api('PATCH', `/customers/${created.id}`, { name: 'Sandboxed' }), 200);
-    const sandboxEvents = await eventsOf(server, sandbox.organizationId, 'sandbox');
+    const sandboxEvents = await eventsOf(t.server, sandbox.organizationId, 'sandbox');
     expect(sandboxEvents.map((e) => [e.type, e.resourceId])).toEqual([
       ['customer.created', created.id],
       ['customer.updated', created.id],
     ]);
     expect(sandboxEvents[0].data).toEqual(afterCreate);
-    expect(await eventsOf(server, sandbox.organizationId, 'production')).toEqual([]);
+    expect(await eventsOf(t.server, sandbox.organizationId, 'production')).toEqual([]);
     expect(await prisma('production').event.count({ where: { resourceId: created.id } })).toBe(0);
   });
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoData } from '../helpers/responses.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { resourceScopes } from '../../src/auth/scopes.ts';
@@ -15,9 +15,10 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createOrganization, issueAccessToken } from '../../src/modules/organizations/service.ts';
 import { startKassa } from '../../src/server.ts';
-import { graphqlClient, restClient, startTestServer, type Gql, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient, type Gql } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
+const t = useTestServer({ resetClockAfterEach: true });
 /** A user who owns two organizations, signed in. */
 let owner: { email: string; password: string; userId: string; session: string; first: string; second: string; firstToken: string; secondToken: string };
 /** Another user with an organization of their own: the third organization, and the attacker. */
@@ -35,9 +36,9 @@ const meQuery = 'query { core { me { id email name emailVerified createdAt } } }
 const productsQuery = 'query { core { products(limit: 100) { items { id organizationId } } } }';
 const productCreateMutation = 'mutation ($organizationId: UUID!) { core { productCreate(input: { organizationId: $organizationId, name: "By a PAT", prices: [{ amountType: free }] }) { id } } }';
 
-const rest = (token?: string, environment: 'production' | 'sandbox' = 'production') => restClient(server.base(environment), token);
-const graphql = (token?: string, environment: 'production' | 'sandbox' = 'production'): Gql => graphqlClient(server.base(environment), token);
-const prisma = () => server.kassa.environments.production.environment.prisma;
+const rest = (token?: string, environment: 'production' | 'sandbox' = 'production') => restClient(t.server.base(environment), token);
+const graphql = (token?: string, environment: 'production' | 'sandbox' = 'production'): Gql => graphqlClient(t.server.base(environment), token);
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
 
 async function signIn(email: string, password: string, environment: 'production' | 'sandbox' = 'production') {
   const response = await graphql(undefined, environment)(signInMutation, { email, password });
@@ -85,13 +86,12 @@ function expectValidationError(response: { status: number; body: { data?: any; e
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const boot = await server.bootstrap('production', { organizationName: 'First shop' });
-  const other = await server.bootstrap('production', { organizationName: 'Third shop' });
+  const boot = await t.server.bootstrap('production', { organizationName: 'First shop' });
+  const other = await t.server.bootstrap('production', { organizationName: 'Third shop' });
   const { userId } = await signIn(boot.userEmail, boot.userPassword);
   // The owner's second organization exists before any of their tokens is first used.
   const second = await createOrganization(prisma(), { name: 'Second shop', ownerId: userId });
-  const { token: secondToken } = await issueAccessToken(prisma(), server.config, second.id, { comment: 'second shop', scopes: [...resourceScopes] }, new Date());
+  const { token: secondToken } = await issueAccessToken(prisma(), t.server.config, second.id, { comment: 'second shop', scopes: [...resourceScopes] }, new Date());
   owner = {
     email: boot.userEmail,
     password: boot.userPassword,
@@ -106,10 +106,6 @@ beforeAll(async () => {
   products.first = await createProduct(owner.firstToken, 'First product');
   products.second = await createProduct(owner.secondToken, 'Second product');
   products.third = await createProduct(stranger.token, 'Third product');
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
 });
 
 describe('creating a personal access token', () => {
@@ -219,18 +215,18 @@ describe('a personal access token in use', () => {
   it('gets 401 once expired, from REST and GraphQL', async () => {
     const { token } = await createPat(owner.session, { scopes: ['products:read'], expiresAt: new Date(Date.now() + 5_000).toISOString() });
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
-    server.clock.now = new Date(Date.now() + 3600_000);
+    t.server.clock.now = new Date(Date.now() + 3600_000);
     try {
       expectUnauthorized(await rest(token)('GET', '/products/'), await graphql(token)(productsQuery));
       // The owner's session (valid for days) is unaffected.
       expect((await rest(owner.session)('GET', '/products/')).status).toBe(200);
     } finally {
-      server.clock.now = null;
+      t.server.clock.now = null;
     }
   });
 
   it('minted in the sandbox is unknown in production', async () => {
-    const boot = await server.bootstrap('sandbox');
+    const boot = await t.server.bootstrap('sandbox');
     const { session } = await signIn(boot.userEmail, boot.userPassword, 'sandbox');
     const { token } = await createPat(session, { scopes: ['products:read', 'user:read'] }, 'sandbox');
     expect((await rest(token, 'sandbox')('GET', '/products/')).status).toBe(200);

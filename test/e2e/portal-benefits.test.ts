@@ -5,21 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import type { Org } from '../helpers/organizations.ts';
 import { uploadFile } from '../helpers/files.ts';
 import { paidOrderOf } from '../helpers/purchases.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { expectErrorBody, expectStatus, expectValidationError, graphqlData } from '../helpers/responses.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-let org: Org;
-let other: Org;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox' } });
 
-const base = () => server.base('sandbox');
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const base = () => t.server.base('sandbox');
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 async function product(of: Org, name: string, benefits: string[]) {
   const created = await of.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
@@ -60,9 +59,9 @@ async function sessionOf(of: Org, customerId: string) {
 }
 
 const grantsOf = async (token: string, request: Record<string, unknown> = {}) =>
-  (await org.buyer.customerPortal.benefitGrants.list({ customerSession: token }, request)).result;
+  (await t.org.buyer.customerPortal.benefitGrants.list({ customerSession: token }, request)).result;
 const keysOf = async (token: string, request: Record<string, unknown> = {}) =>
-  (await org.buyer.customerPortal.licenseKeys.list({ customerSession: token }, request)).result;
+  (await t.org.buyer.customerPortal.licenseKeys.list({ customerSession: token }, request)).result;
 const portal = (token?: string) => restClient(base(), token);
 const sorted = (ids: string[]) => [...ids].sort();
 
@@ -81,37 +80,34 @@ let bob: string;
 let carol: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  [org, other] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox')]);
-  fileId = (await uploadFile(org, Buffer.from('the whole handbook'), 'handbook.pdf')).id;
-  archivedFileId = (await uploadFile(org, Buffer.from('last year’s edition'), 'handbook-2030.pdf')).id;
-  customBenefitId = (await org.polar.benefits.create({ type: 'custom', description: 'Welcome note', properties: { note: 'Thanks for buying!' } })).id;
-  keysBenefitId = (await org.polar.benefits.create({
+  fileId = (await uploadFile(t.org, Buffer.from('the whole handbook'), 'handbook.pdf')).id;
+  archivedFileId = (await uploadFile(t.org, Buffer.from('last year’s edition'), 'handbook-2030.pdf')).id;
+  customBenefitId = (await t.org.polar.benefits.create({ type: 'custom', description: 'Welcome note', properties: { note: 'Thanks for buying!' } })).id;
+  keysBenefitId = (await t.org.polar.benefits.create({
     type: 'license_keys',
     description: 'App license',
     properties: { prefix: 'app', activations: { limit: 3, enableCustomerAdmin: true }, limitUsage: 100 },
   })).id;
-  lockedKeysBenefitId = (await org.polar.benefits.create({ type: 'license_keys', description: 'Plugin license', properties: { activations: { limit: 2, enableCustomerAdmin: false } } })).id;
-  filesBenefitId = (await org.polar.benefits.create({
+  lockedKeysBenefitId = (await t.org.polar.benefits.create({ type: 'license_keys', description: 'Plugin license', properties: { activations: { limit: 2, enableCustomerAdmin: false } } })).id;
+  filesBenefitId = (await t.org.polar.benefits.create({
     type: 'downloadables',
     description: 'The handbook',
     properties: { files: [fileId, archivedFileId], archived: { [archivedFileId]: true } },
   })).id;
-  const bundle = await product(org, 'Bundle', [customBenefitId, keysBenefitId, filesBenefitId]);
-  const plugin = await product(org, 'Plugin', [lockedKeysBenefitId]);
-  const foreignKeys = (await other.polar.benefits.create({ type: 'license_keys', description: 'Foreign license', properties: {} })).id;
-  const foreignPlugin = await product(other, 'Foreign plugin', [foreignKeys]);
+  const bundle = await product(t.org, 'Bundle', [customBenefitId, keysBenefitId, filesBenefitId]);
+  const plugin = await product(t.org, 'Plugin', [lockedKeysBenefitId]);
+  const foreignKeys = (await t.other.polar.benefits.create({ type: 'license_keys', description: 'Foreign license', properties: {} })).id;
+  const foreignPlugin = await product(t.other, 'Foreign plugin', [foreignKeys]);
 
   // The organization creates Alice, a returning buyer, so both her checkouts reach one customer.
-  expect((await org.api('POST', '/customers/', { email: 'alice@example.com', name: 'Buyer' })).status).toBe(201);
-  aliceBundle = await buy(org, bundle, 'alice@example.com', 3);
-  alicePlugin = await buy(org, plugin, 'alice@example.com', 1);
-  bobBundle = await buy(org, bundle, 'bob@example.com', 3);
-  carolPlugin = await buy(other, foreignPlugin, 'carol@example.com', 1);
+  expect((await t.org.api('POST', '/customers/', { email: 'alice@example.com', name: 'Buyer' })).status).toBe(201);
+  aliceBundle = await buy(t.org, bundle, 'alice@example.com', 3);
+  alicePlugin = await buy(t.org, plugin, 'alice@example.com', 1);
+  bobBundle = await buy(t.org, bundle, 'bob@example.com', 3);
+  carolPlugin = await buy(t.other, foreignPlugin, 'carol@example.com', 1);
   expect(alicePlugin.customerId).toBe(aliceBundle.customerId);
-  [alice, bob, carol] = await Promise.all([sessionOf(org, aliceBundle.customerId), sessionOf(org, bobBundle.customerId), sessionOf(other, carolPlugin.customerId)]);
+  [alice, bob, carol] = await Promise.all([sessionOf(t.org, aliceBundle.customerId), sessionOf(t.org, bobBundle.customerId), sessionOf(t.other, carolPlugin.customerId)]);
 });
-afterAll(() => server?.close());
 
 describe('benefit grants through the official client', () => {
   it("lists the customer's grants, newest first, each with its benefit as a holder sees it and what it gave", async () => {
@@ -121,7 +117,7 @@ describe('benefit grants through the official client', () => {
     expect(page.items[0].id).toBe(alicePlugin.grantIds[0]);
     for (const grant of page.items) {
       expect(grant).toMatchObject({ customerId: aliceBundle.customerId, isGranted: true, isRevoked: false, revokedAt: null, customer: { id: aliceBundle.customerId, email: 'alice@example.com' } });
-      expect(grant.benefit.organization).toMatchObject({ id: org.organizationId });
+      expect(grant.benefit.organization).toMatchObject({ id: t.org.organizationId });
     }
     const byType = Object.fromEntries(page.items.map((g) => [g.benefit.id, g]));
     expect(byType[customBenefitId]).toMatchObject({ orderId: aliceBundle.orderId, subscriptionId: null, benefit: { type: 'custom', description: 'Welcome note', properties: { note: 'Thanks for buying!' } }, properties: {} });
@@ -137,7 +133,7 @@ describe('benefit grants through the official client', () => {
   it('reads one grant by id, the same as listed', async () => {
     const listed = (await grantsOf(alice, { benefitId: keysBenefitId })).items;
     expect(listed).toHaveLength(1);
-    expect(await org.buyer.customerPortal.benefitGrants.get({ customerSession: alice }, { id: listed[0].id })).toEqual(listed[0]);
+    expect(await t.org.buyer.customerPortal.benefitGrants.get({ customerSession: alice }, { id: listed[0].id })).toEqual(listed[0]);
   });
 
   it('answers with the REST body the client parses: snake_case, every required field present', async () => {
@@ -167,7 +163,7 @@ describe('benefit grants through the official client', () => {
         tax_id: null,
         oauth_accounts: {},
       },
-      benefit: expect.objectContaining({ id: expect.any(String), type: expect.any(String), organization_id: org.organizationId, metadata: {}, organization: expect.objectContaining({ id: org.organizationId }) }),
+      benefit: expect.objectContaining({ id: expect.any(String), type: expect.any(String), organization_id: t.org.organizationId, metadata: {}, organization: expect.objectContaining({ id: t.org.organizationId }) }),
     });
   });
 
@@ -179,8 +175,8 @@ describe('benefit grants through the official client', () => {
     expect(sorted(await ids({ orderId: aliceBundle.orderId }))).toEqual(sorted(aliceBundle.grantIds));
     expect(await ids({ checkoutId: alicePlugin.checkoutId })).toEqual(alicePlugin.grantIds);
     expect(await ids({ subscriptionId: randomUUID() })).toEqual([]);
-    expect(await ids({ organizationId: other.organizationId })).toEqual([]);
-    expect(sorted(await ids({ organizationId: org.organizationId }))).toEqual(sorted([...aliceBundle.grantIds, ...alicePlugin.grantIds]));
+    expect(await ids({ organizationId: t.other.organizationId })).toEqual([]);
+    expect(sorted(await ids({ organizationId: t.org.organizationId }))).toEqual(sorted([...aliceBundle.grantIds, ...alicePlugin.grantIds]));
     const types = (await grantsOf(alice, { sorting: ['type'] })).items.map((g) => g.benefit.type);
     expect(types).toEqual(['custom', 'downloadables', 'license_keys', 'license_keys']);
     expect((await grantsOf(alice, { sorting: ['granted_at'] })).items.at(-1)!.id).toBe(alicePlugin.grantIds[0]);
@@ -208,9 +204,9 @@ describe('license keys through the official client', () => {
     expect(page.items.map((k) => k.id)).toEqual([...aliceBundle.keyIds, ...alicePlugin.keyIds]);
     const [app] = page.items;
     expect(app).toMatchObject({
-      organizationId: org.organizationId,
+      organizationId: t.org.organizationId,
       customerId: aliceBundle.customerId,
-      customer: { id: aliceBundle.customerId, email: 'alice@example.com', organizationId: org.organizationId },
+      customer: { id: aliceBundle.customerId, email: 'alice@example.com', organizationId: t.org.organizationId },
       benefitId: keysBenefitId,
       key: expect.stringMatching(/^APP-[0-9A-F]{8}(-[0-9A-F]{8}){4}$/),
       status: 'granted',
@@ -221,7 +217,7 @@ describe('license keys through the official client', () => {
     });
     expect(app.displayKey).toBe(`****-${app.key.slice(-8)}`);
     expect((await keysOf(alice, { benefitId: lockedKeysBenefitId })).items.map((k) => k.id)).toEqual(alicePlugin.keyIds);
-    expect((await keysOf(alice, { organizationId: other.organizationId })).items).toEqual([]);
+    expect((await keysOf(alice, { organizationId: t.other.organizationId })).items).toEqual([]);
     expect((await keysOf(alice, { page: 2, limit: 1 })).items.map((k) => k.id)).toEqual(alicePlugin.keyIds);
   });
 
@@ -233,25 +229,25 @@ describe('license keys through the official client', () => {
 
   it('reads a key with its activations where the benefit lets customers manage them', async () => {
     const [appKeyId] = aliceBundle.keyIds;
-    const app = await org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: appKeyId });
+    const app = await t.org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: appKeyId });
     expect(app.activations).toEqual([]);
-    const activation = await org.buyer.customerPortal.licenseKeys.activate({ key: app.key, organizationId: org.organizationId, label: 'Laptop', meta: { os: 'linux' } });
-    const activated = await org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: appKeyId });
+    const activation = await t.org.buyer.customerPortal.licenseKeys.activate({ key: app.key, organizationId: t.org.organizationId, label: 'Laptop', meta: { os: 'linux' } });
+    const activated = await t.org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: appKeyId });
     expect(activated.activations).toEqual([{ id: activation.id, licenseKeyId: appKeyId, label: 'Laptop', meta: { os: 'linux' }, createdAt: expect.any(Date), modifiedAt: expect.any(Date) }]);
   });
 
   it("hides the activations where the benefit keeps them to the organization", async () => {
     const [pluginKeyId] = alicePlugin.keyIds;
-    const plugin = await org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: pluginKeyId });
-    await org.buyer.customerPortal.licenseKeys.activate({ key: plugin.key, organizationId: org.organizationId, label: 'Studio' });
+    const plugin = await t.org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: pluginKeyId });
+    await t.org.buyer.customerPortal.licenseKeys.activate({ key: plugin.key, organizationId: t.org.organizationId, label: 'Studio' });
     expect(await prisma().licenseKeyActivation.count({ where: { licenseKeyId: pluginKeyId } })).toBe(1);
-    expect((await org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: pluginKeyId })).activations).toEqual([]);
+    expect((await t.org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: pluginKeyId })).activations).toEqual([]);
   });
 
   it('still validates a key without a token: the check routes come before the {id} route', async () => {
     const [appKeyId] = bobBundle.keyIds;
     const { key } = await prisma().licenseKey.findUniqueOrThrow({ where: { id: appKeyId } });
-    const validated = await org.buyer.customerPortal.licenseKeys.validate({ key, organizationId: org.organizationId });
+    const validated = await t.org.buyer.customerPortal.licenseKeys.validate({ key, organizationId: t.org.organizationId });
     expect(validated.id).toBe(appKeyId);
     expect((await keysOf(bob)).items[0].validations).toBe(1);
   });
@@ -266,7 +262,7 @@ describe('what another customer reaches', () => {
       expect(foreign.status).toBe(404);
       expect(foreign.body).toEqual(unknown.body);
     }
-    expect(await rejectionOf(org.buyer.customerPortal.benefitGrants.get({ customerSession: alice }, { id: bobBundle.grantIds[0] }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(t.org.buyer.customerPortal.benefitGrants.get({ customerSession: alice }, { id: bobBundle.grantIds[0] }))).toBeInstanceOf(ResourceNotFound);
   });
 
   it("answers another customer's license key exactly as one that does not exist: 404", async () => {
@@ -277,7 +273,7 @@ describe('what another customer reaches', () => {
       expect(foreign.status).toBe(404);
       expect(foreign.body).toEqual(unknown.body);
     }
-    expect(await rejectionOf(org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: carolPlugin.keyIds[0] }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(t.org.buyer.customerPortal.licenseKeys.get({ customerSession: alice }, { id: carolPlugin.keyIds[0] }))).toBeInstanceOf(ResourceNotFound);
   });
 
   it("lists only the customer's own, whatever the filters name", async () => {
@@ -286,8 +282,8 @@ describe('what another customer reaches', () => {
     expect((await grantsOf(carol)).items.map((g) => g.id)).toEqual(carolPlugin.grantIds);
     expect((await grantsOf(alice, { orderId: bobBundle.orderId })).items).toEqual([]);
     expect((await grantsOf(alice, { checkoutId: [bobBundle.checkoutId, carolPlugin.checkoutId] })).items).toEqual([]);
-    expect((await grantsOf(carol, { organizationId: org.organizationId })).items).toEqual([]);
-    expect((await keysOf(carol, { organizationId: org.organizationId })).items).toEqual([]);
+    expect((await grantsOf(carol, { organizationId: t.org.organizationId })).items).toEqual([]);
+    expect((await keysOf(carol, { organizationId: t.org.organizationId })).items).toEqual([]);
   });
 
   it('reaches nothing of another customer through GraphQL either', async () => {
@@ -314,17 +310,17 @@ describe("a checkout's session", () => {
 
 describe('a revoked grant', () => {
   it('leaves the list and is not found, as on Polar; its license key stays listed, revoked', async () => {
-    const dave = await buy(org, (await prisma().product.findFirstOrThrow({ where: { organizationId: org.organizationId, name: 'Plugin' } })).id, 'dave@example.com', 1);
-    const token = await sessionOf(org, dave.customerId);
+    const dave = await buy(t.org, (await prisma().product.findFirstOrThrow({ where: { organizationId: t.org.organizationId, name: 'Plugin' } })).id, 'dave@example.com', 1);
+    const token = await sessionOf(t.org, dave.customerId);
     expect((await grantsOf(token)).items.map((g) => g.id)).toEqual(dave.grantIds);
-    const order = await org.polar.orders.get({ id: dave.orderId });
-    await org.polar.refunds.create({ orderId: dave.orderId, reason: 'customer_request', amount: order.netAmount, revokeBenefits: true });
+    const order = await t.org.polar.orders.get({ id: dave.orderId });
+    await t.org.polar.refunds.create({ orderId: dave.orderId, reason: 'customer_request', amount: order.netAmount, revokeBenefits: true });
     await eventually(() => grantsOf(token), (page) => page.items.length === 0, 'the revoked grant to leave the list');
     expect((await grantsOf(token)).pagination).toEqual({ totalCount: 0, maxPage: 0 });
     expect((await portal(token)('GET', `/customer-portal/benefit-grants/${dave.grantIds[0]}`)).status).toBe(404);
     const keys = (await keysOf(token)).items;
     expect(keys.map((k) => [k.id, k.status])).toEqual([[dave.keyIds[0], 'revoked']]);
-    expect((await org.buyer.customerPortal.licenseKeys.get({ customerSession: token }, { id: dave.keyIds[0] })).status).toBe('revoked');
+    expect((await t.org.buyer.customerPortal.licenseKeys.get({ customerSession: token }, { id: dave.keyIds[0] })).status).toBe('revoked');
   });
 });
 
@@ -337,17 +333,17 @@ describe('tokens of the wrong kind', () => {
   ];
 
   it('refuses an organization token on the portal routes: 403', async () => {
-    for (const path of routes()) expectErrorBody(await org.api('GET', path), 403, 'NotPermitted');
-    const error = await rejectionOf(org.polar.customerPortal.benefitGrants.list({ customerSession: org.token }, {}));
+    for (const path of routes()) expectErrorBody(await t.org.api('GET', path), 403, 'NotPermitted');
+    const error = await rejectionOf(t.org.polar.customerPortal.benefitGrants.list({ customerSession: t.org.token }, {}));
     expect((error as SDKError).statusCode).toBe(403);
-    const gql = await org.gql('{ customerPortal { benefitGrants { items { id } } } }');
+    const gql = await t.org.gql('{ customerPortal { benefitGrants { items { id } } } }');
     expect(gql.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
   });
 
   it('refuses no token, an unknown one and a revoked one: 401', async () => {
-    const session = await org.polar.customerSessions.create({ customerId: aliceBundle.customerId });
+    const session = await t.org.polar.customerSessions.create({ customerId: aliceBundle.customerId });
     expectStatus(await portal(session.token)('GET', '/customer-portal/license-keys/'), 200);
-    expectStatus(await org.api('DELETE', `/customer-sessions/${session.id}`), 204);
+    expectStatus(await t.org.api('DELETE', `/customer-sessions/${session.id}`), 204);
     for (const token of [undefined, `${session.token}x`, session.token]) {
       for (const path of routes()) expect((await portal(token)('GET', path)).status, `${path} with ${token}`).toBe(401);
     }

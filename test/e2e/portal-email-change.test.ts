@@ -5,33 +5,30 @@
 //
 // In sandbox (the test processor pays), with mail kept in memory where the tests read it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { eventsOf, type Org } from '../helpers/organizations.ts';
 import { paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
 import { eventually } from '../helpers/waiting.ts';
 import type { MemoryTransport } from '../../src/email/transport.ts';
 
-let server: TestServer;
-let shop: Org;
-let elsewhere: Org;
+const t = useTestServer({
+  env: { TEST_CARD_DELAY_MS: '0', EMAIL_TRANSPORT: 'memory' },
+  organizations: { shop: 'sandbox', elsewhere: 'sandbox' },
+  resetClockAfterEach: true,
+});
 let productId: string;
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0', EMAIL_TRANSPORT: 'memory' });
-  [shop, elsewhere] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox')]);
-  const licenses = await shop.polar.benefits.create({ type: 'license_keys', description: 'Studio license', properties: { prefix: 'STUDIO' } });
-  const product = await shop.polar.products.create({ name: 'Studio', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 4900, priceCurrency: 'usd' }] });
-  await shop.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [licenses.id] } });
+  const licenses = await t.shop.polar.benefits.create({ type: 'license_keys', description: 'Studio license', properties: { prefix: 'STUDIO' } });
+  const product = await t.shop.polar.products.create({ name: 'Studio', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 4900, priceCurrency: 'usd' }] });
+  await t.shop.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [licenses.id] } });
   productId = product.id;
-});
-afterAll(() => server?.close());
-afterEach(() => {
-  server.clock.now = null;
 });
 
 const address = (name = 'customer') => `${name}-${randomUUID()}@example.com`;
-const mailbox = () => server.kassa.environments.sandbox.environment.email as MemoryTransport;
+const mailbox = () => t.server.kassa.environments.sandbox.environment.email as MemoryTransport;
 const VERIFY = '/customer-portal/customers/me/email/verify';
 
 /** The mail sent to `to`, newest last. */
@@ -47,26 +44,26 @@ function codeSentTo(to: string): string {
 }
 
 /** A customer the organization created, signed in to the portal by a session it issued. */
-async function signedIn(of: Org = shop) {
+async function signedIn(of: Org = t.shop) {
   const email = address();
   const created = await of.api('POST', '/customers/', { email });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const session = await of.polar.customerSessions.create({ customerId: created.body.id });
-  const base = server.base(of.environment);
+  const base = t.server.base(of.environment);
   return { id: created.body.id as string, email, session, api: restClient(base, session.token), gql: graphqlClient(base, session.token) };
 }
 
 /** The customer as the organization sees it. */
-const asOrganization = async (id: string, of: Org = shop) => (await of.api('GET', `/customers/${id}`)).body;
+const asOrganization = async (id: string, of: Org = t.shop) => (await of.api('GET', `/customers/${id}`)).body;
 
 /** A paid purchase by a buyer typing `customerEmail`. */
 async function purchase(customerEmail: string) {
-  const checkout = await shop.polar.checkouts.create({ products: [productId] });
-  const confirmed = await shop.buyer.checkouts.clientConfirm({
+  const checkout = await t.shop.polar.checkouts.create({ products: [productId] });
+  const confirmed = await t.shop.buyer.checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
     checkoutConfirmStripe: { customerEmail, customerName: 'A Buyer', confirmationTokenId: 'tok_visa' },
   });
-  const order = await paidOrderOf(shop, checkout.id);
+  const order = await paidOrderOf(t.shop, checkout.id);
   return { customerId: confirmed.customerId!, order };
 }
 
@@ -81,7 +78,7 @@ describe("claiming another buyer's email", () => {
 
     const bought = await purchase(owner);
     expect(bought.customerId).not.toBe(claimant.id);
-    await eventually(() => server.kassa.environments.sandbox.environment.prisma.licenseKey.count({ where: { customerId: bought.customerId } }), (n) => n === 1, 'the key to be granted');
+    await eventually(() => t.server.kassa.environments.sandbox.environment.prisma.licenseKey.count({ where: { customerId: bought.customerId } }), (n) => n === 1, 'the key to be granted');
     expect((await claimant.api('GET', '/customer-portal/orders/')).body.items).toEqual([]);
     expect((await claimant.api('GET', '/customer-portal/license-keys/')).body.items).toEqual([]);
     expect((await claimant.api('GET', '/customer-portal/downloadables/')).body.items).toEqual([]);
@@ -115,7 +112,7 @@ describe('a verified email change', () => {
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     expect(verified.body).toMatchObject({ id: me.id, email: next, email_verified: true });
     expect(await asOrganization(me.id)).toMatchObject({ email: next, email_verified: true });
-    const updates = (await eventsOf(server, shop.organizationId, 'sandbox')).filter((e) => e.resourceId === me.id && e.type === 'customer.updated');
+    const updates = (await eventsOf(t.server, t.shop.organizationId, 'sandbox')).filter((e) => e.resourceId === me.id && e.type === 'customer.updated');
     expect(updates.map((e) => (e.data as { email: string }).email)).toEqual([me.email, next]);
 
     const bought = await purchase(next.toUpperCase());
@@ -148,10 +145,10 @@ describe('a verified email change', () => {
     const me = await signedIn();
     await me.api('PATCH', '/customer-portal/customers/me', { email: me.email });
     expect((await me.api('POST', VERIFY, { code: codeSentTo(me.email) })).body.email_verified).toBe(true);
-    const recased = await shop.api('PATCH', `/customers/${me.id}`, { email: me.email.toUpperCase() });
+    const recased = await t.shop.api('PATCH', `/customers/${me.id}`, { email: me.email.toUpperCase() });
     expect(recased.body).toMatchObject({ email: me.email.toUpperCase(), email_verified: true });
     const moved = address('moved');
-    const set = await shop.api('PATCH', `/customers/${me.id}`, { email: moved });
+    const set = await t.shop.api('PATCH', `/customers/${me.id}`, { email: moved });
     expect(set.body).toMatchObject({ email: moved, email_verified: false });
     expect((await purchase(moved)).customerId).toBe(me.id);
   });
@@ -187,7 +184,7 @@ describe('a verified email change', () => {
     const code = codeSentTo(next);
     const answers = await Promise.all(Array.from({ length: 5 }, () => me.api('POST', VERIFY, { code })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 422, 422, 422, 422]);
-    const updates = (await eventsOf(server, shop.organizationId, 'sandbox')).filter((e) => e.resourceId === me.id && e.type === 'customer.updated');
+    const updates = (await eventsOf(t.server, t.shop.organizationId, 'sandbox')).filter((e) => e.resourceId === me.id && e.type === 'customer.updated');
     expect(updates).toHaveLength(1);
   });
 
@@ -195,10 +192,10 @@ describe('a verified email change', () => {
     const me = await signedIn();
     const next = address('next');
     const asked = new Date();
-    server.clock.now = asked;
+    t.server.clock.now = asked;
     await me.api('PATCH', '/customer-portal/customers/me', { email: next });
     const code = codeSentTo(next);
-    server.clock.now = new Date(asked.getTime() + 15 * 60_000);
+    t.server.clock.now = new Date(asked.getTime() + 15 * 60_000);
     expectValidationError(await me.api('POST', VERIFY, { code }), ['body', 'code'], 'code_expired');
     expect((await me.gql('{ customerPortal { customer { email pendingEmail } } }')).body.data.customerPortal.customer).toEqual({ email: me.email, pendingEmail: null });
   });
@@ -218,7 +215,7 @@ describe('a verified email change', () => {
     const me = await signedIn();
     const next = address('next');
     await me.api('PATCH', '/customer-portal/customers/me', { email: next });
-    expect((await shop.api('POST', '/customers/', { email: next })).status).toBe(201);
+    expect((await t.shop.api('POST', '/customers/', { email: next })).status).toBe(201);
     expectValidationError(await me.api('POST', VERIFY, { code: codeSentTo(next) }), ['body', 'code'], 'email_unavailable');
     expect((await asOrganization(me.id)).email).toBe(me.email);
   });
@@ -263,27 +260,27 @@ describe('who may confirm a change', () => {
     const code = codeSentTo(next);
     const neighbour = await signedIn();
     expectValidationError(await neighbour.api('POST', VERIFY, { code }), ['body', 'code'], 'email_change_not_pending');
-    const stranger = await signedIn(elsewhere);
+    const stranger = await signedIn(t.elsewhere);
     expectValidationError(await stranger.api('POST', VERIFY, { code }), ['body', 'code'], 'email_change_not_pending');
     expect((await asOrganization(neighbour.id)).email).toBe(neighbour.email);
     expect((await me.api('POST', VERIFY, { code })).body.email).toBe(next);
   });
 
   it("refuses a checkout's session and an organization token with 403", async () => {
-    const checkout = await shop.polar.checkouts.create({ products: [productId] });
-    const confirmed = await shop.buyer.checkouts.clientConfirm({
+    const checkout = await t.shop.polar.checkouts.create({ products: [productId] });
+    const confirmed = await t.shop.buyer.checkouts.clientConfirm({
       clientSecret: checkout.clientSecret,
       checkoutConfirmStripe: { customerEmail: address('buyer'), confirmationTokenId: 'tok_visa' },
     });
-    const asBuyer = restClient(server.base('sandbox'), confirmed.customerSessionToken);
+    const asBuyer = restClient(t.server.base('sandbox'), confirmed.customerSessionToken);
     expectErrorBody(await asBuyer('PATCH', '/customer-portal/customers/me', { email: address() }), 403, 'NotPermitted');
     expectErrorBody(await asBuyer('POST', VERIFY, { code: '123456' }), 403, 'NotPermitted');
-    expectErrorBody(await shop.api('POST', VERIFY, { code: '123456' }), 403, 'NotPermitted');
+    expectErrorBody(await t.shop.api('POST', VERIFY, { code: '123456' }), 403, 'NotPermitted');
   });
 
   it('refuses no token with 401', async () => {
-    expectErrorBody(await shop.publicApi('POST', VERIFY, { code: '123456' }), 401, 'Unauthorized');
-    const gql = await shop.publicGql('mutation { customerPortal { customerEmailVerify(input: { code: "123456" }) { id } } }');
+    expectErrorBody(await t.shop.publicApi('POST', VERIFY, { code: '123456' }), 401, 'Unauthorized');
+    const gql = await t.shop.publicGql('mutation { customerPortal { customerEmailVerify(input: { code: "123456" }) { id } } }');
     expect(gql.body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 

@@ -11,20 +11,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, Kind, type OperationDefinitionNode, type FieldNode } from 'graphql';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' } });
 
-const base = () => server.base('sandbox');
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const base = () => t.server.base('sandbox');
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 // ---- The cast and what each owns ----
 
@@ -43,7 +40,7 @@ interface Shop {
 }
 
 async function openShop(): Promise<Shop> {
-  const org = await newOrganization(server, 'sandbox');
+  const org = await newOrganization(t.server, 'sandbox');
   const benefit = await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Key', properties: { prefix: 'ISO' } });
   expect(benefit.status, JSON.stringify(benefit.body)).toBe(201);
   const oneTime = await fixedProduct(org, 'Desktop app', 4900);

@@ -17,26 +17,21 @@ import { NotPaidOrder } from '@polar-sh/sdk/models/errors/notpaidorder.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type Api, type TestServer } from '../helpers/server.ts';
+import { graphqlClient, restClient, type Api } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
 const start = new Date('2031-05-04T09:00:00.000Z');
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 // Merchant-only data: it is set on the product, the benefit and the checkout, and must never reach a customer.
 const SECRET = 'merchant-only-7f3a';
 
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  await server.kassa.environments.sandbox.jobs.stop();
-  server.clock.now = start;
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, clock: start });
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 
 /** Runs the sweeps and every due job until nothing is left to do at the current time. */
@@ -45,9 +40,9 @@ async function settle() {
 }
 
 /** The official client as a customer's app uses it: no organization token, a customer session per call. */
-const portalClient = () => new Polar({ serverURL: sdkServerURL(server, 'sandbox') });
-const portalApi = (token?: string): Api => restClient(server.base('sandbox'), token);
-const portalGql = (token?: string) => graphqlClient(server.base('sandbox'), token);
+const portalClient = () => new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') });
+const portalApi = (token?: string): Api => restClient(t.server.base('sandbox'), token);
+const portalGql = (token?: string) => graphqlClient(t.server.base('sandbox'), token);
 
 async function product(org: Org, name: string, priceAmount: number, recurringInterval: 'month' | null = null) {
   return org.polar.products.create({ name, recurringInterval, prices: [{ amountType: 'fixed', priceAmount, priceCurrency: 'usd' }], metadata: { cost_center: SECRET } });
@@ -70,7 +65,7 @@ async function purchase(org: Org, productId: string, email: string, { name, card
   });
   await settle();
   const [order] = (await org.polar.orders.list({ checkoutId: checkout.id })).result.items;
-  server.clock.now = new Date(server.clock.now!.getTime() + MINUTE);
+  t.server.clock.now = new Date(t.server.clock.now!.getTime() + MINUTE);
   return { checkoutId: checkout.id, checkoutSessionToken: confirmed.customerSessionToken, orderId: order.id, customerId: order.customerId };
 }
 
@@ -90,7 +85,7 @@ let carol: { token: string; order: Purchase };
 let productIds: { ebook: string; course: string; plan: string };
 
 beforeAll(async () => {
-  [org, other] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox')]);
+  [org, other] = await Promise.all([newOrganization(t.server, 'sandbox'), newOrganization(t.server, 'sandbox')]);
   const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Reader community', properties: { note: 'Welcome aboard' }, metadata: { internal: SECRET } });
   const [ebook, course, plan] = [await product(org, 'Field Guide Ebook', 1999), await product(org, 'Video Course', 4900), await product(org, 'Monthly Plan', 900, 'month')];
   await org.polar.products.updateBenefits({ id: ebook.id, productBenefitsUpdate: { benefits: [benefit.id] } });
@@ -262,7 +257,7 @@ describe('billing details and the invoice, with the same rules and errors as Cor
   });
 
   it('sets billing details through the official client, recording order.updated as Core does', async () => {
-    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     const updated = await portalClient().customerPortal.orders.update(
       { customerSession: alice.token },
       { id: alice.ebook.orderId, customerOrderUpdate: { billingName: BILLING.billing_name, billingAddress: { line1: '1 Quay Street', postalCode: 'D02 X285', city: 'Dublin', country: 'IE' } } },
@@ -270,17 +265,17 @@ describe('billing details and the invoice, with the same rules and errors as Cor
     expect(updated).toMatchObject({ id: alice.ebook.orderId, billingName: 'Alice Reader Ltd', billingAddress: { city: 'Dublin', country: 'IE' }, isInvoiceGenerated: false });
     const core = expectStatus(await org.api('GET', `/orders/${alice.ebook.orderId}`), 200);
     expect(core).toMatchObject({ billing_name: 'Alice Reader Ltd', billing_address: { country: 'IE', postal_code: 'D02 X285' } });
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', alice.ebook.orderId]]);
     expect(events[0].data).toEqual(core);
   });
 
   it('generates the invoice: 202, the order invoiced, one order.updated event, and a link to the PDF', async () => {
-    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     const response = await portalApi(alice.token)('POST', `/customer-portal/orders/${alice.ebook.orderId}/invoice`);
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     expect(response.body).toMatchObject({ id: alice.ebook.orderId, is_invoice_generated: true });
-    const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', alice.ebook.orderId]]);
 
     const { url } = await portalClient().customerPortal.orders.invoice({ customerSession: alice.token }, { id: alice.ebook.orderId });
@@ -299,7 +294,7 @@ describe('billing details and the invoice, with the same rules and errors as Cor
   });
 
   it('refuses billing changes once the invoice exists: 422, nothing changed, no event', async () => {
-    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     const order = expectStatus(await org.api('GET', `/orders/${alice.ebook.orderId}`), 200);
     const error = await rejectionOf(
       portalClient().customerPortal.orders.update({ customerSession: alice.token }, { id: alice.ebook.orderId, customerOrderUpdate: { billingName: 'Someone Else', billingAddress: null } }),
@@ -307,7 +302,7 @@ describe('billing details and the invoice, with the same rules and errors as Cor
     expect(error).toBeInstanceOf(HTTPValidationError);
     expect((error as HTTPValidationError).statusCode).toBe(422);
     expect(expectStatus(await org.api('GET', `/orders/${alice.ebook.orderId}`), 200)).toEqual(order);
-    expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+    expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
   });
 });
 
@@ -329,7 +324,7 @@ describe('another customer’s order is answered exactly as one that does not ex
     ['a customer of another organization', () => carol.token],
   ] as const) {
     it(`refuses ${who} every route on the victim’s orders with 404, changing nothing`, async () => {
-      const before = { events: (await eventsOf(server, org.organizationId, 'sandbox')).length, invoices: await prisma().invoice.count() };
+      const before = { events: (await eventsOf(t.server, org.organizationId, 'sandbox')).length, invoices: await prisma().invoice.count() };
       const coreView = () => Promise.all(aliceOrderIds().map(async (id) => expectStatus(await org.api('GET', `/orders/${id}`), 200)));
       const victimOrders = await coreView();
       const api = portalApi(token());
@@ -343,7 +338,7 @@ describe('another customer’s order is answered exactly as one that does not ex
           expect(response.body, `${method} ${path}`).toEqual((await api(unknownAnswers[i][0], unknownAnswers[i][1], unknownAnswers[i][2])).body);
         }
       }
-      expect((await eventsOf(server, org.organizationId, 'sandbox')).length).toBe(before.events);
+      expect((await eventsOf(t.server, org.organizationId, 'sandbox')).length).toBe(before.events);
       expect(await prisma().invoice.count()).toBe(before.invoices);
       expect(await coreView()).toEqual(victimOrders);
     });
@@ -402,11 +397,11 @@ describe('a checkout’s customer session reaches only what that checkout bought
 
   it('may not change billing details nor generate an invoice: 403, nothing changed', async () => {
     const api = portalApi(alice.course.checkoutSessionToken);
-    const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+    const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     expectErrorBody(await api('PATCH', `/customer-portal/orders/${alice.course.orderId}`, BILLING), 403, 'NotPermitted');
     expectErrorBody(await api('POST', `/customer-portal/orders/${alice.course.orderId}/invoice`), 403, 'NotPermitted');
     expect((await org.polar.orders.get({ id: alice.course.orderId })).billingAddress).toBeNull();
-    expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(before);
+    expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(before);
   });
 });
 
@@ -430,13 +425,13 @@ describe('tokens that do not sign a customer in', () => {
     expectStatus(await portalApi(session.token)('GET', '/customer-portal/orders/'), 200);
     expect((await org.api('DELETE', `/customer-sessions/${session.id}`)).status).toBe(204);
     const expiring = await sessionFor(org, alice.customerId);
-    server.clock.now = new Date(server.clock.now!.getTime() + 2 * 60 * MINUTE);
+    t.server.clock.now = new Date(t.server.clock.now!.getTime() + 2 * 60 * MINUTE);
     try {
       for (const token of [undefined, session.token, expiring, `${expiring}x`]) {
         for (const [method, path, body] of routes()) expectErrorBody(await portalApi(token)(method, path, body), 401, 'Unauthorized');
       }
     } finally {
-      server.clock.now = new Date(server.clock.now!.getTime() - 2 * 60 * MINUTE);
+      t.server.clock.now = new Date(t.server.clock.now!.getTime() - 2 * 60 * MINUTE);
     }
   });
 
@@ -502,7 +497,7 @@ describe('a declined renewal, seen by its customer', () => {
     const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: dave.checkoutId } });
     const set = await org.gql('mutation ($id: UUID!) { core { subscriptionPaymentMethodUpdate(id: $id, paymentMethod: "tok_chargeDeclined") { id } } }', { id: subscription.id });
     expect(set.body.errors).toBeUndefined();
-    server.clock.now = new Date(subscription.currentPeriodEnd.getTime() + MINUTE);
+    t.server.clock.now = new Date(subscription.currentPeriodEnd.getTime() + MINUTE);
     await settle();
     token = await sessionFor(org, dave.customerId);
     const page = await portalClient().customerPortal.orders.list({ customerSession: token }, { subscriptionId: subscription.id });
@@ -510,7 +505,7 @@ describe('a declined renewal, seen by its customer', () => {
     renewal = page.result.items[0];
   });
   afterAll(() => {
-    server.clock.now = start;
+    t.server.clock.now = start;
   });
 
   it('tells when the unpaid renewal is charged again, and nothing for the paid first order', async () => {
@@ -518,7 +513,7 @@ describe('a declined renewal, seen by its customer', () => {
     expect(subscription.status).toBe('past_due');
     expect(renewal).toMatchObject({ status: 'pending', paid: false, subscription: { status: 'past_due' } });
     expect(renewal.nextPaymentAttemptAt).toEqual(subscription.retryAt);
-    expect(subscription.retryAt!.getTime()).toBe(server.clock.now!.getTime() + DAY);
+    expect(subscription.retryAt!.getTime()).toBe(t.server.clock.now!.getTime() + DAY);
     const first = await portalClient().customerPortal.orders.get({ customerSession: token }, { id: dave.orderId });
     expect(first.nextPaymentAttemptAt).toBeNull();
   });

@@ -7,43 +7,38 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { desktop, launchChromium, openPage as openIn, phone, screenshots, seriousViolations } from '../helpers/chromium.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-let server: TestServer;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '100', JOB_POLL_INTERVAL_MS: '50' }, organizations: { org: 'sandbox' } });
 let browser: Browser;
-let org: Org;
 let customerId: string;
 let subscriptionId: string;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '100', JOB_POLL_INTERVAL_MS: '50' });
-  org = await newOrganization(server, 'sandbox');
-  const guide = await fixedProduct(org, 'Field guide', 1999);
-  const key = await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Field guide license', properties: {} });
+  const guide = await fixedProduct(t.org, 'Field guide', 1999);
+  const key = await t.org.api('POST', '/benefits/', { type: 'license_keys', description: 'Field guide license', properties: {} });
   expect(key.status).toBe(201);
-  expect((await org.api('POST', `/products/${guide.id}/benefits`, { benefits: [key.body.id] })).status).toBe(200);
-  const plan = await fixedProduct(org, 'Pro plan', 900, 'month');
+  expect((await t.org.api('POST', `/products/${guide.id}/benefits`, { benefits: [key.body.id] })).status).toBe(200);
+  const plan = await fixedProduct(t.org, 'Pro plan', 900, 'month');
   // The organization creates the buyer, so both checkouts reach one customer.
-  expect((await org.api('POST', '/customers/', { email: 'portal-buyer@example.com' })).status).toBe(201);
-  const order = await buy(org, guide.id, 'portal-buyer@example.com', 'Ada Buyer');
+  expect((await t.org.api('POST', '/customers/', { email: 'portal-buyer@example.com' })).status).toBe(201);
+  const order = await buy(t.org, guide.id, 'portal-buyer@example.com', 'Ada Buyer');
   customerId = order.customerId;
-  await buy(org, plan.id, 'portal-buyer@example.com', 'Ada Buyer');
-  const subscriptions = await eventually(() => org.polar.subscriptions.list({ customerId } as never), (r) => r.result.items.length === 1 && r.result.items[0].status === 'active', 'the subscription to be active');
+  await buy(t.org, plan.id, 'portal-buyer@example.com', 'Ada Buyer');
+  const subscriptions = await eventually(() => t.org.polar.subscriptions.list({ customerId } as never), (r) => r.result.items.length === 1 && r.result.items[0].status === 'active', 'the subscription to be active');
   subscriptionId = subscriptions.result.items[0].id;
-  await eventually(() => org.api('GET', `/license-keys/?organization_id=${org.organizationId}`), (r) => r.body.items?.length === 1, 'the license key to be granted');
+  await eventually(() => t.org.api('GET', `/license-keys/?organization_id=${t.org.organizationId}`), (r) => r.body.items?.length === 1, 'the license key to be granted');
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
 });
 
 async function portalLink(id = customerId): Promise<string> {
-  const session = await org.api('POST', '/customer-sessions/', { customer_id: id });
+  const session = await t.org.api('POST', '/customer-sessions/', { customer_id: id });
   expect(session.status).toBe(201);
   return session.body.customer_portal_url;
 }
@@ -61,7 +56,7 @@ async function signInByForm(visitor: FormBrowser, link: string): Promise<string>
   expect(shown.status).toBe(200);
   const continued = await visitor.post(`${new URL(link).origin}${new URL(link).pathname}/continue`, formFields(shown.text));
   expect(continued.status).toBe(303);
-  return new URL(continued.location!, server.url).toString();
+  return new URL(continued.location!, t.server.url).toString();
 }
 
 describe('the customer portal page', () => {
@@ -104,12 +99,12 @@ describe('the customer portal page', () => {
     await item.getByRole('button', { name: 'Generate invoice' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('The invoice is ready');
     const href = await page.getByRole('link', { name: 'Download invoice' }).getAttribute('href');
-    const pdf = await page.context().request.get(new URL(href!, server.url).toString());
+    const pdf = await page.context().request.get(new URL(href!, t.server.url).toString());
     expect(pdf.status()).toBe(200);
     expect(pdf.headers()['content-type']).toBe('application/pdf');
     expect((await pdf.body()).subarray(0, 5).toString()).toBe('%PDF-');
     expect(await page.locator('li.item', { hasText: 'Field guide' }).getByRole('button', { name: 'Generate invoice' }).count()).toBe(0);
-    const orders = await org.polar.orders.list({ customerId } as never);
+    const orders = await t.org.polar.orders.list({ customerId } as never);
     const invoiced = orders.result.items.find((o) => o.product.name === 'Field guide')!;
     expect(invoiced).toMatchObject({ billingName: 'Ada Buyer Ltd', isInvoiceGenerated: true, billingAddress: { country: 'GB', city: 'London', line2: 'Flat 9', state: 'Greater London' } });
     await page.screenshot({ path: `${screenshots}/portal-invoice-desktop.png`, fullPage: true });
@@ -122,11 +117,11 @@ describe('the customer portal page', () => {
     await page.getByRole('button', { name: 'Cancel subscription' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('will end at the end of the paid period');
     expect(await page.locator('section[aria-labelledby="subscriptions"] li.item', { hasText: 'Pro plan' }).textContent()).toContain('Cancels on');
-    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(true);
+    expect((await t.org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(true);
     await page.screenshot({ path: `${screenshots}/portal-canceled-desktop.png`, fullPage: true });
     await page.getByRole('button', { name: 'Resume subscription' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('goes on');
-    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
+    expect((await t.org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
     await page.context().close();
   });
 
@@ -157,7 +152,7 @@ describe('the customer portal page', () => {
   test('the link signs in once; signing out ends the session for the page and for the API', async () => {
     const link = await portalLink();
     const linkToken = new URL(link).searchParams.get('customer_session_token')!;
-    const me = (token: string) => fetch(`${server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
+    const me = (token: string) => fetch(`${t.server.base('sandbox')}/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
     const page = await openPage();
     await signIn(page, link);
     const cookieToken = (await page.context().cookies()).find((c) => c.name === 'kassa_sandbox_portal')!.value;
@@ -165,7 +160,7 @@ describe('the customer portal page', () => {
     expect(cookieToken).not.toBe(linkToken);
     expect((await me(linkToken)).status).toBe(401);
     expect((await me(cookieToken)).status).toBe(200);
-    const again = await new FormBrowser(server.url).get(link);
+    const again = await new FormBrowser(t.server.url).get(link);
     expect(again.status).toBe(401);
     expect(again.text).not.toContain('Continue as');
 
@@ -180,7 +175,7 @@ describe('the customer portal page', () => {
   test("a page on another site that posts a victim's browser into the attacker's portal leaves it signed out", async () => {
     // The attacker opens their own link, copies its form, and has the victim's browser submit it.
     const link = await portalLink();
-    const fields = formFields((await new FormBrowser(server.url).get(link)).text);
+    const fields = formFields((await new FormBrowser(t.server.url).get(link)).text);
     const action = `${new URL(link).origin}${new URL(link).pathname}/continue`;
     const page = await openPage();
     const hidden = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${name}" value="${value}">`).join('');
@@ -195,7 +190,7 @@ describe('the customer portal page', () => {
 describe('the portal page without a browser', () => {
   test("opening a link sets no cookie and spends nothing; only the page's own form signs in", async () => {
     const link = await portalLink();
-    const attacker = new FormBrowser(server.url);
+    const attacker = new FormBrowser(t.server.url);
     const shown = await attacker.get(link);
     expect(shown.status).toBe(200);
     expect(shown.headers.getSetCookie()).toEqual([]);
@@ -212,7 +207,7 @@ describe('the portal page without a browser', () => {
       [fields, { 'sec-fetch-site': 'same-site' }],
       [{ ...fields, form_token: 'forged' }, {}],
     ] as [Record<string, string>, Record<string, string>][]) {
-      const victim = new FormBrowser(server.url);
+      const victim = new FormBrowser(t.server.url);
       const refused = await victim.post(action, form, headers);
       expect(refused.status).toBe(403);
       expect(refused.headers.getSetCookie()).toEqual([]);
@@ -222,15 +217,15 @@ describe('the portal page without a browser', () => {
     expect(silent.status).toBe(403);
     expect(silent.headers.getSetCookie()).toEqual([]);
     // None of that spent the link: its customer can still continue, once.
-    const customer = new FormBrowser(server.url);
+    const customer = new FormBrowser(t.server.url);
     const portal = await signInByForm(customer, link);
     expect((await customer.get(portal)).text).toContain('Your purchases');
-    expect((await new FormBrowser(server.url).post(action, fields)).status).toBe(401);
+    expect((await new FormBrowser(t.server.url).post(action, fields)).status).toBe(401);
   });
 
   test("another customer's link shows only their own purchases; a link for another organization's portal or a used link shows nothing", async () => {
-    const other = await org.api('POST', '/customers/', { email: 'someone-else@example.com' });
-    const visitor = new FormBrowser(server.url);
+    const other = await t.org.api('POST', '/customers/', { email: 'someone-else@example.com' });
+    const visitor = new FormBrowser(t.server.url);
     const shown = await visitor.get(await signInByForm(visitor, await portalLink(other.body.id)));
     expect(shown.status).toBe(200);
     expect(shown.text).toContain('someone-else@example.com');
@@ -238,28 +233,28 @@ describe('the portal page without a browser', () => {
     expect(shown.text).not.toContain('portal-buyer@example.com');
 
     const link = new URL(await portalLink());
-    const elsewhere = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/another-org${link.search}`);
+    const elsewhere = await new FormBrowser(t.server.url).get(`${t.server.url}/sandbox/portal/another-org${link.search}`);
     expect(elsewhere.status).toBe(401);
     // A checkout's session (handed to whoever confirmed it) is no portal sign-in.
-    const checkout = await org.polar.checkouts.create({ products: [(await fixedProduct(org, 'Sticker', 300)).id] });
-    const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'sticker@example.com', confirmationTokenId: 'tok_visa' } });
+    const checkout = await t.org.polar.checkouts.create({ products: [(await fixedProduct(t.org, 'Sticker', 300)).id] });
+    const confirmed = await t.org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'sticker@example.com', confirmationTokenId: 'tok_visa' } });
     const slug = new URL(link).pathname.split('/').at(-1);
-    const checkoutSession = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/${slug}?customer_session_token=${confirmed.customerSessionToken}`);
+    const checkoutSession = await new FormBrowser(t.server.url).get(`${t.server.url}/sandbox/portal/${slug}?customer_session_token=${confirmed.customerSessionToken}`);
     expect(checkoutSession.status).toBe(401);
-    const garbage = await new FormBrowser(server.url).get(`${server.url}/sandbox/portal/x?customer_session_token=service_cst_nope`);
+    const garbage = await new FormBrowser(t.server.url).get(`${t.server.url}/sandbox/portal/x?customer_session_token=service_cst_nope`);
     expect(garbage.status).toBe(401);
     expect(garbage.headers.getSetCookie()).toEqual([]);
   });
 
   test('a form posted from another site, or without its token, changes nothing', async () => {
-    const visitor = new FormBrowser(server.url);
+    const visitor = new FormBrowser(t.server.url);
     const portal = await signInByForm(visitor, await portalLink());
     const shown = await visitor.get(portal);
     const token = formFields(shown.text).form_token;
     const cancel = `${portal}/subscriptions/${subscriptionId}/cancel`;
     expect((await visitor.post(cancel, { form_token: token }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await visitor.post(cancel, { form_token: 'forged' })).status).toBe(403);
-    expect((await org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
+    expect((await t.org.polar.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
     // An id that is not the customer's is refused by the schema, as over the API.
     const foreign = await visitor.post(`${portal}/subscriptions/00000000-0000-4000-8000-000000000000/cancel`, { form_token: token });
     expect(foreign.status).toBe(422);

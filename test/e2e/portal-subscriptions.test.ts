@@ -10,30 +10,27 @@ import { Polar } from '@polar-sh/sdk';
 import { AlreadyCanceledSubscription } from '@polar-sh/sdk/models/errors/alreadycanceledsubscription.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
 let portal: Polar;
 // Monthly periods from here: January 1st to February 1st, 31 days.
 const start = new Date('2032-01-01T00:00:00.000Z');
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '0' });
-  await server.kassa.environments.sandbox.jobs.stop();
-  server.clock.now = start;
-  portal = new Polar({ serverURL: sdkServerURL(server, 'sandbox') });
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, clock: start });
+beforeAll(() => {
+  portal = new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') });
 });
-afterAll(() => server?.close());
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
-const rest = (token?: string) => restClient(server.base('sandbox'), token);
+const rest = (token?: string) => restClient(t.server.base('sandbox'), token);
 
 /** Runs the due jobs until nothing is left to do at the current time. */
 async function settle() {
@@ -85,8 +82,8 @@ describe('a customer’s own subscriptions, through the official client', () => 
   let token: string;
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
     benefitId = (await org.polar.benefits.create({ type: 'custom', description: 'Priority support', properties: { note: 'Write to us' } })).id;
     basic = await plan(org, 'Basic monthly', 1000, 'month', [benefitId]);
     pro = await plan(org, 'Pro monthly', 2000);
@@ -144,7 +141,7 @@ describe('a customer’s own subscriptions, through the official client', () => 
   });
 
   it('offers no path from a portal subscription to the customer, its orders or metadata over GraphQL', async () => {
-    const gql = graphqlClient(server.base('sandbox'), token);
+    const gql = graphqlClient(t.server.base('sandbox'), token);
     for (const selection of ['customer { id }', 'orders { id }', 'metadata', 'product { metadata }', 'product { benefits { properties } }']) {
       const response = await gql(`query ($id: UUID!) { customerPortal { subscription(id: $id) { id ${selection} } } }`, { id: mine.id });
       expect(response.body.errors?.[0]?.extensions?.code, selection).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -182,7 +179,7 @@ describe('a customer’s own subscriptions, through the official client', () => 
   });
 
   it('moves to another recurring plan mid-period, prorated as Core does', async () => {
-    server.clock.now = new Date(start.getTime() + 15.5 * DAY);
+    t.server.clock.now = new Date(start.getTime() + 15.5 * DAY);
     const midToken = await signIn(org, mine.customerId);
     const eventsBefore = (await eventTypes(mine.id)).length;
     const changed = await portal.customerPortal.subscriptions.update({ customerSession: midToken }, { id: mine.id, customerSubscriptionUpdate: { productId: pro.id } });
@@ -193,7 +190,7 @@ describe('a customer’s own subscriptions, through the official client', () => 
     expect(pending.map((p) => p.amount)).toEqual([-500, 1000]);
     expect((await eventTypes(mine.id)).slice(eventsBefore)).toEqual(['subscription.updated']);
     expect((await org.polar.subscriptions.get({ id: mine.id })).productId).toBe(pro.id);
-    server.clock.now = start;
+    t.server.clock.now = start;
   });
 });
 
@@ -204,9 +201,9 @@ describe('bad changes are refused with 422 and change nothing', () => {
   const refused: Record<string, string> = {};
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
-    const other = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     const current = await plan(org, 'Starter', 900);
     const archived = await plan(org, 'Retired plan', 1200);
     await org.polar.products.update({ id: archived.id, productUpdate: { isArchived: true } });
@@ -263,8 +260,8 @@ describe('bad changes are refused with 422 and change nothing', () => {
 
 describe('a subscription that has ended', () => {
   it('cannot be canceled or resumed from the portal: the same AlreadyCanceledSubscription as Core', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const { subscription } = await subscribe(org, (await plan(org, 'Short-lived', 500)).id, 'gone@example.com');
     expectStatus(await org.api('DELETE', `/subscriptions/${subscription.id}`), 200);
     const token = await signIn(org, subscription.customerId);
@@ -290,9 +287,9 @@ describe('from the attacker’s side', () => {
   let foreignToken: string;
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
-    const other = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
+    const other = await newOrganization(t.server, 'sandbox');
     const monthly = await plan(org, 'Team plan', 3000);
     await plan(org, 'Enterprise plan', 9000);
     // The organization set the victim's address, so each of the victim's checkouts reaches them.
@@ -323,7 +320,7 @@ describe('from the attacker’s side', () => {
       }
       const listed = await portal.customerPortal.subscriptions.list({ customerSession: token }, {});
       expect(listed.result.items.map((s) => s.id)).not.toContain(victim.id);
-      const gql = graphqlClient(server.base('sandbox'), token);
+      const gql = graphqlClient(t.server.base('sandbox'), token);
       const mutation = await gql('mutation ($id: UUID!) { customerPortal { subscriptionCancel(id: $id) { id } } }', { id: victim.id });
       expect(mutation.body.errors?.[0]?.extensions?.code).toBe('RESOURCE_NOT_FOUND');
     }

@@ -1,16 +1,13 @@
 // Products through GraphQL (POST /v1/graphql, under `core`): the same flows as over REST, the
 // error codes GraphQL clients branch on, and the REST surface reading what GraphQL wrote.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, type Gql, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient, type Gql } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectGraphQLError } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 const unknownId = '3d9a7e51-0c2b-4f6a-8e1d-5b4c3a2f1e0d';
 
@@ -50,7 +47,7 @@ const names = (page: { items: { name: string }[] }) => page.items.map((p) => p.n
 describe('creating products', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
   });
 
   const priceCommon = (productId: string) => ({ id: uuid, createdAt: datetime, modifiedAt: nullableDatetime, isArchived: false, productId });
@@ -121,7 +118,7 @@ describe('reading products', () => {
   let product: any;
   let foreign: any;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(server), await newOrganization(server)];
+    [org, other] = [await newOrganization(t.server), await newOrganization(t.server)];
     product = await create(org, { name: 'Readable', description: 'text', prices: [{ amountType: 'fixed', priceAmount: 1234 }], metadata: { k: 'v' } });
     foreign = await create(other, { name: 'Foreign Thing', prices: [{ amountType: 'free' }] });
   });
@@ -149,7 +146,7 @@ describe('reading products', () => {
   });
 
   it('reads a GraphQL-created product over REST with the same values, in snake_case', async () => {
-    const rest = await restClient(server.base(), org.token)('GET', `/products/${product.id}`);
+    const rest = await restClient(t.server.base(), org.token)('GET', `/products/${product.id}`);
     expect(rest.status).toBe(200);
     const [price] = product.prices;
     expect(rest.body).toEqual({
@@ -184,7 +181,7 @@ describe('reading products', () => {
   });
 
   it('reads a REST-created product over GraphQL with the same values', async () => {
-    const created = await restClient(server.base(), org.token)('POST', '/products/', {
+    const created = await restClient(t.server.base(), org.token)('POST', '/products/', {
       name: 'Made Over REST',
       recurring_interval: 'year',
       prices: [{ amount_type: 'custom', price_currency: 'usd', minimum_amount: 500, preset_amount: 800 }],
@@ -246,7 +243,7 @@ describe('listing products', () => {
     { name: 'Echo Annual', recurringInterval: 'year', prices: [{ amountType: 'fixed', priceAmount: 9900 }], metadata: { tier: 'pro' } },
   ];
   beforeAll(async () => {
-    org = await newOrganization(server);
+    org = await newOrganization(t.server);
     for (const input of catalogue) ids[input.name] = (await create(org, input)).id;
     const archived = await org.gql(UPDATE, { id: ids['Delta Gift'], input: { isArchived: true } });
     expect(archived.body.errors).toBeUndefined();
@@ -341,7 +338,7 @@ describe('updating products', () => {
   let org: Org;
   let other: Org;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(server), await newOrganization(server)];
+    [org, other] = [await newOrganization(t.server), await newOrganization(t.server)];
   });
 
   it('renames, describes and clears the description', async () => {
@@ -405,12 +402,12 @@ describe('GraphQL errors', () => {
   let org: Org;
   let readOnly: Gql;
   beforeAll(async () => {
-    org = await newOrganization(server);
-    readOnly = graphqlClient(server.base(), await tokenWithScopes(server, org, ['products:read'], 'read only'));
+    org = await newOrganization(t.server);
+    readOnly = graphqlClient(t.server.base(), await tokenWithScopes(t.server, org, ['products:read'], 'read only'));
   });
 
   it('answers a request without a token with UNAUTHENTICATED', async () => {
-    const response = await graphqlClient(server.base())(LIST);
+    const response = await graphqlClient(t.server.base())(LIST);
     expectGraphQLError(response, 'UNAUTHENTICATED');
     expect(response.body.data).toEqual({ core: null });
   });
@@ -472,7 +469,7 @@ describe('GraphQL errors', () => {
 
 describe('requests refused before any field runs', () => {
   it('answers a variable its type refuses with BAD_USER_INPUT', async () => {
-    const org = await newOrganization(server);
+    const org = await newOrganization(t.server);
     const response = await org.gql(CREATE, { input: { name: 'Starter', prices: [{ amountType: 'fixed', priceAmount: 2 ** 31 }], unknownField: 1 } });
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors!.length).toBeGreaterThan(0);
@@ -485,8 +482,8 @@ describe('requests refused before any field runs', () => {
   });
 
   it('answers a body of a media type GraphQL is not read from with 415 and an error body', async () => {
-    const org = await newOrganization(server);
-    const response = await fetch(`${server.base()}/graphql`, {
+    const org = await newOrganization(t.server);
+    const response = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${org.token}`, 'content-type': 'text/plain' },
       body: JSON.stringify({ query: '{ core { products { items { id } } } }' }),

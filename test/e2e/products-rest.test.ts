@@ -1,17 +1,14 @@
 // Products over REST (/v1/products/), in the snake_case wire format of the @polar-sh/sdk client.
 // One server for the file; each group of tests works in an organization of its own (bootstrapped
 // through the services), so counts and orders are exact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Api, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api, RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, restClientCheckingRequestId, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 const unknownId = '6f1c2b9e-4a57-4c1f-9a0e-3d2b7c8e5f10';
 
@@ -49,7 +46,7 @@ function expectValidationError(response: RestResponse, loc: (string | number)[],
 describe('creating products', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
   });
 
   const priceCommon = (productId: string) => ({
@@ -195,7 +192,7 @@ describe('creating products', () => {
   });
 
   it('refuses to create a product in another organization than the token’s own', async () => {
-    const other = await newOrganization(server, 'production', { checkRequestId: true });
+    const other = await newOrganization(t.server, 'production', { checkRequestId: true });
     const before = await totalCount(other);
     const response = await org.api('POST', '/products/', { name: 'Intruder', recurring_interval: null, organization_id: other.organizationId, prices: [{ amount_type: 'free' }] });
     expectValidationError(response, ['body', 'organization_id']);
@@ -209,7 +206,7 @@ describe('reading a product', () => {
   let product: any;
   let othersProduct: any;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(server, 'production', { checkRequestId: true }), await newOrganization(server, 'production', { checkRequestId: true })];
+    [org, other] = [await newOrganization(t.server, 'production', { checkRequestId: true }), await newOrganization(t.server, 'production', { checkRequestId: true })];
     product = await create(org, { name: 'Readable', description: 'something', prices: oneTimeFixed(1234), metadata: { k: 'v' } });
     othersProduct = await create(other, { name: 'Secret of the other org', prices: oneTimeFixed(999) });
   });
@@ -246,7 +243,7 @@ describe('reading a product', () => {
   });
 
   it('answers 401 Unauthorized without a token', async () => {
-    const response = await restClientCheckingRequestId(server.base())('GET', '/products/');
+    const response = await restClientCheckingRequestId(t.server.base())('GET', '/products/');
     expectErrorBody(response, 401, 'Unauthorized');
   });
 });
@@ -255,7 +252,7 @@ describe('listing products page by page', () => {
   let org: Org;
   const created: string[] = [];
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     for (let i = 1; i <= 25; i++) created.push((await create(org, { name: `Paged ${String(i).padStart(2, '0')}`, prices: oneTimeFixed(100 + i) })).id);
   });
 
@@ -304,7 +301,7 @@ describe('filtering and sorting the list', () => {
     { name: 'Echo Annual', recurring_interval: 'year', prices: [{ amount_type: 'fixed', price_amount: 9900, price_currency: 'usd' }], metadata: { tier: 'pro' } },
   ];
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     for (const product of catalogue) ids[product.name] = (await create(org, product)).id;
     const archived = await org.api('PATCH', `/products/${ids['Delta Gift']}`, { is_archived: true });
     expect(archived.status).toBe(200);
@@ -390,7 +387,7 @@ describe('updating products', () => {
   let org: Org;
   let other: Org;
   beforeAll(async () => {
-    [org, other] = [await newOrganization(server, 'production', { checkRequestId: true }), await newOrganization(server, 'production', { checkRequestId: true })];
+    [org, other] = [await newOrganization(t.server, 'production', { checkRequestId: true }), await newOrganization(t.server, 'production', { checkRequestId: true })];
   });
 
   it('renames a product and keeps everything else', async () => {
@@ -532,7 +529,7 @@ describe('updating products', () => {
 describe('refusing bad list parameters', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     await create(org, { name: 'Only One', prices: oneTimeFixed() });
   });
 
@@ -562,7 +559,7 @@ describe('refusing bad product bodies', () => {
   let org: Org;
   let existing: any;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     existing = await create(org, { name: 'Existing', description: 'as created', prices: oneTimeFixed(1500), metadata: { a: 1 } });
   });
 
@@ -630,7 +627,7 @@ describe('refusing bad product bodies', () => {
 describe('refusing malformed requests without a 500', () => {
   let org: Org;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
   });
 
   it('answers malformed JSON with a 422 of type json_invalid', async () => {
@@ -724,9 +721,9 @@ describe('token scopes', () => {
   let readOnly: Api;
   let product: any;
   beforeAll(async () => {
-    org = await newOrganization(server, 'production', { checkRequestId: true });
+    org = await newOrganization(t.server, 'production', { checkRequestId: true });
     product = await create(org, { name: 'Scoped', prices: oneTimeFixed() });
-    readOnly = restClientCheckingRequestId(server.base(), await tokenWithScopes(server, org, ['products:read'], 'read only'));
+    readOnly = restClientCheckingRequestId(t.server.base(), await tokenWithScopes(t.server, org, ['products:read'], 'read only'));
   });
 
   it('lets a products:read token list and get products', async () => {
@@ -753,6 +750,6 @@ describe('token scopes', () => {
   });
 
   it('refuses an unknown token with 401', async () => {
-    expectErrorBody(await restClientCheckingRequestId(server.base(), 'service_oat_doesnotexist')('GET', '/products/'), 401, 'Unauthorized');
+    expectErrorBody(await restClientCheckingRequestId(t.server.base(), 'service_oat_doesnotexist')('GET', '/products/'), 401, 'Unauthorized');
   });
 });

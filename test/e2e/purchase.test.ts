@@ -9,24 +9,21 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import type { Checkout } from '@polar-sh/sdk/models/components/checkout.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, startTestServer, type RestResponse, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restClient, type RestResponse } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { buyWithCheckout, checkoutWhen, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { uuid } from '../helpers/matchers.ts';
 import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '300' });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '300' } });
 
 const TEST_CARD_DELAY_MS = 300;
 const PAID_ORDER_EVENTS = ['checkout.created', 'customer.created', 'order.created', 'checkout.updated', 'order.updated', 'order.paid', 'checkout.updated'];
 
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 /** Checkout amounts against the order's: amount→subtotal, and discount, net, tax, total alike. */
 function amountsOfCheckout(c: { amount: number; discountAmount: number; netAmount: number; taxAmount: number | null; totalAmount: number }) {
@@ -55,7 +52,7 @@ describe('a purchase through the official SDK in sandbox', () => {
   describe('creating checkouts', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
     });
 
     it('creates an open checkout for a fixed price with its amounts, its page url and an expiry one hour out', async () => {
@@ -151,7 +148,7 @@ describe('a purchase through the official SDK in sandbox', () => {
   describe('the buyer reading and filling in the checkout by its client secret, without a token', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
     });
 
     it('reads the checkout with its organization and product', async () => {
@@ -162,7 +159,7 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(seen.organization.id).toBe(org.organizationId);
       expect(seen.product.name).toBe('Readable book');
       // The merchant's metadata is not shown to the buyer.
-      const raw = await restClient(server.base('sandbox'))('GET', `/checkouts/client/${checkout.clientSecret}`);
+      const raw = await restClient(t.server.base('sandbox'))('GET', `/checkouts/client/${checkout.clientSecret}`);
       expect(raw.status).toBe(200);
       expect(raw.body).not.toHaveProperty('metadata');
     });
@@ -196,7 +193,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     let justAfterConfirm: Order[];
     let paid: Order;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Paid ebook', 1999);
       checkout = await org.polar.checkouts.create({ products: [product.id], externalCustomerId: 'crm-visa', metadata: { campaign: 'spring' } });
       confirmed = await org.buyer.checkouts.clientConfirm({
@@ -243,7 +240,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
     it('records exactly checkout.created, customer.created, order.created, checkout.updated, order.updated, order.paid, checkout.updated', async () => {
       await checkoutWhen(org, checkout.id, 'succeeded');
-      const events = await eventsOf(server, org.organizationId, 'sandbox');
+      const events = await eventsOf(t.server, org.organizationId, 'sandbox');
       expect(events.map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
       const c = checkout.id;
       const o = paid.id;
@@ -251,7 +248,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('records the order.paid event with the order exactly as GET /v1/orders/{id} returns it', async () => {
-      const events = await eventsOf(server, org.organizationId, 'sandbox');
+      const events = await eventsOf(t.server, org.organizationId, 'sandbox');
       const orderPaid = events.find((e) => e.type === 'order.paid')!;
       const rest = expectStatus(await org.api('GET', `/orders/${paid.id}`), 200);
       expect(rest).toMatchObject({ status: 'paid', paid: true, subtotal_amount: 1999, total_amount: 1999 });
@@ -259,7 +256,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('records the checkout moving to confirmed, then to succeeded', async () => {
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type.startsWith('checkout.'));
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.type.startsWith('checkout.'));
       expect(events.map((e) => (e.data as { status: string }).status)).toEqual(['open', 'confirmed', 'succeeded']);
       const rest = expectStatus(await org.api('GET', `/checkouts/${checkout.id}`), 200);
       expect(events[2].data).toEqual(rest);
@@ -268,7 +265,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('paying a pay-what-you-want price at the amount the buyer chose', () => {
     it('charges the chosen amount and gives the order the checkout amounts', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await payWhatYouWantProduct(org);
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const chosen = await org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { amount: 4_200 } });
@@ -288,7 +285,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('paying with tok_chargeDeclined', () => {
     it('fails the checkout and leaves the order pending and unpaid, with no order.paid event', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Declined ebook');
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const confirmed = await org.buyer.checkouts.clientConfirm({
@@ -302,14 +299,14 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(orders[0]).toMatchObject({ status: 'pending', paid: false, totalAmount: 1999 });
       const payments = await prisma().payment.findMany({ where: { orderId: orders[0].id } });
       expect(payments.map((p) => [p.status, p.declineReason])).toEqual([['failed', 'card_declined']]);
-      const types = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
+      const types = (await eventsOf(t.server, org.organizationId, 'sandbox')).map((e) => e.type);
       expect(types).toEqual(['checkout.created', 'customer.created', 'order.created', 'checkout.updated', 'checkout.updated']);
     });
   });
 
   describe('paying with tok_delayedFailure', () => {
     it('keeps the checkout confirmed until the processing delay has passed, then fails it', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Slow bank ebook');
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const startedAt = Date.now();
@@ -333,7 +330,7 @@ describe('a purchase through the official SDK in sandbox', () => {
 
   describe('a free product', () => {
     it('is confirmed without a card and its order is paid at zero', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await freeProduct(org);
       const checkout = await org.polar.checkouts.create({ products: [product.id] });
       const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'freebie@example.com' } });
@@ -343,23 +340,23 @@ describe('a purchase through the official SDK in sandbox', () => {
       expect(amountsOfOrder(order)).toEqual({ subtotal: 0, discount: 0, net: 0, tax: 0, total: 0 });
       expect(amountsOfOrder(order)).toEqual(amountsOfCheckout(checkout));
       await checkoutWhen(org, checkout.id, 'succeeded');
-      expect((await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
+      expect((await eventsOf(t.server, org.organizationId, 'sandbox')).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
     });
   });
 
   describe('a returning buyer', () => {
     it('is the same customer on a second purchase when the organization set that email: one customer, one customer.created', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Collectible', 800);
       await org.polar.customers.create({ email: 'loyal@example.com' });
       const first = await buyWithCheckout(org, product.id, 'loyal@example.com');
-      const eventsAfterFirst = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventsAfterFirst = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const second = await buyWithCheckout(org, product.id, 'loyal@example.com');
       expect(second.order.id).not.toBe(first.order.id);
       expect(second.order.customerId).toBe(first.order.customerId);
       const customers = await org.polar.customers.list({});
       expect(customers.result.items.map((c) => c.id)).toEqual([first.order.customerId]);
-      const events = await eventsOf(server, org.organizationId, 'sandbox');
+      const events = await eventsOf(t.server, org.organizationId, 'sandbox');
       expect(events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
       expect(events.slice(eventsAfterFirst).map((e) => e.type)).toEqual(PAID_ORDER_EVENTS.filter((t) => t !== 'customer.created'));
     });
@@ -373,7 +370,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     let bob: Awaited<ReturnType<typeof buyWithCheckout>>;
     let aliceAgain: Awaited<ReturnType<typeof buyWithCheckout>>;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       book = (await fixedProduct(org, 'Book', 1_000)).id;
       course = (await fixedProduct(org, 'Course', 5_000)).id;
       // Alice's address is set by the organization, so both her purchases reach her.
@@ -425,7 +422,7 @@ describe('a purchase through the official SDK in sandbox', () => {
     });
 
     it('updates the billing name and address of an order, as GET then shows, with an order.updated event', async () => {
-      const before = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const before = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const updated = await org.polar.orders.update({
         id: bob.order.id,
         orderUpdate: { billingName: 'Bob Ltd', billingAddress: { line1: '1 Main St', postalCode: '75001', city: 'Paris', country: 'FR' } },
@@ -436,7 +433,7 @@ describe('a purchase through the official SDK in sandbox', () => {
       const rest = expectStatus(await org.api('GET', `/orders/${bob.order.id}`), 200);
       expect(rest.billing_name).toBe('Bob Ltd');
       expect(rest.billing_address).toEqual({ line1: '1 Main St', line2: null, postal_code: '75001', city: 'Paris', state: null, country: 'FR' });
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(before);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([['order.updated', bob.order.id]]);
       expect(events[0].data).toEqual(rest);
     });
@@ -453,8 +450,8 @@ describe('a purchase through the official SDK in sandbox', () => {
     let stranger: Org;
     let purchase: Awaited<ReturnType<typeof buyWithCheckout>>;
     beforeAll(async () => {
-      owner = await newOrganization(server, 'sandbox');
-      stranger = await newOrganization(server, 'sandbox');
+      owner = await newOrganization(t.server, 'sandbox');
+      stranger = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(owner, 'Private book');
       purchase = await buyWithCheckout(owner, product.id, 'private@example.com');
     });
@@ -550,7 +547,7 @@ describe('a purchase through GraphQL in sandbox', () => {
   describe('creating checkouts', () => {
     let org: Org;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
     });
 
     it('creates an open checkout for a fixed price with its amounts and both external customer id fields', async () => {
@@ -606,7 +603,7 @@ describe('a purchase through GraphQL in sandbox', () => {
 
   describe('the buyer, without a token', () => {
     it('reads the checkout by client secret and changes the email and the amount', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const p = await product(org, custom, 'Tip jar');
       const checkout = await createCheckout(org, { products: [p.id], customerEmail: 'before@example.com' });
       const seen = (await graphqlData(org.publicGql(CLIENT_GET, { s: checkout.clientSecret }))).checkoutClient;
@@ -624,7 +621,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     let justAfterConfirm: any[];
     let paid: any;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const p = await product(org, fixed, 'GraphQL course');
       checkout = await createCheckout(org, { products: [p.id], externalCustomerId: 'gql-visa' });
       confirmed = await confirm(org, checkout.clientSecret, { customerEmail: 'gql-visa@example.com', confirmationTokenId: 'tok_visa' });
@@ -659,7 +656,7 @@ describe('a purchase through GraphQL in sandbox', () => {
 
     it('records the paid-order events in order, the order.paid data being GET /v1/orders/{id}', async () => {
       await checkoutWhen(org, checkout.id, 'succeeded');
-      const events = await eventsOf(server, org.organizationId, 'sandbox');
+      const events = await eventsOf(t.server, org.organizationId, 'sandbox');
       expect(events.map((e) => e.type)).toEqual(PAID_ORDER_EVENTS);
       const rest = expectStatus(await org.api('GET', `/orders/${paid.id}`), 200);
       expect(events.find((e) => e.type === 'order.paid')!.data).toEqual(rest);
@@ -672,7 +669,7 @@ describe('a purchase through GraphQL in sandbox', () => {
 
   describe('paying with the failing test cards', () => {
     it('fails the checkout on tok_chargeDeclined, leaving the order pending and unpaid', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const p = await product(org, fixed);
       const checkout = await createCheckout(org, { products: [p.id] });
       expect((await confirm(org, checkout.clientSecret, { customerEmail: 'gql-declined@example.com', confirmationTokenId: 'tok_chargeDeclined' })).status).toBe('confirmed');
@@ -682,7 +679,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     });
 
     it('keeps the checkout confirmed on tok_delayedFailure until the delay has passed, then fails it', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const p = await product(org, fixed);
       const checkout = await createCheckout(org, { products: [p.id] });
       const startedAt = Date.now();
@@ -697,7 +694,7 @@ describe('a purchase through GraphQL in sandbox', () => {
 
   describe('a free product', () => {
     it('is confirmed without a card and its order is paid at zero', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const p = await product(org, { amount_type: 'free' });
       const checkout = await createCheckout(org, { products: [p.id] });
       expect((await confirm(org, checkout.clientSecret, { customerEmail: 'gql-free@example.com' })).status).toBe('confirmed');
@@ -715,7 +712,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     let second: Awaited<ReturnType<typeof buy>>;
     let other: Awaited<ReturnType<typeof buy>>;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       book = (await product(org, fixed, 'GQL book')).id;
       course = (await product(org, { ...fixed, price_amount: 9_000 }, 'GQL course')).id;
       expect((await org.api('POST', '/customers/', { email: 'repeat@example.com' })).status).toBe(201);
@@ -729,7 +726,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     it('reuses the customer holding an email: one customer.created for two purchases', async () => {
       expect(second.order.customerId).toBe(first.order.customerId);
       expect(other.order.customerId).not.toBe(first.order.customerId);
-      const created = (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created');
+      const created = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.type === 'customer.created');
       expect(created.map((e) => e.resourceId).sort()).toEqual(sorted(first.order.customerId, other.order.customerId));
     });
 
@@ -756,7 +753,7 @@ describe('a purchase through GraphQL in sandbox', () => {
     });
 
     it("does not find the order or the checkout from another organization", async () => {
-      const stranger = await newOrganization(server, 'sandbox');
+      const stranger = await newOrganization(t.server, 'sandbox');
       await graphqlFailure(stranger.gql(GET_ORDER, { id: first.order.id }), 'RESOURCE_NOT_FOUND');
       await graphqlFailure(stranger.gql(GET_CHECKOUT, { id: first.checkout.id }), 'RESOURCE_NOT_FOUND');
       await graphqlFailure(stranger.gql(UPDATE_ORDER, { id: first.order.id, input: { billingName: 'Hijack' } }), 'RESOURCE_NOT_FOUND');
@@ -767,14 +764,10 @@ describe('a purchase through GraphQL in sandbox', () => {
 });
 
 describe('an environment without a payment processor', () => {
-  let bare: TestServer;
-  beforeAll(async () => {
-    bare = await startTestServer({ PRODUCTION_PAYMENT_PROCESSOR: 'none' });
-  });
-  afterAll(() => bare?.close());
+  const bare = useTestServer({ env: { PRODUCTION_PAYMENT_PROCESSOR: 'none' } });
 
   it('still pays the order of a free product, and refuses a checkout that needs payment', async () => {
-    const org = await newOrganization(bare, 'production');
+    const org = await newOrganization(bare.server, 'production');
     const free = await org.polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
     const checkout = await org.polar.checkouts.create({ products: [free.id] });
     await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'free@example.com' } });

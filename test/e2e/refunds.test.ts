@@ -11,7 +11,7 @@ import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responseval
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import type { Refund } from '@polar-sh/sdk/models/components/refund.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
@@ -21,16 +21,14 @@ import { eventually, rejectionOf, sleep } from '../helpers/waiting.ts';
 import { enqueueJob } from '../../src/jobs/runner.ts';
 import type { RefundRequest } from '../../src/modules/payments/processor.ts';
 
-let server: TestServer;
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '300' } });
 beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: '300' });
   // The tests tell which transaction wrote an event by its row's xmin; dispatching an event to
   // webhooks updates the row, so the webhook workers are kept out of this file.
-  await Promise.all(Object.values(server.kassa.environments).map((served) => served.webhooks.stop()));
+  await Promise.all(Object.values(t.server.kassa.environments).map((served) => served.webhooks.stop()));
 });
-afterAll(() => server?.close());
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 
 /** The organization's events with the id of the transaction that wrote each (PostgreSQL's xmin). */
@@ -59,11 +57,11 @@ async function refundsSettled(org: Org, orderId: string, count: number): Promise
  * keeps the real time: a refund created this way has its job due at `at`, so it stays pending.
  */
 async function withRequestClockAt<T>(at: Date, call: () => Promise<T>): Promise<T> {
-  Object.defineProperty(server.clock, 'now', { configurable: true, enumerable: true, get: () => (requestScope.getStore() ? at : null), set: () => {} });
+  Object.defineProperty(t.server.clock, 'now', { configurable: true, enumerable: true, get: () => (requestScope.getStore() ? at : null), set: () => {} });
   try {
     return await call();
   } finally {
-    Object.defineProperty(server.clock, 'now', { configurable: true, enumerable: true, writable: true, value: null });
+    Object.defineProperty(t.server.clock, 'now', { configurable: true, enumerable: true, writable: true, value: null });
   }
 }
 
@@ -87,10 +85,10 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let eventsBefore: number;
     let first: Refund;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Refundable ebook');
       order = await buy(org, product.id, 'two-parts@example.com');
-      eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      eventsBefore = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     });
 
     it('refunds 500 of the order: 200 with the refund, pending, and the order partially refunded by 500', async () => {
@@ -126,7 +124,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records order.updated, order.refunded and refund.created, in that order and in the same transaction', async () => {
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(eventsBefore);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([
         ['order.updated', order.id],
         ['order.refunded', order.id],
@@ -141,7 +139,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records the order events with the order as GET /v1/orders/{id} returns it, partially refunded', async () => {
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore, eventsBefore + 2);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(eventsBefore, eventsBefore + 2);
       const rest = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
       expect(rest).toMatchObject({ status: 'partially_refunded', refunded_amount: 500 });
       expect(events[0].data).toEqual(rest);
@@ -149,7 +147,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('records refund.created with the refund as GET /v1/refunds/{id} returns it, pending at the time', async () => {
-      const created = (await eventsOf(server, org.organizationId, 'sandbox')).find((e) => e.type === 'refund.created')!;
+      const created = (await eventsOf(t.server, org.organizationId, 'sandbox')).find((e) => e.type === 'refund.created')!;
       const data = created.data as Record<string, unknown>;
       expect(data.status).toBe('pending');
       const rest = expectStatus(await org.api('GET', `/refunds/${first.id}`), 200);
@@ -159,7 +157,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
 
     it('refuses 1500 when only 1499 remains: 400 RefundAmountTooHigh, and nothing changes', async () => {
       const orderBefore = expectStatus(await org.api('GET', `/orders/${order.id}`), 200);
-      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventCount = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount: 1500 }));
       expect(error).toBeInstanceOf(RefundAmountTooHigh);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -170,18 +168,18 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ error: 'RefundAmountTooHigh', detail: expect.stringContaining('1499') });
       expect(expectStatus(await org.api('GET', `/orders/${order.id}`), 200)).toEqual(orderBefore);
       expect((await storedRefunds(order.id)).map((r) => r.id)).toEqual([first.id]);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
 
     it('refunds the remaining 1499: the order becomes refunded, with refunded_amount 1999', async () => {
-      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventCount = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const rest = await org.api('POST', '/refunds/', refundBody(order.id, 1499, 'satisfaction_guarantee'));
       expect(rest.status).toBe(200);
       expect(rest.headers.get('content-type')).toMatch(/^application\/json/);
       expect(rest.body).toMatchObject({ id: uuid, status: 'pending', amount: 1499, reason: 'satisfaction_guarantee', order_id: order.id, created_at: datetime });
       const seen = await org.polar.orders.get({ id: order.id });
       expect(seen).toMatchObject({ status: 'refunded', paid: true, refundedAmount: 1999, netAmount: 1999 });
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventCount);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(eventCount);
       expect(events.map((e) => [e.type, e.resourceId])).toEqual([
         ['order.updated', order.id],
         ['order.refunded', order.id],
@@ -192,7 +190,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('refuses any further refund: 403 RefundedAlready, and nothing changes', async () => {
-      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventCount = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount: 1 }));
       expect(error).toBeInstanceOf(RefundedAlready);
       expect((error as RefundedAlready).statusCode).toBe(403);
@@ -205,7 +203,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       }
       expect(await storedRefunds(order.id)).toHaveLength(2);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'refunded', refundedAmount: 1999 });
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
   });
 
@@ -213,7 +211,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Invalid refunds ebook');
       order = await buy(org, product.id, 'invalid-refunds@example.com');
     });
@@ -222,7 +220,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       ['zero', 0],
       ['negative', -100],
     ])('refuses a %s amount with 422 naming the amount, creating nothing', async (_case, amount) => {
-      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventCount = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(org.polar.refunds.create({ orderId: order.id, reason: 'customer_request', amount }));
       expect(error).toBeInstanceOf(HTTPValidationError);
       expect((error as HTTPValidationError).statusCode).toBe(422);
@@ -232,7 +230,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ detail: [{ loc: ['body', 'amount'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
     });
 
     it('refuses to refund a free order with 422 naming order_id, as there is nothing to give back', async () => {
@@ -271,9 +269,9 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it("refuses another organization's order with 422 naming order_id, creating no refund", async () => {
-      const stranger = await newOrganization(server, 'sandbox');
-      const strangerEvents = (await eventsOf(server, stranger.organizationId, 'sandbox')).length;
-      const ownerEvents = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const stranger = await newOrganization(t.server, 'sandbox');
+      const strangerEvents = (await eventsOf(t.server, stranger.organizationId, 'sandbox')).length;
+      const ownerEvents = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const error = await rejectionOf(stranger.polar.refunds.create({ orderId: order.id, reason: 'fraudulent', amount: 100 }));
       expect(error).toBeInstanceOf(HTTPValidationError);
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'order_id'] })]);
@@ -283,8 +281,8 @@ describe('refunds through the official SDK and REST in sandbox', () => {
       expect(rest.body).toEqual({ detail: [{ loc: ['body', 'order_id'], msg: 'Order not found.', type: expect.any(String) }] });
       expect(await storedRefunds(order.id)).toEqual([]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'paid', refundedAmount: 0 });
-      expect(await eventsOf(server, stranger.organizationId, 'sandbox')).toHaveLength(strangerEvents);
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(ownerEvents);
+      expect(await eventsOf(t.server, stranger.organizationId, 'sandbox')).toHaveLength(strangerEvents);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(ownerEvents);
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
     });
 
@@ -315,7 +313,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     it("answers 404 for a refund that does not exist and for another organization's, in the same words", async () => {
       const created = await org.api('POST', '/refunds/', refundBody(order.id, 1));
       expect(created.status).toBe(200);
-      const stranger = await newOrganization(server, 'sandbox');
+      const stranger = await newOrganization(t.server, 'sandbox');
       for (const [client, id] of [
         [org, randomUUID()],
         [stranger, created.body.id],
@@ -332,10 +330,10 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let order: Order;
     let eventsBefore: number;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Contested ebook');
       order = await buy(org, product.id, 'contested@example.com');
-      eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      eventsBefore = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
     });
 
     it('lets exactly 3 of 6 parallel refunds of 500 through, the other 3 getting 400 RefundAmountTooHigh', async () => {
@@ -367,7 +365,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it('never had the refunded amount exceed the net amount, and recorded three events per refund', async () => {
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).slice(eventsBefore);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).slice(eventsBefore);
       expect(events.filter((e) => e.type === 'refund.created')).toHaveLength(4);
       expect(events.filter((e) => e.type === 'order.refunded')).toHaveLength(4);
       expect(events.filter((e) => e.type === 'order.updated')).toHaveLength(4);
@@ -394,7 +392,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     let bobs: Refund;
     let waiting: Refund;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Listed ebook', 5_000);
       [aliceOrder, bobOrder] = await Promise.all([buy(org, product.id, 'alice-refunds@example.com'), buy(org, product.id, 'bob-refunds@example.com')]);
       small = (await org.polar.refunds.create({ orderId: aliceOrder.id, reason: 'duplicate', amount: 300 }))!;
@@ -409,11 +407,11 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
     afterAll(async () => {
       // Let the waiting refund settle, so nothing is left under way.
-      server.clock.now = new Date(Date.now() + 2 * 3600_000);
+      t.server.clock.now = new Date(Date.now() + 2 * 3600_000);
       try {
         await eventually(() => org.api('GET', `/refunds/${waiting.id}`), (r) => r.body?.status === 'succeeded', 'the waiting refund to succeed');
       } finally {
-        server.clock.now = null;
+        t.server.clock.now = null;
       }
     });
 
@@ -467,7 +465,7 @@ describe('refunds through the official SDK and REST in sandbox', () => {
     });
 
     it("does not list another organization's refunds, even filtered by its order", async () => {
-      const stranger = await newOrganization(server, 'sandbox');
+      const stranger = await newOrganization(t.server, 'sandbox');
       expect((await stranger.polar.refunds.list({})).result.items).toEqual([]);
       expect((await stranger.polar.refunds.list({ orderId: aliceOrder.id })).result.items).toEqual([]);
       expect((await stranger.api('GET', `/refunds/${small.id}`)).status).toBe(404);
@@ -476,21 +474,21 @@ describe('refunds through the official SDK and REST in sandbox', () => {
 
   describe('an Idempotency-Key on POST /v1/refunds/', () => {
     it('creates one refund for two requests with the same key, replaying the first answer', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Idempotent ebook');
       const order = await buy(org, product.id, 'idempotent-refund@example.com');
       const key = `refund-${randomUUID()}`;
       const first = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': key });
       expect(first.status).toBe(200);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
-      const eventCount = (await eventsOf(server, org.organizationId, 'sandbox')).length;
+      const eventCount = (await eventsOf(t.server, org.organizationId, 'sandbox')).length;
       const second = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': key });
       expect(second.status).toBe(200);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(second.body).toEqual(first.body);
       expect((await storedRefunds(order.id)).map((r) => r.id)).toEqual([first.body.id]);
       expect(await org.polar.orders.get({ id: order.id })).toMatchObject({ status: 'partially_refunded', refundedAmount: 400 });
-      expect(await eventsOf(server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
+      expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(eventCount);
       // Another key is another refund.
       const third = await org.api('POST', '/refunds/', refundBody(order.id, 400), { 'idempotency-key': `refund-${randomUUID()}` });
       expect(third.status).toBe(200);
@@ -515,7 +513,7 @@ describe('refunds through GraphQL in sandbox', () => {
     let order: Order;
     let first: any;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL refundable');
       order = await buy(org, product.id, 'gql-refunds@example.com');
     });
@@ -561,8 +559,8 @@ describe('refunds through GraphQL in sandbox', () => {
 
   describe('refunds of orders that cannot be refunded', () => {
     it('refuses an unpaid, an unknown and a foreign order with BAD_USER_INPUT at input.orderId', async () => {
-      const org = await newOrganization(server, 'sandbox');
-      const stranger = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
+      const stranger = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL unrefundable');
       const unpaid = await declinedOrder(org, product.id, 'gql-unpaid-refund@example.com');
       const paid = await buy(org, product.id, 'gql-paid-refund@example.com');
@@ -582,7 +580,7 @@ describe('refunds through GraphQL in sandbox', () => {
 
   describe('concurrent refunds', () => {
     it('never refund more than the net amount: of 4 parallel refunds of 700 on 1999, exactly 2 pass', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'GraphQL contested');
       const order = await buy(org, product.id, 'gql-contested@example.com');
       const responses = await Promise.all(Array.from({ length: 4 }, () => org.gql(CREATE, { input: { orderId: order.id, reason: 'customer_request', amount: 700 } })));
@@ -610,7 +608,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
   }
 
   it('returns tax in proportion, rounded down, and the last refund takes the tax that remains: 0, 125, 250, then 125 of 500', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const product = await fixedProduct(org, 'Taxed ebook');
     const order = await buy(org, product.id, 'taxed@example.com');
     await taxOrder(order.id, 500);
@@ -631,7 +629,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
     let org: Org;
     let order: Order;
     beforeAll(async () => {
-      org = await newOrganization(server, 'sandbox');
+      org = await newOrganization(t.server, 'sandbox');
       const product = await fixedProduct(org, 'Unrefundable ebook');
       const checkout = await createAndConfirmCheckout(org, product.id, 'refund-fail@example.com', { card: 'tok_refundFail' });
       order = await paidOrderOf(org, checkout.id);
@@ -647,7 +645,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
       );
 
     it('records the refund as failed and gives its amount and tax back to the order, with an order.updated event', async () => {
-      const eventsBefore = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
+      const eventsBefore = (await eventsOf(t.server, org.organizationId, 'sandbox')).map((e) => e.type);
       const created = await org.api('POST', '/refunds/', refundBody(order.id, 500));
       expect(created.status).toBe(200);
       expect(created.body).toMatchObject({ status: 'pending', amount: 500, tax_amount: 100 });
@@ -658,7 +656,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
       expect(refund.processorId).toMatch(/^test_re_/);
       expect(await refundState(org, order.id)).toEqual({ status: 'paid', refunded_amount: 0, refunded_tax_amount: 0 });
       expect((await org.api('GET', `/refunds/${refund.id}`)).body).toMatchObject({ status: 'failed' });
-      const events = (await eventsOf(server, org.organizationId, 'sandbox')).map((e) => e.type);
+      const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).map((e) => e.type);
       expect(events.slice(eventsBefore.length)).toEqual(['order.updated', 'order.refunded', 'refund.created', 'order.updated']);
     });
 
@@ -675,7 +673,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
       expect(refund.revoke_benefits).toBe(true);
       const grantEvents = async () => {
         const grant = await prisma().benefitGrant.findFirstOrThrow({ where: { benefitId: benefit.id, customerId: bought.customerId } });
-        return (await eventsOf(server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === grant.id).map((e) => e.type);
+        return (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === grant.id).map((e) => e.type);
       };
       // The bank takes TEST_CARD_DELAY_MS to refuse: the refund's grant sync revokes the benefit first.
       await eventually(grantEvents, (types) => types.includes('benefit_grant.revoked'), 'the benefit to be revoked');
@@ -706,7 +704,7 @@ describe('tax on refunds, and refunds the bank refuses, in sandbox', () => {
     });
 
     it('gives a refused refund back once when two jobs process it at once, and settles no other refund', async () => {
-      const environment = server.kassa.environments.sandbox.environment;
+      const environment = t.server.kassa.environments.sandbox.environment;
       const anHourAhead = new Date(Date.now() + 3600_000);
       // A bystander: another order's refund, whose job is an hour away, stays pending throughout.
       const other = await buy(org, (await fixedProduct(org, 'Bystander ebook')).id, 'bystander@example.com');

@@ -2,21 +2,14 @@
 // percent-encoded slashes match no route. Sent raw over node:http, since fetch would normalize
 // them away. Anything that is not a route is 404 with the documented body, and creates nothing.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 
-let server: TestServer;
-let org: Org;
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await newOrganization(server);
-});
-afterAll(() => server?.close());
+const t = useTestServer({ organizations: { org: 'production' } });
 
 /** Sends `method target` exactly as written, with the organization's token. */
 function raw(method: string, target: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const { hostname, port } = new URL(server.url);
+  const { hostname, port } = new URL(t.server.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -25,7 +18,7 @@ function raw(method: string, target: string, body?: unknown): Promise<{ status: 
         port,
         method,
         path: target,
-        headers: { authorization: `Bearer ${org.token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: { authorization: `Bearer ${t.org.token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
       },
       (res) => {
         let text = '';
@@ -40,7 +33,7 @@ function raw(method: string, target: string, body?: unknown): Promise<{ status: 
 }
 
 async function productTotal(): Promise<number> {
-  const response = await org.api('GET', '/products/?limit=100');
+  const response = await t.org.api('GET', '/products/?limit=100');
   expect(response.status).toBe(200);
   return response.body.pagination.total_count;
 }

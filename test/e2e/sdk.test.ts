@@ -6,17 +6,13 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import type { Product } from '@polar-sh/sdk/models/components/product.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization } from '../helpers/organizations.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 function expectWellFormedProduct(product: Product, organizationId: string) {
   expect(typeof product.id).toBe('string');
@@ -35,7 +31,7 @@ function expectWellFormedProduct(product: Product, organizationId: string) {
 
 describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK against %s', (environment) => {
   it('creates a one-time product with a fixed price and returns it as a typed Product', async () => {
-    const { polar, organizationId } = await newOrganization(server, environment);
+    const { polar, organizationId } = await newOrganization(t.server, environment);
     const startedAt = Date.now();
     const product = await polar.products.create({
       name: 'E-book',
@@ -51,7 +47,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('creates a monthly subscription product whose price is recurring', async () => {
-    const { polar, organizationId } = await newOrganization(server, environment);
+    const { polar, organizationId } = await newOrganization(t.server, environment);
     const product = await polar.products.create({
       name: 'Pro plan',
       recurringInterval: 'month',
@@ -63,7 +59,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('creates a pay-what-you-want product with minimum, maximum and preset amounts', async () => {
-    const { polar, organizationId } = await newOrganization(server, environment);
+    const { polar, organizationId } = await newOrganization(t.server, environment);
     const product = await polar.products.create({
       name: 'Donation',
       recurringInterval: null,
@@ -74,14 +70,14 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('creates a pay-what-you-want product without bounds, reporting the amounts as null', async () => {
-    const { polar, organizationId } = await newOrganization(server, environment);
+    const { polar, organizationId } = await newOrganization(t.server, environment);
     const product = await polar.products.create({ name: 'Tip jar', recurringInterval: null, prices: [{ amountType: 'custom' }] });
     expectWellFormedProduct(product, organizationId);
     expect(product.prices[0]).toMatchObject({ amountType: 'custom', priceCurrency: 'usd', minimumAmount: null, maximumAmount: null, presetAmount: null });
   });
 
   it('creates a free product', async () => {
-    const { polar, organizationId } = await newOrganization(server, environment);
+    const { polar, organizationId } = await newOrganization(t.server, environment);
     const product = await polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
     expectWellFormedProduct(product, organizationId);
     expect(product).toMatchObject({ name: 'Free sample', isRecurring: false, recurringInterval: null });
@@ -89,7 +85,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('creates a yearly free product with metadata and reads the metadata back', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const metadata = { plan: 'community', seats: 5, ratio: 0.5, internal: true };
     const product = await polar.products.create({ name: 'Community', recurringInterval: 'year', prices: [{ amountType: 'free' }], metadata });
     expect(product.metadata).toEqual(metadata);
@@ -98,7 +94,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('lists products across pages with the async iterator, collecting every id exactly once', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created: string[] = [];
     for (let i = 1; i <= 5; i++) {
       const product = await polar.products.create({ name: `Paged product ${i}`, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 100 * i }] });
@@ -122,14 +118,14 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('lists an organization without products as a single empty page', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const pages = [];
     for await (const page of await polar.products.list({})) pages.push(page.result);
     expect(pages).toEqual([{ items: [], pagination: { totalCount: 0, maxPage: 0 } }]);
   });
 
   it('filters the list by archived state and by name', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const kept = await polar.products.create({ name: 'Alpha widget', recurringInterval: null, prices: [{ amountType: 'free' }] });
     const archived = await polar.products.create({ name: 'Beta gadget', recurringInterval: null, prices: [{ amountType: 'free' }] });
     await polar.products.update({ id: archived.id, productUpdate: { isArchived: true } });
@@ -140,7 +136,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it("sorts by price and filters by metadata through the SDK's query encoding", async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const cheap = await polar.products.create({ name: 'Cheap', recurringInterval: null, metadata: { tier: 'basic' }, prices: [{ amountType: 'fixed', priceAmount: 500 }] });
     const dear = await polar.products.create({ name: 'Dear', recurringInterval: 'year', metadata: { tier: 'gold', seats: 10 }, prices: [{ amountType: 'fixed', priceAmount: 9_000 }] });
     const middle = await polar.products.create({ name: 'Middle', recurringInterval: 'month', metadata: { tier: 'gold', seats: 3 }, prices: [{ amountType: 'custom', minimumAmount: 2_000 }] });
@@ -154,14 +150,14 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('gets a product by id, equal to what create returned', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Gettable', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 4200 }] });
     const fetched = await polar.products.get({ id: created.id });
     expect(fetched).toEqual(created);
   });
 
   it('renames a product, keeping its id and its price', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Old name', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
     const updated = await polar.products.update({ id: created.id, productUpdate: { name: 'New name' } });
     expect(updated.id).toBe(created.id);
@@ -172,7 +168,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('archives a product, which is still readable by id and reports isArchived', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Retiring', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
     const archived = await polar.products.update({ id: created.id, productUpdate: { isArchived: true } });
     expect(archived.isArchived).toBe(true);
@@ -182,7 +178,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('replaces the price with a new one, which gets a new id while the old one leaves the product', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Repriced', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
     const updated = await polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'fixed', priceAmount: 2500, priceCurrency: 'usd' }] } });
     expect(updated.prices).toHaveLength(1);
@@ -192,7 +188,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('replaces a fixed price with a pay-what-you-want price', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Now flexible', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
     const updated = await polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'custom', minimumAmount: 100 }] } });
     expect(updated.prices).toHaveLength(1);
@@ -200,7 +196,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('keeps an existing price when it is sent back by id alongside other changes', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Stable price', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 3000 }] });
     const priceId = created.prices[0].id;
     const updated = await polar.products.update({
@@ -213,7 +209,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('applies concurrent price replacements one after the other, leaving exactly one live price', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Contended', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 100 }] });
     const updates = await Promise.all(
       [1, 2, 3, 4].map((i) => polar.products.update({ id: created.id, productUpdate: { prices: [{ amountType: 'fixed', priceAmount: 1_000 * i }] } })),
@@ -225,14 +221,14 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('accepts an empty update and returns the product unchanged', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Untouched', recurringInterval: null, prices: [{ amountType: 'free' }] });
     const updated = await polar.products.update({ id: created.id, productUpdate: {} });
     expect({ ...updated, modifiedAt: undefined }).toEqual({ ...created, modifiedAt: undefined });
   });
 
   it('throws ResourceNotFound when getting an id that does not exist', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.get({ id: randomUUID() }));
     expect(error).toBeInstanceOf(ResourceNotFound);
     expect(error).not.toBeInstanceOf(ResponseValidationError);
@@ -243,15 +239,15 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws ResourceNotFound when updating an id that does not exist', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.update({ id: randomUUID(), productUpdate: { name: 'Ghost product' } }));
     expect(error).toBeInstanceOf(ResourceNotFound);
     expect((error as ResourceNotFound).statusCode).toBe(404);
   });
 
   it("throws ResourceNotFound for another organization's product", async () => {
-    const owner = await newOrganization(server, environment);
-    const stranger = await newOrganization(server, environment);
+    const owner = await newOrganization(t.server, environment);
+    const stranger = await newOrganization(t.server, environment);
     const product = await owner.polar.products.create({ name: 'Private', recurringInterval: null, prices: [{ amountType: 'free' }] });
     expect(await rejectionOf(stranger.polar.products.get({ id: product.id }))).toBeInstanceOf(ResourceNotFound);
     expect(await rejectionOf(stranger.polar.products.update({ id: product.id, productUpdate: { name: 'Hijacked' } }))).toBeInstanceOf(ResourceNotFound);
@@ -259,7 +255,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the path id when it is not a UUID', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.get({ id: 'not-a-uuid' }));
     expect(error).toBeInstanceOf(HTTPValidationError);
     expect((error as HTTPValidationError).statusCode).toBe(422);
@@ -267,7 +263,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the amount type when asked for a metered price, which Kassa does not support', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(
       polar.products.create({ name: 'Metered', recurringInterval: 'month', prices: [{ amountType: 'metered_unit', meterId: randomUUID(), unitAmount: 5 }] }),
     );
@@ -277,7 +273,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the name field when the name is too short', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.create({ name: 'ab', recurringInterval: null, prices: [{ amountType: 'free' }] }));
     expect(error).toBeInstanceOf(HTTPValidationError);
     const invalid = error as HTTPValidationError;
@@ -287,7 +283,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the price amount when it is below the minimum', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.create({ name: 'Too cheap', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 10 }] }));
     expect(error).toBeInstanceOf(HTTPValidationError);
     expect((error as HTTPValidationError).detail).toEqual([
@@ -296,7 +292,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the price id when keeping a price the product does not have', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Strict', recurringInterval: null, prices: [{ amountType: 'free' }] });
     const error = await rejectionOf(polar.products.update({ id: created.id, productUpdate: { prices: [{ id: randomUUID() }] } }));
     expect(error).toBeInstanceOf(HTTPValidationError);
@@ -305,7 +301,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
   });
 
   it('throws HTTPValidationError naming the interval when changing a product from monthly to yearly', async () => {
-    const { polar } = await newOrganization(server, environment);
+    const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Monthly only', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900 }] });
     const error = await rejectionOf(polar.products.update({ id: created.id, productUpdate: { recurringInterval: 'year' } }));
     expect(error).toBeInstanceOf(HTTPValidationError);

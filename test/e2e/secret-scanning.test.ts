@@ -2,10 +2,11 @@
 // every kind stop working at once, each entry is labelled, the organization gets an event saying
 // where the token leaked, and a report that is unsigned or tampered with changes nothing.
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { generateToken, hashToken } from '../../src/auth/tokens.ts';
-import { startTestServer, restClient, graphqlClient, type TestServer } from '../helpers/server.ts';
-import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { startTestServer, restClient, graphqlClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { tokenWithScopes } from '../helpers/organizations.ts';
 import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const reporter = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -13,13 +14,7 @@ const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const keyId = 'reporter-key-1';
 const publicKeys = JSON.stringify({ public_keys: [{ key_identifier: keyId, key: reporter.publicKey.export({ type: 'spki', format: 'pem' }), is_current: true }] });
 
-let server: TestServer;
-let org: Org;
-beforeAll(async () => {
-  server = await startTestServer({ SECRET_SCANNING_PUBLIC_KEYS: publicKeys });
-  org = await newOrganization(server);
-});
-afterAll(() => server?.close());
+const t = useTestServer({ env: { SECRET_SCANNING_PUBLIC_KEYS: publicKeys }, organizations: { org: 'production' } });
 
 type Entry = { token: string; type: string; url: string; source: string };
 
@@ -28,7 +23,7 @@ function signed(body: string, key = reporter.privateKey) {
 }
 
 function report(body: string, headers: Record<string, string>) {
-  return fetch(`${server.base()}/integrations/secret-scanning`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(`${t.server.base()}/integrations/secret-scanning`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
 function reportSigned(entries: Entry[]) {
@@ -37,16 +32,16 @@ function reportSigned(entries: Entry[]) {
 }
 
 const leak = (token: string, type = 'kassa_token'): Entry => ({ token, type, url: 'https://github.com/acme/app/blob/main/.env', source: 'content' });
-const productsStatus = async (token: string) => (await restClient(server.base(), token)('GET', '/products/')).status;
+const productsStatus = async (token: string) => (await restClient(t.server.base(), token)('GET', '/products/')).status;
 
 /** A live OAuth grant (sub_type organization), through the real pages. */
 async function oauthGrant() {
-  const userToken = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-  const client = await registerClient(server, 'production', userToken, { scope: 'openid products:read', token_endpoint_auth_method: 'client_secret_post' });
+  const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+  const client = await registerClient(t.server, 'production', userToken, { scope: 'openid products:read', token_endpoint_auth_method: 'client_secret_post' });
   const { verifier, challenge } = pkcePair();
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'products:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' };
-  const back = await authorizeInBrowser(new Browser(server.url), issuerOf(server), params, { email: org.userEmail, password: org.userPassword }, { organizationId: org.organizationId });
-  const tokens = await postForm(server, 'production', '/oauth2/token', {
+  const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
+  const tokens = await postForm(t.server, 'production', '/oauth2/token', {
     grant_type: 'authorization_code',
     code: back.searchParams.get('code')!,
     redirect_uri: client.redirect_uris[0],
@@ -59,21 +54,21 @@ async function oauthGrant() {
 }
 
 async function revokedOrganizationToken(): Promise<string> {
-  const token = await tokenWithScopes(server, org, ['products:read'], 'revoked before it leaked');
-  const prisma = server.kassa.environments.production.environment.prisma;
+  const token = await tokenWithScopes(t.server, t.org, ['products:read'], 'revoked before it leaked');
+  const prisma = t.server.kassa.environments.production.environment.prisma;
   await prisma.organizationAccessToken.update({ where: { tokenHash: hashToken(token) }, data: { revokedAt: new Date() } });
   return token;
 }
 
-const leakedEvents = () => server.kassa.environments.production.environment.prisma.event.findMany({ where: { type: 'token.leaked' }, orderBy: { sequence: 'asc' } });
+const leakedEvents = () => t.server.kassa.environments.production.environment.prisma.event.findMany({ where: { type: 'token.leaked' }, orderBy: { sequence: 'asc' } });
 
 describe('a signed report', () => {
   test('revokes the live tokens at once, labels every entry, and records where each leaked', async () => {
-    const organizationToken = await tokenWithScopes(server, org, ['products:read'], 'leaked in a repository');
+    const organizationToken = await tokenWithScopes(t.server, t.org, ['products:read'], 'leaked in a repository');
     const grant = await oauthGrant();
     const revoked = await revokedOrganizationToken();
-    const customer = await org.api('POST', '/customers/', { email: `leak-${randomUUID()}@example.com` });
-    const session = await org.api('POST', '/customer-sessions/', { customer_id: customer.body.id });
+    const customer = await t.org.api('POST', '/customers/', { email: `leak-${randomUUID()}@example.com` });
+    const session = await t.org.api('POST', '/customer-sessions/', { customer_id: customer.body.id });
     const customerToken = session.body.token as string;
     const wellFormedUnknown = generateToken('service', 'oat');
     expect(await productsStatus(organizationToken)).toBe(200);
@@ -95,24 +90,24 @@ describe('a signed report', () => {
     // The next call with any of them is refused: the OAT, the refresh token's whole grant, the customer session.
     expect(await productsStatus(organizationToken)).toBe(401);
     expect(await productsStatus(grant.accessToken)).toBe(401);
-    const refreshed = await postForm(server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: grant.refreshToken, client_id: grant.client.client_id, client_secret: grant.client.client_secret! });
+    const refreshed = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: grant.refreshToken, client_id: grant.client.client_id, client_secret: grant.client.client_secret! });
     expect(refreshed.body.error).toBe('invalid_grant');
-    expect((await restClient(server.base(), customerToken)('GET', '/customer-portal/customers/me')).status).toBe(401);
+    expect((await restClient(t.server.base(), customerToken)('GET', '/customer-portal/customers/me')).status).toBe(401);
     // The organization's own token is untouched.
-    expect(await productsStatus(org.token)).toBe(200);
+    expect(await productsStatus(t.org.token)).toBe(200);
 
     const events = (await leakedEvents()).slice(before);
     expect(events.map((e) => (e.data as { token_kind: string }).token_kind)).toEqual(['organization_access_token', 'oauth_refresh_token', 'customer_session_token']);
     for (const event of events) {
-      expect(event.organizationId).toBe(org.organizationId);
+      expect(event.organizationId).toBe(t.org.organizationId);
       expect(event.data).toMatchObject({ url: 'https://github.com/acme/app/blob/main/.env', source: 'content', reported_type: 'kassa_token' });
       expect(JSON.stringify(event.data)).not.toMatch(/service_(oat|rt|cst)_/);
     }
   });
 
   test('a personal access token is revoked too', async () => {
-    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const created = await graphqlClient(server.base(), session)(
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const created = await graphqlClient(t.server.base(), session)(
       'mutation ($input: PersonalAccessTokenCreateInput!) { core { personalAccessTokenCreate(input: $input) { token } } }',
       { input: { comment: 'leaked', scopes: ['products:read'] } },
     );
@@ -124,8 +119,8 @@ describe('a signed report', () => {
   });
 
   test('a user session token is revoked too', async () => {
-    const session = await userSessionToken(server, 'production', org.userEmail, org.userPassword);
-    const me = () => graphqlClient(server.base(), session)('{ core { me { email } } }');
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const me = () => graphqlClient(t.server.base(), session)('{ core { me { email } } }');
     expect((await me()).status).toBe(200);
     const response = await reportSigned([leak(session)]);
     expect((await response.json())[0].label).toBe('true_positive');
@@ -133,7 +128,7 @@ describe('a signed report', () => {
   });
 
   test('a NUL in where the token leaked is left out of the event, not a failure', async () => {
-    const token = await tokenWithScopes(server, org, ['products:read'], 'leaked with a NUL');
+    const token = await tokenWithScopes(t.server, t.org, ['products:read'], 'leaked with a NUL');
     const response = await reportSigned([{ ...leak(token), url: 'https://example.com/\u0000paste', source: 'gist\u0000' }]);
     expect(response.status).toBe(200);
     expect(await productsStatus(token)).toBe(401);
@@ -142,7 +137,7 @@ describe('a signed report', () => {
   });
 
   test('reporting the same token again, or twice in one batch, is harmless: one revocation, one event', async () => {
-    const token = await tokenWithScopes(server, org, ['products:read'], 'reported twice');
+    const token = await tokenWithScopes(t.server, t.org, ['products:read'], 'reported twice');
     const before = (await leakedEvents()).length;
     const first = await reportSigned([leak(token), leak(token)]);
     expect((await first.json()).map((e: { label: string }) => e.label)).toEqual(['true_positive', 'true_positive']);
@@ -160,7 +155,7 @@ describe('a report that is not signed by a configured key', () => {
     ["another party's key", (body: string) => ({ 'github-public-key-identifier': keyId, 'github-public-key-signature': signed(body, stranger.privateKey) })],
     ['a signature that is not base64 DER', () => ({ 'github-public-key-identifier': keyId, 'github-public-key-signature': 'bm90IGEgc2lnbmF0dXJl' })],
   ])('%s: 401, and nothing is revoked', async (_name, headersFor) => {
-    const token = await tokenWithScopes(server, org, ['products:read']);
+    const token = await tokenWithScopes(t.server, t.org, ['products:read']);
     const body = JSON.stringify([leak(token)]);
     const response = await report(body, headersFor(body) as Record<string, string>);
     expect(response.status).toBe(401);
@@ -169,8 +164,8 @@ describe('a report that is not signed by a configured key', () => {
   });
 
   test('a tampered body fails the signature and changes nothing', async () => {
-    const token = await tokenWithScopes(server, org, ['products:read']);
-    const other = await tokenWithScopes(server, org, ['products:read']);
+    const token = await tokenWithScopes(t.server, t.org, ['products:read']);
+    const other = await tokenWithScopes(t.server, t.org, ['products:read']);
     const body = JSON.stringify([leak(token)]);
     const signature = signed(body);
     const tampered = body.replace(token, other);

@@ -4,29 +4,25 @@
 // through the processor; renewed, then revoked (the paid period kept); or revoked before the
 // charge began (nothing charged). Never a revoked subscription keeping a charge it did not renew
 // for. In sandbox, with the background runner stopped: the test runs the due work itself.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
 
 // Long enough that a revocation sent once the charge has begun lands before it is recorded, even on a busy machine.
 const CARD_DELAY_MS = 3000;
 const DAY = 86_400_000;
-let server: TestServer;
-let org: Org;
 let start = new Date('2027-03-01T09:00:00.000Z');
 
-beforeAll(async () => {
-  server = await startTestServer({ TEST_CARD_DELAY_MS: String(CARD_DELAY_MS) });
-  await server.kassa.environments.sandbox.jobs.stop();
-  server.clock.now = start;
-  org = await newOrganization(server, 'sandbox');
+const t = useTestServer({
+  env: { TEST_CARD_DELAY_MS: String(CARD_DELAY_MS) },
+  stopSandboxJobs: true,
+  clock: start,
+  organizations: { org: 'sandbox' },
 });
-afterAll(() => server?.close());
 
-const jobs = () => server.kassa.environments.sandbox.jobs;
-const prisma = () => server.kassa.environments.sandbox.environment.prisma;
+const jobs = () => t.server.kassa.environments.sandbox.jobs;
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 async function settle() {
   for (let idle = 0; idle < 2; ) idle = (await jobs().runDue()) === 0 ? idle + 1 : 0;
@@ -35,13 +31,13 @@ async function settle() {
 /** A new monthly subscription, paid for its first month, renewed with `card`; the clock starts a day later than the last one's. */
 async function subscription(card: string) {
   start = new Date(start.getTime() + DAY);
-  server.clock.now = start;
-  const plan = await org.polar.products.create({ name: `Plan ${start.toISOString()}`, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 2500, priceCurrency: 'usd' }] });
-  await createAndConfirmCheckout(org, plan.id, `renewing-${start.getTime()}@example.com`, { card: 'tok_visa' });
+  t.server.clock.now = start;
+  const plan = await t.org.polar.products.create({ name: `Plan ${start.toISOString()}`, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 2500, priceCurrency: 'usd' }] });
+  await createAndConfirmCheckout(t.org, plan.id, `renewing-${start.getTime()}@example.com`, { card: 'tok_visa' });
   await settle();
   const found = await prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
   expect(found.status).toBe('active');
-  const { body } = await org.gql(`mutation ($id: UUID!, $pm: String!) { core { subscriptionPaymentMethodUpdate(id: $id, paymentMethod: $pm) { id } } }`, { id: found.id, pm: card });
+  const { body } = await t.org.gql(`mutation ($id: UUID!, $pm: String!) { core { subscriptionPaymentMethodUpdate(id: $id, paymentMethod: $pm) { id } } }`, { id: found.id, pm: card });
   expect(body.errors).toBeUndefined();
   return found;
 }
@@ -68,12 +64,12 @@ async function eventTypes(resourceId: string) {
   return (await prisma().event.findMany({ where: { resourceId }, orderBy: { sequence: 'asc' } })).map((e) => e.type);
 }
 
-const revoke = (id: string) => org.api('DELETE', `/subscriptions/${id}`);
+const revoke = (id: string) => t.org.api('DELETE', `/subscriptions/${id}`);
 
 describe('a subscription revoked while its renewal is being charged', () => {
   it('stays revoked, and the renewal’s charge is refunded in full through the processor, with its events', async () => {
     const subscribed = await subscription('tok_delayedSuccess');
-    server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
+    t.server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
     const renewing = jobs().runDue();
     await chargeUnderWay(subscribed.id);
     const revoked = await revoke(subscribed.id);
@@ -94,15 +90,15 @@ describe('a subscription revoked while its renewal is being charged', () => {
     // The subscription's own history ends at its revocation: no renewal is recorded after it.
     expect((await eventTypes(subscribed.id)).slice(-3)).toEqual(['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
 
-    const wire = await org.api('GET', `/orders/${order.id}`);
+    const wire = await t.org.api('GET', `/orders/${order.id}`);
     expect(wire.body).toMatchObject({ status: 'refunded', paid: true, refunded_amount: 2500 });
-    const refunds = await org.api('GET', `/refunds/?order_id=${order.id}`);
+    const refunds = await t.org.api('GET', `/refunds/?order_id=${order.id}`);
     expect(refunds.body.items).toMatchObject([{ order_id: order.id, amount: 2500, status: 'succeeded', subscription_id: subscribed.id }]);
   });
 
   it('keeps the paid renewal when the renewal is recorded first: renewed, then revoked', async () => {
     const subscribed = await subscription('tok_delayedSuccess');
-    server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
+    t.server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
     await settle();
     expect((await revoke(subscribed.id)).status).toBe(200);
     await settle();
@@ -115,9 +111,9 @@ describe('a subscription revoked while its renewal is being charged', () => {
 
   it('refunds a first payment that goes through after its incomplete subscription was revoked', async () => {
     start = new Date(start.getTime() + DAY);
-    server.clock.now = start;
-    const plan = await org.polar.products.create({ name: 'Slow first payment', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
-    await createAndConfirmCheckout(org, plan.id, 'slow-first@example.com', { card: 'tok_delayedSuccess' });
+    t.server.clock.now = start;
+    const plan = await t.org.polar.products.create({ name: 'Slow first payment', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
+    await createAndConfirmCheckout(t.org, plan.id, 'slow-first@example.com', { card: 'tok_delayedSuccess' });
     const incomplete = await prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
     const paying = jobs().runDue();
     await chargeUnderWay(incomplete.id);
@@ -136,7 +132,7 @@ describe('a subscription revoked while its renewal is being charged', () => {
     // Revocations land before, during and after the charge (which takes CARD_DELAY_MS).
     for (const revokeAfterMs of [0, 0, 200, 1000, 2000, 2800, 5000, 7000]) {
       const subscribed = await subscription('tok_delayedSuccess');
-      server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
+      t.server.clock.now = new Date(subscribed.currentPeriodEnd.getTime() + 60_000);
       const [, revoked] = await Promise.all([jobs().runDue(), sleep(revokeAfterMs).then(() => revoke(subscribed.id))]);
       expect(revoked.status).toBe(200);
       await settle();

@@ -9,8 +9,9 @@ import { SubscriptionLocked } from '@polar-sh/sdk/models/errors/subscriptionlock
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, usePostgres } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
@@ -19,19 +20,13 @@ import { backgroundWork } from '../../src/background.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { renewalRetryDelaysMs } from '../../src/modules/subscriptions/service.ts';
 
-let server: TestServer;
 // The last day of January: monthly periods must stay anchored on month ends (Feb 28, Mar 31, ...).
 const start = new Date('2027-01-31T10:00:00.000Z');
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  await server.kassa.environments.sandbox.jobs.stop();
-  server.clock.now = start;
-});
-afterAll(() => server?.close());
+const t = useTestServer({ stopSandboxJobs: true, clock: start });
 
-const environment = () => server.kassa.environments.sandbox;
+const environment = () => t.server.kassa.environments.sandbox;
 const prisma = () => environment().environment.prisma;
 
 /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
@@ -40,7 +35,7 @@ async function settle() {
 }
 
 async function at(time: Date) {
-  server.clock.now = time;
+  t.server.clock.now = time;
   await settle();
 }
 
@@ -82,8 +77,8 @@ describe('a monthly plan bought through the official client', () => {
   let benefitId: string;
 
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
     const benefit = await org.polar.benefits.create({
       type: 'license_keys',
       description: 'Pro license',
@@ -130,7 +125,7 @@ describe('a monthly plan bought through the official client', () => {
     expect(state.grantedBenefits.map((g) => g.benefitId)).toEqual([benefitId]);
     const key = await prisma().licenseKey.findFirstOrThrow({ where: { customerId: subscription.customerId } });
     expect(key.key).toMatch(/^PRO-/);
-    const field = new Polar({ serverURL: `${server.url}/sandbox` });
+    const field = new Polar({ serverURL: `${t.server.url}/sandbox` });
     const valid = await field.customerPortal.licenseKeys.validate({ key: key.key, organizationId: org.organizationId });
     expect(valid).toMatchObject({ id: key.id, status: 'granted' });
     const first = await field.customerPortal.licenseKeys.activate({ key: key.key, organizationId: org.organizationId, label: 'laptop' });
@@ -228,7 +223,7 @@ describe('a monthly plan bought through the official client', () => {
       customerCancellationReason: 'too_expensive',
       customerCancellationComment: 'Budget cut',
     });
-    expect(canceled.canceledAt).toEqual(server.clock.now);
+    expect(canceled.canceledAt).toEqual(t.server.clock.now);
     expect((await eventTypes(subscription.id)).slice(-2)).toEqual(['subscription.updated', 'subscription.canceled']);
 
     const twice = await rejectionOf(org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { cancelAtPeriodEnd: true } }));
@@ -236,7 +231,7 @@ describe('a monthly plan bought through the official client', () => {
 
     const ordersBefore = (await ordersOf(org, subscription.id)).length;
     const key = await prisma().licenseKey.findFirstOrThrow({ where: { customerId: subscription.customerId } });
-    const field = new Polar({ serverURL: `${server.url}/sandbox` });
+    const field = new Polar({ serverURL: `${t.server.url}/sandbox` });
     // Still entitled until the end of the paid period.
     await at(new Date(current.currentPeriodEnd!.getTime() - 60_000));
     await field.customerPortal.licenseKeys.validate({ key: key.key, organizationId: org.organizationId });
@@ -263,8 +258,8 @@ describe('a monthly plan bought through the official client', () => {
 describe('canceling, uncanceling and revoking', () => {
   let org: Org;
   beforeAll(async () => {
-    server.clock.now = start;
-    org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    org = await newOrganization(t.server, 'sandbox');
   });
 
   it('uncanceling before the period ends keeps the subscription renewing', async () => {
@@ -279,7 +274,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('revoking ends the subscription now; a second revoke or any update is AlreadyCanceledSubscription', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const plan = await monthlyPlan(org, 'Team', 4000);
     const subscription = await subscribe(org, plan.id, 'leaving@example.com');
     const revoked = await org.polar.subscriptions.revoke({ id: subscription.id });
@@ -298,7 +293,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('ends a subscription whose renewal stays declined through every retry, revoking its benefits', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Priority support', properties: { note: 'Mail us' } });
     const plan = await monthlyPlan(org, 'Doomed', 1000, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'declined@example.com');
@@ -320,7 +315,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('is never activated when the first payment is declined: incomplete_expired, no renewal, no benefits', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Welcome pack', properties: { note: 'Hi' } });
     const plan = await monthlyPlan(org, 'Declined at checkout', 1000, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'bounced@example.com', 'tok_chargeDeclined');
@@ -333,7 +328,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('ends the subscriptions and revokes the benefits of a customer who is deleted', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Member forum', properties: { note: 'Welcome' } });
     const plan = await monthlyPlan(org, 'Membership', 800, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'gone@example.com');
@@ -345,7 +340,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('treats a renewal the processor cannot charge at all, after every attempt, as declined', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const plan = await monthlyPlan(org, 'Unreachable', 1100);
     const subscription = await subscribe(org, plan.id, 'unreachable@example.com');
     await setPaymentMethod(org, subscription.id, 'tok_processorUnavailable');
@@ -366,7 +361,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('refuses revoke_benefits on a refund of a subscription order (the subscription is revoked instead)', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const plan = await monthlyPlan(org, 'Refundable', 2000);
     const subscription = await subscribe(org, plan.id, 'refunded@example.com');
     const [order] = await ordersOf(org, subscription.id);
@@ -380,10 +375,10 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('answers another organization’s subscription as not found, and changes nothing', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const plan = await monthlyPlan(org, 'Private', 1200);
     const subscription = await subscribe(org, plan.id, 'private@example.com');
-    const intruder = await newOrganization(server, 'sandbox');
+    const intruder = await newOrganization(t.server, 'sandbox');
     expect(await rejectionOf(intruder.polar.subscriptions.get({ id: subscription.id }))).toBeInstanceOf(ResourceNotFound);
     expect(await rejectionOf(intruder.polar.subscriptions.revoke({ id: subscription.id }))).toBeInstanceOf(ResourceNotFound);
     expect((await intruder.api('PATCH', `/subscriptions/${subscription.id}`, { cancel_at_period_end: true })).status).toBe(404);
@@ -392,7 +387,7 @@ describe('canceling, uncanceling and revoking', () => {
   });
 
   it('rejects an update body that names no change, or two, with 422 and changes nothing', async () => {
-    server.clock.now = start;
+    t.server.clock.now = start;
     const plan = await monthlyPlan(org, 'Strict', 1200);
     const subscription = await subscribe(org, plan.id, 'strict@example.com');
     for (const body of [{}, { cancel_at_period_end: true, revoke: true }, { revoke: false }, { product_id: 'not-a-uuid' }, { cancel_at_period_end: 'soon' }]) {
@@ -406,13 +401,13 @@ describe('canceling, uncanceling and revoking', () => {
 
 describe('changing plans', () => {
   it('moves to the new product now and bills the prorated difference on the next order', async () => {
-    server.clock.now = new Date('2027-03-01T00:00:00.000Z');
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = new Date('2027-03-01T00:00:00.000Z');
+    const org = await newOrganization(t.server, 'sandbox');
     const basic = await monthlyPlan(org, 'Basic', 1000);
     const pro = await monthlyPlan(org, 'Pro', 3000);
     const subscription = await subscribe(org, basic.id, 'upgrader@example.com');
     // March has 31 days: ten days in, 21/31 of the period remains.
-    server.clock.now = new Date('2027-03-11T00:00:00.000Z');
+    t.server.clock.now = new Date('2027-03-11T00:00:00.000Z');
     const changed = await org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { productId: pro.id, prorationBehavior: 'prorate' } });
     expect(changed).toMatchObject({ productId: pro.id, amount: 3000, status: 'active' });
     expect(changed.prices.map((p) => p.productId)).toEqual([pro.id]);
@@ -434,12 +429,12 @@ describe('changing plans', () => {
   });
 
   it('refuses a product of another interval, another organization, or immediate invoicing, with 422', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthlyPlan(org, 'Monthly', 1000);
     const subscription = await subscribe(org, plan.id, 'picky@example.com');
     const yearly = await org.polar.products.create({ name: 'Yearly', recurringInterval: 'year', prices: [{ amountType: 'fixed', priceAmount: 9000, priceCurrency: 'usd' }] });
-    const foreign = await monthlyPlan(await newOrganization(server, 'sandbox'), 'Foreign', 1000);
+    const foreign = await monthlyPlan(await newOrganization(t.server, 'sandbox'), 'Foreign', 1000);
     const monthly2 = await monthlyPlan(org, 'Monthly two', 2000);
     for (const body of [{ product_id: yearly.id }, { product_id: foreign.id }, { product_id: monthly2.id, proration_behavior: 'invoice' }]) {
       const response = await org.api('PATCH', `/subscriptions/${subscription.id}`, body);
@@ -452,21 +447,21 @@ describe('changing plans', () => {
 
 describe('the renewal scheduler in two processes', () => {
   it('never bills a period twice when two schedulers run at once on one database', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const plan = await monthlyPlan(org, 'Shared', 500);
     const subscriptions = [];
     for (let i = 0; i < 6; i++) subscriptions.push(await subscribe(org, plan.id, `shared${i}@example.com`));
     // A second process: its own connection pool on the same database (on PostgreSQL), its own runner.
-    const second = usePostgres ? await openDatabase(server.config.databases.sandbox) : null;
+    const second = usePostgres ? await openDatabase(t.server.config.databases.sandbox) : null;
     try {
       const { environment: env } = environment();
       const logger = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
       const runners = [env.prisma, second?.prisma ?? env.prisma].map(
-        (db) => new JobRunner({ environment: env, prisma: db, now: () => server.clock.now!, logger }, { pollMs: 1000, batchSize: 10, lockMs: 60_000 }, backgroundWork),
+        (db) => new JobRunner({ environment: env, prisma: db, now: () => t.server.clock.now!, logger }, { pollMs: 1000, batchSize: 10, lockMs: 60_000 }, backgroundWork),
       );
       for (let month = 1; month <= 3; month++) {
-        server.clock.now = new Date(start.getTime() + month * 31 * DAY);
+        t.server.clock.now = new Date(start.getTime() + month * 31 * DAY);
         for (let round = 0; round < 4; round++) await Promise.all(runners.map((runner) => runner.runDue()));
         await settle();
       }
@@ -485,8 +480,8 @@ describe('the renewal scheduler in two processes', () => {
 
 describe('subscriptions over GraphQL', () => {
   it('reads a customer’s entitlements in one query: active subscriptions, granted benefits and license keys', async () => {
-    server.clock.now = start;
-    const org = await newOrganization(server, 'sandbox');
+    t.server.clock.now = start;
+    const org = await newOrganization(t.server, 'sandbox');
     const benefit = await org.polar.benefits.create({ type: 'license_keys', description: 'Seat license', properties: { prefix: 'SEAT' } });
     const plan = await monthlyPlan(org, 'Seats', 2500, [benefit.id]);
     const subscription = await subscribe(org, plan.id, 'graph@example.com');
@@ -510,8 +505,8 @@ describe('subscriptions over GraphQL', () => {
   });
 
   it('is not reachable without a token, and shows an organization only its own', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const { body } = await graphqlClient(server.base('sandbox'))(`{ core { subscriptions { items { id } } } }`);
+    const org = await newOrganization(t.server, 'sandbox');
+    const { body } = await graphqlClient(t.server.base('sandbox'))(`{ core { subscriptions { items { id } } } }`);
     expect(body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
     const listed = await org.gql(`{ core { subscriptions { items { id } pagination { totalCount } } } }`);
     expect(listed.body.data.core.subscriptions.pagination.totalCount).toBe(0);

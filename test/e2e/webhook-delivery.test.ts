@@ -6,10 +6,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { validateEvent, WebhookVerificationError } from '@polar-sh/sdk/webhooks';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { encryptSecret } from '../../src/webhooks/secrets.ts';
-import { restClient, startTestServer, type TestServer } from '../helpers/server.ts';
+import { restClient } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { buy, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
@@ -22,28 +23,26 @@ const disableAfterMs = 60 * SECOND;
 const timeoutMs = 1000;
 const maxAttempts = 6;
 
-let server: TestServer;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({
+const t = useTestServer({
+  env: {
     WEBHOOK_RETRY_BASE_MS: String(retryBaseMs),
     WEBHOOK_DISABLE_AFTER_MS: String(disableAfterMs),
     WEBHOOK_TIMEOUT_MS: String(timeoutMs),
     WEBHOOK_MAX_ATTEMPTS: String(maxAttempts),
     TEST_CARD_DELAY_MS: '20',
-  });
+  },
+  resetClockAfterEach: true,
+});
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
   await sandbox().webhooks.stop();
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
-  await server?.close();
-});
-afterEach(() => {
-  server.clock.now = null;
 });
 
-const sandbox = () => server.kassa.environments.sandbox;
+const sandbox = () => t.server.kassa.environments.sandbox;
 const prisma = () => sandbox().environment.prisma;
 
 /** Runs the due webhook work until none is left at the current time. */
@@ -53,12 +52,12 @@ async function deliver() {
 
 /** Freezes the test clock at `now` (real time unless told) and returns it. */
 function freeze(now = new Date()) {
-  server.clock.now = now;
+  t.server.clock.now = now;
   return now;
 }
 
 function advance(ms: number) {
-  server.clock.now = new Date(server.clock.now!.getTime() + ms);
+  t.server.clock.now = new Date(t.server.clock.now!.getTime() + ms);
 }
 
 async function receiver(verify: 'event' | 'signature' = 'event') {
@@ -86,7 +85,7 @@ async function storedEndpoint(org: Org, url: string, events: string[], format: '
       events,
       secretCiphertext: await encryptSecret(sandbox().environment, secret),
       secretHint: secret.slice(-4),
-      createdAt: server.clock.now ?? new Date(),
+      createdAt: t.server.clock.now ?? new Date(),
     },
   });
 }
@@ -110,7 +109,7 @@ describe('a paid order', () => {
   let endpointId: string;
 
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     to = await receiver();
     endpointId = (await endpoint(org, to, ['order.created', 'order.updated', 'order.paid'])).id;
     const product = await fixedProduct(org, 'Ebook', 1999);
@@ -195,7 +194,7 @@ describe('a paid order', () => {
 
 describe('a receiver that fails', () => {
   it('its first 3 attempts still gets the event, with the same webhook-id, and the 4 attempts are logged', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = (_receipt, nth) => (nth <= 3 ? { status: 503, body: 'maintenance' } : 200);
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -207,7 +206,7 @@ describe('a receiver that fails', () => {
       const [event] = await webhookEvents(endpointId);
       expect([event.attempts, event.succeeded, event.lastHttpCode]).toEqual([attempt, null, 503]);
       // Backoff: the base doubled after each failure, ±20%.
-      const wait = event.nextAttemptAt!.getTime() - server.clock.now!.getTime();
+      const wait = event.nextAttemptAt!.getTime() - t.server.clock.now!.getTime();
       expect(wait).toBeGreaterThanOrEqual(0.8 * retryBaseMs * 2 ** (attempt - 1));
       expect(wait).toBeLessThanOrEqual(1.2 * retryBaseMs * 2 ** (attempt - 1));
       advance(wait - 1);
@@ -220,8 +219,8 @@ describe('a receiver that fails', () => {
     expectAllVerified(to);
     expect(new Set(to.receipts.map((r) => r.id)).size).toBe(1);
     expect(to.receipts.map((r) => r.event.data.id)).toEqual(Array(4).fill(customer.id));
-    expect(Number(to.receipts[3].headers['webhook-timestamp'])).toBe(Math.floor(server.clock.now!.getTime() / SECOND));
-    expect(server.clock.now!.getTime() - start.getTime()).toBeLessThan(10 * SECOND);
+    expect(Number(to.receipts[3].headers['webhook-timestamp'])).toBe(Math.floor(t.server.clock.now!.getTime() / SECOND));
+    expect(t.server.clock.now!.getTime() - start.getTime()).toBeLessThan(10 * SECOND);
 
     const log = expectStatus(await org.api('GET', `/webhooks/deliveries?endpoint_id=${endpointId}`), 200);
     expect(log.items.map((d: any) => [d.succeeded, d.http_code, d.response, d.webhook_event.id])).toEqual([
@@ -235,7 +234,7 @@ describe('a receiver that fails', () => {
   });
 
   it('every time is given up after the last attempt', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = () => 500;
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -255,7 +254,7 @@ describe('a receiver that fails', () => {
   });
 
   it('that cannot be reached, or answers too slowly, counts as a failed attempt', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const slow = await receiver();
     slow.answer = () => 'hang';
     const closed = await receiver();
@@ -274,7 +273,7 @@ describe('a receiver that fails', () => {
   });
 
   it('keeps only the first 2 KB of a long answer', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = () => ({ status: 400, body: `a\u0000b${'é'.repeat(1500)}` });
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -291,7 +290,7 @@ describe('a receiver that fails', () => {
 
 describe('an endpoint failing continuously', () => {
   it('is disabled once it has failed for the configured period, visibly, and its events wait until it is enabled again', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = () => 500;
     const { id: endpointId } = await endpoint(org, to, ['customer.created', 'customer.updated']);
@@ -299,9 +298,9 @@ describe('an endpoint failing continuously', () => {
     const first = await newCustomer(org, 'first@example.com');
     await deliver();
     // Retries every few seconds, then a new event every 10 s: every attempt fails.
-    while (server.clock.now!.getTime() - start.getTime() < disableAfterMs - 10 * SECOND) {
+    while (t.server.clock.now!.getTime() - start.getTime() < disableAfterMs - 10 * SECOND) {
       advance(10 * SECOND);
-      await org.api('PATCH', `/customers/${first.id}`, { name: `Name at ${server.clock.now!.toISOString()}` });
+      await org.api('PATCH', `/customers/${first.id}`, { name: `Name at ${t.server.clock.now!.toISOString()}` });
       await deliver();
       expect(expectStatus(await org.api('GET', `/webhooks/endpoints/${endpointId}`), 200).enabled).toBe(true);
     }
@@ -310,7 +309,7 @@ describe('an endpoint failing continuously', () => {
     advance(10 * SECOND);
     await deliver();
     const record = expectStatus(await org.api('GET', `/webhooks/endpoints/${endpointId}`), 200);
-    expect(record).toMatchObject({ enabled: false, disabled_at: server.clock.now!.toISOString(), failing_since: start.toISOString() });
+    expect(record).toMatchObject({ enabled: false, disabled_at: t.server.clock.now!.toISOString(), failing_since: start.toISOString() });
     expect(record.disabled_reason).toContain('HTTP 500');
 
     const attempts = to.receipts.length;
@@ -333,14 +332,14 @@ describe('an endpoint failing continuously', () => {
   });
 
   it('starts its failure run afresh after a success', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
     freeze();
     to.answer = () => 500;
     await newCustomer(org, 'flaky1@example.com');
     await deliver();
-    expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } })).failingSince).toEqual(server.clock.now);
+    expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } })).failingSince).toEqual(t.server.clock.now);
     to.answer = () => 200;
     advance(2 * retryBaseMs);
     await deliver();
@@ -350,7 +349,7 @@ describe('an endpoint failing continuously', () => {
 
 describe('the events of one resource', () => {
   it('reach each endpoint in the order they were recorded, while other resources go on', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     const { id: endpointId } = await endpoint(org, to, ['customer.created', 'customer.updated']);
     freeze();
@@ -383,8 +382,8 @@ describe('the events of one resource', () => {
 
 describe('which endpoints get an event', () => {
   it('those of its organization subscribed to its type, enabled, not deleted, and existing when it was recorded', async () => {
-    const org = await newOrganization(server, 'sandbox');
-    const stranger = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const [subscribed, otherType, disabled, deleted, late, foreign] = await Promise.all(Array.from({ length: 6 }, () => receiver()));
     await endpoint(org, subscribed, ['customer.created']);
     await endpoint(org, otherType, ['order.paid']);
@@ -404,7 +403,7 @@ describe('which endpoints get an event', () => {
 
 describe('a delivery cut short', () => {
   it('by a process killed mid-send is made again once its claim lapses, and nothing is lost', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = (_receipt, nth) => (nth === 1 ? 'hang' : 200);
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -421,7 +420,7 @@ describe('a delivery cut short', () => {
       },
     });
     const quiet = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
-    const doomed = new WebhookWorker({ environment, prisma: mortal, now: () => server.clock.now!, logger: quiet }, { pollMs: 60_000, dispatchBatch: 100, concurrency: 5 });
+    const doomed = new WebhookWorker({ environment, prisma: mortal, now: () => t.server.clock.now!, logger: quiet }, { pollMs: 60_000, dispatchBatch: 100, concurrency: 5 });
     const sending = doomed.runDue().catch(() => {});
     await vi.waitFor(() => expect(to.hanging).toHaveLength(1));
     dead = true;
@@ -444,7 +443,7 @@ describe('a delivery cut short', () => {
   });
 
   it('by a graceful stop is not cut: the stop waits for the attempt in flight and records it', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     to.answer = () => 'hang';
     const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -467,7 +466,7 @@ describe('redelivery', () => {
   let to: Receiver;
   let endpointId: string;
   beforeAll(async () => {
-    org = await newOrganization(server, 'sandbox');
+    org = await newOrganization(t.server, 'sandbox');
     to = await receiver();
     endpointId = (await endpoint(org, to, ['customer.created'])).id;
     await newCustomer(org, 'again@example.com');
@@ -530,7 +529,7 @@ describe('another organization', () => {
   let endpointId: string;
   let eventId: string;
   beforeAll(async () => {
-    owner = await newOrganization(server, 'sandbox');
+    owner = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     endpointId = (await endpoint(owner, to, ['customer.created'])).id;
     await newCustomer(owner, 'private@example.com');
@@ -539,7 +538,7 @@ describe('another organization', () => {
   });
 
   it('sees none of its deliveries or events, even by naming its endpoint or organization', async () => {
-    const stranger = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     for (const query of ['', `?endpoint_id=${endpointId}`, `?organization_id=${owner.organizationId}`]) {
       const listed = expectStatus(await stranger.api('GET', `/webhooks/deliveries${query}`), 200);
       expect(listed, query).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
@@ -550,7 +549,7 @@ describe('another organization', () => {
   });
 
   it('cannot redeliver its events: 404, as for an id that does not exist', async () => {
-    const stranger = await newOrganization(server, 'sandbox');
+    const stranger = await newOrganization(t.server, 'sandbox');
     const foreign = await stranger.api('POST', `/webhooks/events/${eventId}/redeliver`);
     const unknown = await stranger.api('POST', `/webhooks/events/${randomUUID()}/redeliver`);
     expect(foreign.status).toBe(404);
@@ -561,9 +560,9 @@ describe('another organization', () => {
   });
 
   it('and tokens without the webhooks scopes, or none, are refused', async () => {
-    const readOnly = await tokenWithScopes(server, owner, ['webhooks:read']);
-    const productsOnly = await tokenWithScopes(server, owner, ['products:read']);
-    const base = server.base('sandbox');
+    const readOnly = await tokenWithScopes(t.server, owner, ['webhooks:read']);
+    const productsOnly = await tokenWithScopes(t.server, owner, ['products:read']);
+    const base = t.server.base('sandbox');
     expect((await restClient(base, readOnly)('GET', '/webhooks/deliveries')).status).toBe(200);
     expect((await restClient(base, readOnly)('POST', `/webhooks/events/${eventId}/redeliver`)).status).toBe(403);
     expect((await restClient(base, productsOnly)('GET', '/webhooks/deliveries')).status).toBe(403);
@@ -585,7 +584,7 @@ describe('another organization', () => {
 
 describe('a destination', () => {
   it('at a refused address is not contacted, and the failed delivery is logged', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     freeze();
     const metadata = await storedEndpoint(org, 'http://169.254.169.254/latest/meta-data/', ['customer.created']);
     const mapped = await storedEndpoint(org, 'http://[::ffff:10.0.0.1]:8080/hook', ['customer.created']);
@@ -603,7 +602,7 @@ describe('a destination', () => {
 
 describe('an endpoint whose secret cannot be decrypted', () => {
   it('is sent nothing unsigned, and the failed attempt is logged', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const to = await receiver();
     const stored = await storedEndpoint(org, to.url, ['customer.created'], 'raw', to);
     await prisma().webhookEndpoint.update({ where: { id: stored.id }, data: { secretCiphertext: new Uint8Array(randomBytes(48)) } });
@@ -619,7 +618,7 @@ describe('an endpoint whose secret cannot be decrypted', () => {
 
 describe('discord and slack endpoints', () => {
   it('receive a readable message in those services’ formats, still signed', async () => {
-    const org = await newOrganization(server, 'sandbox');
+    const org = await newOrganization(t.server, 'sandbox');
     const discord = await receiver('signature');
     const slack = await receiver('signature');
     await storedEndpoint(org, discord.url, ['order.paid'], 'discord', discord);

@@ -12,24 +12,18 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import type { WebhookEndpoint } from '@polar-sh/sdk/models/components/webhookendpoint.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, sdkServerURL, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus, expectValidationError, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 import { decryptSecret } from '../../src/webhooks/secrets.ts';
 
-let server: TestServer;
-let org: Org;
-let other: Org;
-beforeAll(async () => {
-  server = await startTestServer();
-  [org, other] = await Promise.all([newOrganization(server, 'sandbox'), newOrganization(server, 'sandbox')]);
-});
-afterAll(() => server?.close());
+const t = useTestServer({ organizations: { org: 'sandbox', other: 'sandbox' } });
 
-const environment = () => server.kassa.environments.sandbox.environment;
+const environment = () => t.server.kassa.environments.sandbox.environment;
 const prisma = () => environment().prisma;
 
 const receiver = 'http://127.0.0.1:4100/hooks/kassa';
@@ -60,7 +54,7 @@ async function rawRow(id: string): Promise<string> {
 
 describe('webhook endpoints through the official SDK', () => {
   it('creates an endpoint (201) and shows its generated secret in full, once', async () => {
-    const created = await createEndpoint(org, ['order.created', 'order.paid']);
+    const created = await createEndpoint(t.org, ['order.created', 'order.paid']);
     expect(created).toEqual({
       id: uuid,
       createdAt: expect.any(Date),
@@ -68,10 +62,10 @@ describe('webhook endpoints through the official SDK', () => {
       url: receiver,
       format: 'raw',
       secret: expect.stringMatching(secretPattern),
-      organizationId: org.organizationId,
+      organizationId: t.org.organizationId,
       events: ['order.created', 'order.paid'],
     });
-    const raw = expectStatus(await org.api('GET', `/webhooks/endpoints/${created.id}`), 200);
+    const raw = expectStatus(await t.org.api('GET', `/webhooks/endpoints/${created.id}`), 200);
     expect(raw).toEqual({
       id: created.id,
       created_at: datetime,
@@ -79,7 +73,7 @@ describe('webhook endpoints through the official SDK', () => {
       url: receiver,
       format: 'raw',
       secret: hint(created.secret),
-      organization_id: org.organizationId,
+      organization_id: t.org.organizationId,
       events: ['order.created', 'order.paid'],
       enabled: true,
       disabled_at: null,
@@ -89,19 +83,19 @@ describe('webhook endpoints through the official SDK', () => {
   });
 
   it('shows only the hint of the secret on get, list and update', async () => {
-    const created = await createEndpoint(org);
-    const got = await org.polar.webhooks.getWebhookEndpoint({ id: created.id });
+    const created = await createEndpoint(t.org);
+    const got = await t.org.polar.webhooks.getWebhookEndpoint({ id: created.id });
     expect(got.secret).toBe(hint(created.secret));
-    const listed = await org.polar.webhooks.listWebhookEndpoints({ limit: 100 });
+    const listed = await t.org.polar.webhooks.listWebhookEndpoints({ limit: 100 });
     const item = listed.result.items.find((e) => e.id === created.id);
     expect(item?.secret).toBe(hint(created.secret));
     expect(listed.result.items.every((e) => !secretPattern.test(e.secret))).toBe(true);
-    const updated = await org.polar.webhooks.updateWebhookEndpoint({ id: created.id, webhookEndpointUpdate: { events: ['order.refunded'] } });
+    const updated = await t.org.polar.webhooks.updateWebhookEndpoint({ id: created.id, webhookEndpointUpdate: { events: ['order.refunded'] } });
     expect(updated.secret).toBe(hint(created.secret));
   });
 
   it('stores the secret only encrypted: no column of the row holds it, yet Kassa can read it back to sign', async () => {
-    const created = await createEndpoint(org);
+    const created = await createEndpoint(t.org);
     const row = await rawRow(created.id);
     expect(row).not.toContain(created.secret);
     expect(row).not.toContain(Buffer.from(created.secret).toString('base64'));
@@ -113,45 +107,45 @@ describe('webhook endpoints through the official SDK', () => {
 
   it('takes a secret of the caller of at least 32 characters, and refuses a shorter one with nothing created', async () => {
     const secret = 'a-secret-of-my-own-choosing-0123456789';
-    const created = await org.polar.webhooks.createWebhookEndpoint({ url: receiver, format: 'raw', events: ['order.paid'], secret });
+    const created = await t.org.polar.webhooks.createWebhookEndpoint({ url: receiver, format: 'raw', events: ['order.paid'], secret });
     expect(created.secret).toBe(secret);
-    expect((await org.polar.webhooks.getWebhookEndpoint({ id: created.id })).secret).toBe(hint(secret));
+    expect((await t.org.polar.webhooks.getWebhookEndpoint({ id: created.id })).secret).toBe(hint(secret));
 
-    const before = (await storedEndpoints(org.organizationId)).length;
-    const short = await org.api('POST', '/webhooks/endpoints', { url: receiver, format: 'raw', events: ['order.paid'], secret: 'x'.repeat(31) });
+    const before = (await storedEndpoints(t.org.organizationId)).length;
+    const short = await t.org.api('POST', '/webhooks/endpoints', { url: receiver, format: 'raw', events: ['order.paid'], secret: 'x'.repeat(31) });
     expectValidationError(short, ['body', 'secret'], 'string_too_short');
-    expect(await storedEndpoints(org.organizationId)).toHaveLength(before);
+    expect(await storedEndpoints(t.org.organizationId)).toHaveLength(before);
   });
 
   it('resets the secret: the new one is shown once, differs, and only its hint shows after', async () => {
-    const created = await createEndpoint(org);
-    const reset = await org.polar.webhooks.resetWebhookEndpointSecret({ id: created.id });
+    const created = await createEndpoint(t.org);
+    const reset = await t.org.polar.webhooks.resetWebhookEndpointSecret({ id: created.id });
     expect(reset.secret).toMatch(secretPattern);
     expect(reset.secret).not.toBe(created.secret);
     expect(reset).toMatchObject({ id: created.id, url: receiver, events: ['order.paid'] });
-    expect((await org.polar.webhooks.getWebhookEndpoint({ id: created.id })).secret).toBe(hint(reset.secret));
+    expect((await t.org.polar.webhooks.getWebhookEndpoint({ id: created.id })).secret).toBe(hint(reset.secret));
     const stored = await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     expect(await decryptSecret(environment(), stored.secretCiphertext)).toBe(reset.secret);
     expect(await rawRow(created.id)).not.toContain(reset.secret);
   });
 
   it('updates url, format and events, and only those given', async () => {
-    const created = await createEndpoint(org, ['order.paid']);
-    const moved = await org.polar.webhooks.updateWebhookEndpoint({ id: created.id, webhookEndpointUpdate: { url: 'http://localhost:4200/elsewhere' } });
+    const created = await createEndpoint(t.org, ['order.paid']);
+    const moved = await t.org.polar.webhooks.updateWebhookEndpoint({ id: created.id, webhookEndpointUpdate: { url: 'http://localhost:4200/elsewhere' } });
     expect(moved).toMatchObject({ url: 'http://localhost:4200/elsewhere', format: 'raw', events: ['order.paid'] });
     expect(moved.modifiedAt).toBeInstanceOf(Date);
-    const chat = await org.polar.webhooks.updateWebhookEndpoint({
+    const chat = await t.org.polar.webhooks.updateWebhookEndpoint({
       id: created.id,
       webhookEndpointUpdate: { url: 'https://discord.com/api/webhooks/123/token', format: 'discord', events: ['order.paid', 'subscription.canceled'] },
     });
     expect(chat).toMatchObject({ url: 'https://discord.com/api/webhooks/123/token', format: 'discord', events: ['order.paid', 'subscription.canceled'] });
-    expect(await org.polar.webhooks.getWebhookEndpoint({ id: created.id })).toEqual(chat);
-    const unchanged = expectStatus(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: null, events: null }), 200);
+    expect(await t.org.polar.webhooks.getWebhookEndpoint({ id: created.id })).toEqual(chat);
+    const unchanged = expectStatus(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: null, events: null }), 200);
     expect(unchanged).toMatchObject({ url: chat.url, format: 'discord', events: chat.events, secret: hint(created.secret) });
   });
 
   it('lists the organization’s live endpoints, newest first, by page, and filters by organization_id', async () => {
-    const fresh = await newOrganization(server, 'sandbox');
+    const fresh = await newOrganization(t.server, 'sandbox');
     const a = await createEndpoint(fresh, ['order.paid']);
     const b = await createEndpoint(fresh, ['order.created']);
     const c = await createEndpoint(fresh, ['refund.created']);
@@ -162,51 +156,51 @@ describe('webhook endpoints through the official SDK', () => {
     const page2 = expectStatus(await fresh.api('GET', '/webhooks/endpoints?limit=1&page=2'), 200);
     expect(page2.items.map((e: { id: string }) => e.id)).toEqual([a.id]);
     expect(page2.pagination).toEqual({ total_count: 2, max_page: 2 });
-    const foreign = expectStatus(await fresh.api('GET', `/webhooks/endpoints?organization_id=${org.organizationId}`), 200);
+    const foreign = expectStatus(await fresh.api('GET', `/webhooks/endpoints?organization_id=${t.org.organizationId}`), 200);
     expect(foreign).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
   });
 
   it('deletes an endpoint (204): it is gone from get and list, and deleting again is 404', async () => {
-    const created = await createEndpoint(org);
-    await org.polar.webhooks.deleteWebhookEndpoint({ id: created.id });
-    const error = await rejectionOf(org.polar.webhooks.getWebhookEndpoint({ id: created.id }));
+    const created = await createEndpoint(t.org);
+    await t.org.polar.webhooks.deleteWebhookEndpoint({ id: created.id });
+    const error = await rejectionOf(t.org.polar.webhooks.getWebhookEndpoint({ id: created.id }));
     expect(error).toBeInstanceOf(ResourceNotFound);
-    const listed = await org.polar.webhooks.listWebhookEndpoints({ limit: 100 });
+    const listed = await t.org.polar.webhooks.listWebhookEndpoints({ limit: 100 });
     expect(listed.result.items.map((e) => e.id)).not.toContain(created.id);
-    expect(await rejectionOf(org.polar.webhooks.deleteWebhookEndpoint({ id: created.id }))).toBeInstanceOf(ResourceNotFound);
-    expectErrorBody(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: receiver }), 404, 'ResourceNotFound');
-    expectErrorBody(await org.api('PATCH', `/webhooks/endpoints/${created.id}/secret`), 404, 'ResourceNotFound');
+    expect(await rejectionOf(t.org.polar.webhooks.deleteWebhookEndpoint({ id: created.id }))).toBeInstanceOf(ResourceNotFound);
+    expectErrorBody(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: receiver }), 404, 'ResourceNotFound');
+    expectErrorBody(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}/secret`), 404, 'ResourceNotFound');
     const stored = await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.deletedAt).toBeInstanceOf(Date);
   });
 
   it('gives up the events still waiting for a deleted endpoint, and keeps those already delivered', async () => {
-    const created = await createEndpoint(org, ['customer.created']);
+    const created = await createEndpoint(t.org, ['customer.created']);
     // Rows the delivery worker writes when it fans an event out (its own tests drive it end to end).
-    const event = await prisma().event.create({ data: { organizationId: org.organizationId, type: 'customer.created', data: {}, createdAt: new Date() } });
-    const waiting = { organizationId: org.organizationId, endpointId: created.id, type: 'customer.created', sequence: event.sequence, payload: '{}' };
+    const event = await prisma().event.create({ data: { organizationId: t.org.organizationId, type: 'customer.created', data: {}, createdAt: new Date() } });
+    const waiting = { organizationId: t.org.organizationId, endpointId: created.id, type: 'customer.created', sequence: event.sequence, payload: '{}' };
     const pending = await prisma().webhookEvent.create({ data: { ...waiting, eventId: event.id, nextAttemptAt: new Date() } });
     const done = await prisma().webhookEvent.create({ data: { ...waiting, eventId: randomUUID(), succeeded: true } });
-    expectStatus(await org.api('DELETE', `/webhooks/endpoints/${created.id}`), 204);
+    expectStatus(await t.org.api('DELETE', `/webhooks/endpoints/${created.id}`), 204);
     expect(await prisma().webhookEvent.findUniqueOrThrow({ where: { id: pending.id } })).toMatchObject({ succeeded: false, nextAttemptAt: null });
     expect(await prisma().webhookEvent.findUniqueOrThrow({ where: { id: done.id } })).toMatchObject({ succeeded: true });
   });
 
   it('accepts an empty event list, subscribes to each type once, and takes the types the client offers that Kassa does not send yet', async () => {
-    const none = await createEndpoint(org, []);
+    const none = await createEndpoint(t.org, []);
     expect(none.events).toEqual([]);
-    const twice = await createEndpoint(org, ['order.paid', 'order.paid', 'customer.created']);
+    const twice = await createEndpoint(t.org, ['order.paid', 'order.paid', 'customer.created']);
     expect(twice.events).toEqual(['order.paid', 'customer.created']);
-    const future = await createEndpoint(org, ['product.created', 'organization.updated', 'benefit_grant.cycled', 'refund.updated', 'product.updated']);
+    const future = await createEndpoint(t.org, ['product.created', 'organization.updated', 'benefit_grant.cycled', 'refund.updated', 'product.updated']);
     expect(future.events).toHaveLength(5);
   });
 
   it('takes discord and slack endpoints at those services’ webhook URLs', async () => {
-    const discord = await org.polar.webhooks.createWebhookEndpoint({ url: 'https://discord.com/api/webhooks/1/abc', format: 'discord', events: ['order.paid'] });
+    const discord = await t.org.polar.webhooks.createWebhookEndpoint({ url: 'https://discord.com/api/webhooks/1/abc', format: 'discord', events: ['order.paid'] });
     expect(discord.format).toBe('discord');
-    const legacy = await org.polar.webhooks.createWebhookEndpoint({ url: 'https://discordapp.com/api/webhooks/1/abc', format: 'discord', events: ['order.paid'] });
+    const legacy = await t.org.polar.webhooks.createWebhookEndpoint({ url: 'https://discordapp.com/api/webhooks/1/abc', format: 'discord', events: ['order.paid'] });
     expect(legacy.format).toBe('discord');
-    const slack = await org.polar.webhooks.createWebhookEndpoint({ url: 'https://hooks.slack.com/services/T0/B0/x', format: 'slack', events: ['order.paid'] });
+    const slack = await t.org.polar.webhooks.createWebhookEndpoint({ url: 'https://hooks.slack.com/services/T0/B0/x', format: 'slack', events: ['order.paid'] });
     expect(slack.format).toBe('slack');
   });
 });
@@ -232,33 +226,33 @@ describe('bad input to webhook endpoints', () => {
   ];
   for (const [url, reason] of refusedUrls) {
     it(`refuses ${url} at url with the reason, creating nothing`, async () => {
-      const before = await storedEndpoints(org.organizationId);
-      const issue = expectValidationError(await org.api('POST', '/webhooks/endpoints', body({ url })), ['body', 'url']);
+      const before = await storedEndpoints(t.org.organizationId);
+      const issue = expectValidationError(await t.org.api('POST', '/webhooks/endpoints', body({ url })), ['body', 'url']);
       expect(issue.msg).toMatch(reason);
-      expect(await storedEndpoints(org.organizationId)).toHaveLength(before.length);
+      expect(await storedEndpoints(t.org.organizationId)).toHaveLength(before.length);
     });
   }
 
   it('refuses an unknown event type at its index, through the SDK too', async () => {
-    const before = await storedEndpoints(org.organizationId);
-    const response = await org.api('POST', '/webhooks/endpoints', body({ events: ['order.paid', 'order.shipped'] }));
+    const before = await storedEndpoints(t.org.organizationId);
+    const response = await t.org.api('POST', '/webhooks/endpoints', body({ events: ['order.paid', 'order.shipped'] }));
     const issue = expectValidationError(response, ['body', 'events', 1], 'enum');
     expect(issue.msg).toContain('order.shipped');
     // The client library checks its own enum before sending; through GraphQL the same rule holds.
     const failure = await graphqlFailure(
-      org.gql('mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { id } } }', {
+      t.org.gql('mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { id } } }', {
         input: { url: receiver, format: 'raw', events: ['ORDER_PAID'] },
       }),
       'BAD_USER_INPUT',
     );
     expect(failure.extensions.issues).toEqual([expect.objectContaining({ loc: ['input', 'events', 0] })]);
-    expect(await storedEndpoints(org.organizationId)).toHaveLength(before.length);
+    expect(await storedEndpoints(t.org.organizationId)).toHaveLength(before.length);
   });
 
   it('refuses an unknown format and extra fields', async () => {
-    expectValidationError(await org.api('POST', '/webhooks/endpoints', body({ format: 'xml' })), ['body', 'format']);
-    expectValidationError(await org.api('POST', '/webhooks/endpoints', body({ headers: { 'x-a': 'b' } })), ['body', 'headers'], 'extra_forbidden');
-    expectValidationError(await org.api('POST', '/webhooks/endpoints', { format: 'raw', events: [] }), ['body', 'url'], 'missing');
+    expectValidationError(await t.org.api('POST', '/webhooks/endpoints', body({ format: 'xml' })), ['body', 'format']);
+    expectValidationError(await t.org.api('POST', '/webhooks/endpoints', body({ headers: { 'x-a': 'b' } })), ['body', 'headers'], 'extra_forbidden');
+    expectValidationError(await t.org.api('POST', '/webhooks/endpoints', { format: 'raw', events: [] }), ['body', 'url'], 'missing');
   });
 
   const mismatched: [string, string][] = [
@@ -272,35 +266,35 @@ describe('bad input to webhook endpoints', () => {
   ];
   for (const [format, url] of mismatched) {
     it(`refuses a ${format} endpoint at ${url}`, async () => {
-      const before = await storedEndpoints(org.organizationId);
-      const issue = expectValidationError(await org.api('POST', '/webhooks/endpoints', body({ format, url })), ['body', 'url'], 'url_format_mismatch');
+      const before = await storedEndpoints(t.org.organizationId);
+      const issue = expectValidationError(await t.org.api('POST', '/webhooks/endpoints', body({ format, url })), ['body', 'url'], 'url_format_mismatch');
       expect(issue.msg).toContain(format);
-      expect(await storedEndpoints(org.organizationId)).toHaveLength(before.length);
+      expect(await storedEndpoints(t.org.organizationId)).toHaveLength(before.length);
     });
   }
 
   it('refuses an update to a refused URL, a chat format the URL does not fit, an unknown event or a short secret, changing nothing', async () => {
-    const created = await createEndpoint(org);
+    const created = await createEndpoint(t.org);
     const rowBefore = await rawRow(created.id);
-    expectValidationError(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: 'http://169.254.169.254/' }), ['body', 'url']);
-    expectValidationError(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { format: 'slack' }), ['body', 'format'], 'url_format_mismatch');
-    expectValidationError(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { events: ['nope'] }), ['body', 'events', 0], 'enum');
-    expectValidationError(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { secret: 'short' }), ['body', 'secret'], 'string_too_short');
-    const several = await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: 'ftp://example.com/', events: ['order.paid', 'bad'] });
+    expectValidationError(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: 'http://169.254.169.254/' }), ['body', 'url']);
+    expectValidationError(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { format: 'slack' }), ['body', 'format'], 'url_format_mismatch');
+    expectValidationError(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { events: ['nope'] }), ['body', 'events', 0], 'enum');
+    expectValidationError(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { secret: 'short' }), ['body', 'secret'], 'string_too_short');
+    const several = await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { url: 'ftp://example.com/', events: ['order.paid', 'bad'] });
     expectValidationError(several, ['body', 'url']);
     expectValidationError(several, ['body', 'events', 1]);
     expect(await rawRow(created.id)).toBe(rowBefore);
   });
 
   it('refuses to create an endpoint for another organization with an organization token', async () => {
-    const before = await storedEndpoints(other.organizationId);
-    expectValidationError(await org.api('POST', '/webhooks/endpoints', body({ organization_id: other.organizationId })), ['body', 'organization_id']);
-    expect(await storedEndpoints(other.organizationId)).toHaveLength(before.length);
+    const before = await storedEndpoints(t.other.organizationId);
+    expectValidationError(await t.org.api('POST', '/webhooks/endpoints', body({ organization_id: t.other.organizationId })), ['body', 'organization_id']);
+    expect(await storedEndpoints(t.other.organizationId)).toHaveLength(before.length);
   });
 
   it('validates page and limit of the list', async () => {
-    expectValidationError(await org.api('GET', '/webhooks/endpoints?limit=101'), ['query', 'limit']);
-    expectValidationError(await org.api('GET', '/webhooks/endpoints?page=0'), ['query', 'page']);
+    expectValidationError(await t.org.api('GET', '/webhooks/endpoints?limit=101'), ['query', 'limit']);
+    expectValidationError(await t.org.api('GET', '/webhooks/endpoints?page=0'), ['query', 'page']);
   });
 });
 
@@ -310,8 +304,8 @@ describe('bad input to webhook endpoints', () => {
 
 describe('enabling and disabling an endpoint', () => {
   it('disables by hand without a reason, and re-enabling clears why and since when Kassa had disabled it', async () => {
-    const created = await createEndpoint(org);
-    const off = expectStatus(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { enabled: false }), 200);
+    const created = await createEndpoint(t.org);
+    const off = expectStatus(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { enabled: false }), 200);
     expect(off).toMatchObject({ enabled: false, disabled_at: null, disabled_reason: null });
 
     // What the delivery worker writes when the endpoint has failed for too long (its own tests drive that).
@@ -320,10 +314,10 @@ describe('enabling and disabling an endpoint', () => {
       where: { id: created.id },
       data: { enabled: false, disabledAt: new Date('2026-11-23T10:00:00Z'), disabledReason: 'Failing since 2026-11-20', failingSince: failedAt },
     });
-    const seen = await graphqlData(org.gql('query ($id: UUID!) { core { webhookEndpoint(id: $id) { enabled disabledAt disabledReason failingSince } } }', { id: created.id }));
+    const seen = await graphqlData(t.org.gql('query ($id: UUID!) { core { webhookEndpoint(id: $id) { enabled disabledAt disabledReason failingSince } } }', { id: created.id }));
     expect(seen.core.webhookEndpoint).toEqual({ enabled: false, disabledAt: '2026-11-23T10:00:00.000Z', disabledReason: 'Failing since 2026-11-20', failingSince: failedAt.toISOString() });
 
-    const on = expectStatus(await org.api('PATCH', `/webhooks/endpoints/${created.id}`, { enabled: true }), 200);
+    const on = expectStatus(await t.org.api('PATCH', `/webhooks/endpoints/${created.id}`, { enabled: true }), 200);
     expect(on).toMatchObject({ enabled: true, disabled_at: null, disabled_reason: null, failing_since: null });
   });
 });
@@ -337,41 +331,41 @@ describe('webhook endpoints through GraphQL', () => {
 
   it('creates with the secret in full once, then shows the hint on the endpoint and in the list', async () => {
     const data = await graphqlData(
-      org.gql(`mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { __typename ${fields} } } }`, {
+      t.org.gql(`mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { __typename ${fields} } } }`, {
         input: { url: receiver, format: 'raw', events: ['subscription.active'] },
       }),
     );
     const created = data.core.webhookEndpointCreate;
-    expect(created).toMatchObject({ __typename: 'WebhookEndpointWithSecret', organizationId: org.organizationId, events: ['subscription.active'], enabled: true });
+    expect(created).toMatchObject({ __typename: 'WebhookEndpointWithSecret', organizationId: t.org.organizationId, events: ['subscription.active'], enabled: true });
     expect(created.secret).toMatch(secretPattern);
     const read = await graphqlData(
-      org.gql(`query ($id: UUID!) { core { webhookEndpoint(id: $id) { __typename secret } webhookEndpoints(limit: 100) { items { id secret } } } }`, { id: created.id }),
+      t.org.gql(`query ($id: UUID!) { core { webhookEndpoint(id: $id) { __typename secret } webhookEndpoints(limit: 100) { items { id secret } } } }`, { id: created.id }),
     );
     expect(read.core.webhookEndpoint).toEqual({ __typename: 'WebhookEndpoint', secret: hint(created.secret) });
     expect(read.core.webhookEndpoints.items).toContainEqual({ id: created.id, secret: hint(created.secret) });
 
-    const rotated = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointRotateSecret(id: $id) { secret } } }`, { id: created.id }));
+    const rotated = await graphqlData(t.org.gql(`mutation ($id: UUID!) { core { webhookEndpointRotateSecret(id: $id) { secret } } }`, { id: created.id }));
     expect(rotated.core.webhookEndpointRotateSecret.secret).toMatch(secretPattern);
     // The deprecated first name of the same mutation still rotates the secret.
-    const reset = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointResetSecret(id: $id) { secret } } }`, { id: created.id }));
+    const reset = await graphqlData(t.org.gql(`mutation ($id: UUID!) { core { webhookEndpointResetSecret(id: $id) { secret } } }`, { id: created.id }));
     expect(reset.core.webhookEndpointResetSecret.secret).toMatch(secretPattern);
     expect(reset.core.webhookEndpointResetSecret.secret).not.toBe(rotated.core.webhookEndpointRotateSecret.secret);
-    const deleted = await graphqlData(org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }));
+    const deleted = await graphqlData(t.org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }));
     expect(deleted.core.webhookEndpointDelete).toBe(true);
-    await graphqlFailure(org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }), 'RESOURCE_NOT_FOUND');
+    await graphqlFailure(t.org.gql(`mutation ($id: UUID!) { core { webhookEndpointDelete(id: $id) } }`, { id: created.id }), 'RESOURCE_NOT_FOUND');
   });
 
   it('lets a signed-in member create for their organization, naming it', async () => {
     const signIn = await graphqlData(
-      org.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: org.userEmail, password: org.userPassword }),
+      t.org.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: t.org.userEmail, password: t.org.userPassword }),
     );
-    const user = graphqlClient(server.base('sandbox'), signIn.signIn.token);
+    const user = graphqlClient(t.server.base('sandbox'), signIn.signIn.token);
     const mutation = `mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { organizationId } } }`;
     const unnamed = await graphqlFailure(user(mutation, { input: { url: receiver, format: 'raw', events: [] } }), 'BAD_USER_INPUT');
     expect(unnamed.extensions.issues[0].loc).toEqual(['input', 'organizationId']);
-    await graphqlFailure(user(mutation, { input: { url: receiver, format: 'raw', events: [], organizationId: other.organizationId } }), 'BAD_USER_INPUT');
-    const named = await graphqlData(user(mutation, { input: { url: receiver, format: 'raw', events: [], organizationId: org.organizationId } }));
-    expect(named.core.webhookEndpointCreate.organizationId).toBe(org.organizationId);
+    await graphqlFailure(user(mutation, { input: { url: receiver, format: 'raw', events: [], organizationId: t.other.organizationId } }), 'BAD_USER_INPUT');
+    const named = await graphqlData(user(mutation, { input: { url: receiver, format: 'raw', events: [], organizationId: t.org.organizationId } }));
+    expect(named.core.webhookEndpointCreate.organizationId).toBe(t.org.organizationId);
   });
 });
 
@@ -382,7 +376,7 @@ describe('webhook endpoints through GraphQL', () => {
 describe('who may reach an endpoint', () => {
   let victim: WebhookEndpoint;
   beforeAll(async () => {
-    victim = await createEndpoint(org, ['order.paid']);
+    victim = await createEndpoint(t.org, ['order.paid']);
   });
 
   it('answers another organization’s endpoint as not found, exactly like an unknown id, on get, update, delete and reset', async () => {
@@ -394,27 +388,27 @@ describe('who may reach an endpoint', () => {
       ['DELETE', '', undefined],
       ['PATCH', '/secret', undefined],
     ] as const) {
-      const foreign = await other.api(method, `/webhooks/endpoints/${victim.id}${path}`, payload);
-      const missing = await other.api(method, `/webhooks/endpoints/${unknown}${path}`, payload);
+      const foreign = await t.other.api(method, `/webhooks/endpoints/${victim.id}${path}`, payload);
+      const missing = await t.other.api(method, `/webhooks/endpoints/${unknown}${path}`, payload);
       expectErrorBody(foreign, 404, 'ResourceNotFound');
       expect(foreign.body).toEqual(missing.body);
     }
-    expect(await rejectionOf(other.polar.webhooks.getWebhookEndpoint({ id: victim.id }))).toBeInstanceOf(ResourceNotFound);
-    expect(await rejectionOf(other.polar.webhooks.resetWebhookEndpointSecret({ id: victim.id }))).toBeInstanceOf(ResourceNotFound);
-    await graphqlFailure(other.gql('query ($id: UUID!) { core { webhookEndpoint(id: $id) { id } } }', { id: victim.id }), 'RESOURCE_NOT_FOUND');
+    expect(await rejectionOf(t.other.polar.webhooks.getWebhookEndpoint({ id: victim.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(t.other.polar.webhooks.resetWebhookEndpointSecret({ id: victim.id }))).toBeInstanceOf(ResourceNotFound);
+    await graphqlFailure(t.other.gql('query ($id: UUID!) { core { webhookEndpoint(id: $id) { id } } }', { id: victim.id }), 'RESOURCE_NOT_FOUND');
     expect(await rawRow(victim.id)).toBe(rowBefore);
   });
 
   it('never lists another organization’s endpoints', async () => {
-    const listed = await other.polar.webhooks.listWebhookEndpoints({ limit: 100 });
-    expect(listed.result.items.every((e) => e.organizationId === other.organizationId)).toBe(true);
-    const filtered = await other.polar.webhooks.listWebhookEndpoints({ organizationId: [org.organizationId, other.organizationId], limit: 100 });
+    const listed = await t.other.polar.webhooks.listWebhookEndpoints({ limit: 100 });
+    expect(listed.result.items.every((e) => e.organizationId === t.other.organizationId)).toBe(true);
+    const filtered = await t.other.polar.webhooks.listWebhookEndpoints({ organizationId: [t.org.organizationId, t.other.organizationId], limit: 100 });
     expect(filtered.result.items.map((e) => e.id)).not.toContain(victim.id);
   });
 
   it('refuses a token without a webhooks scope (403), and a read-only token any change', async () => {
     const rowBefore = await rawRow(victim.id);
-    const ordersOnly = restClient(server.base('sandbox'), await tokenWithScopes(server, org, ['orders:read']));
+    const ordersOnly = restClient(t.server.base('sandbox'), await tokenWithScopes(t.server, t.org, ['orders:read']));
     for (const [method, path, payload] of [
       ['GET', '/webhooks/endpoints', undefined],
       ['GET', `/webhooks/endpoints/${victim.id}`, undefined],
@@ -425,13 +419,13 @@ describe('who may reach an endpoint', () => {
     ] as const) {
       expectErrorBody(await ordersOnly(method, path, payload), 403, 'NotPermitted');
     }
-    const readOnlyToken = await tokenWithScopes(server, org, ['webhooks:read']);
-    const readOnly = restClient(server.base('sandbox'), readOnlyToken);
+    const readOnlyToken = await tokenWithScopes(t.server, t.org, ['webhooks:read']);
+    const readOnly = restClient(t.server.base('sandbox'), readOnlyToken);
     expectStatus(await readOnly('GET', `/webhooks/endpoints/${victim.id}`), 200);
     expectErrorBody(await readOnly('PATCH', `/webhooks/endpoints/${victim.id}/secret`), 403, 'NotPermitted');
     expectErrorBody(await readOnly('DELETE', `/webhooks/endpoints/${victim.id}`), 403, 'NotPermitted');
     const sdkError = await rejectionOf(
-      new Polar({ accessToken: readOnlyToken, serverURL: sdkServerURL(server, 'sandbox') }).webhooks.createWebhookEndpoint({ url: receiver, format: 'raw', events: [] }),
+      new Polar({ accessToken: readOnlyToken, serverURL: sdkServerURL(t.server, 'sandbox') }).webhooks.createWebhookEndpoint({ url: receiver, format: 'raw', events: [] }),
     );
     expect(sdkError).toBeInstanceOf(SDKError);
     expect((sdkError as SDKError).statusCode).toBe(403);
@@ -439,20 +433,20 @@ describe('who may reach an endpoint', () => {
   });
 
   it('refuses a customer token (403) and no token (401)', async () => {
-    const customer = expectStatus(await org.api('POST', '/customers/', { email: `buyer-${randomUUID()}@example.com` }), 201);
-    const session = await org.polar.customerSessions.create({ customerId: customer.id });
-    const asCustomer = restClient(server.base('sandbox'), session.token);
+    const customer = expectStatus(await t.org.api('POST', '/customers/', { email: `buyer-${randomUUID()}@example.com` }), 201);
+    const session = await t.org.polar.customerSessions.create({ customerId: customer.id });
+    const asCustomer = restClient(t.server.base('sandbox'), session.token);
     expectErrorBody(await asCustomer('GET', '/webhooks/endpoints'), 403, 'NotPermitted');
     expectErrorBody(await asCustomer('GET', `/webhooks/endpoints/${victim.id}`), 403, 'NotPermitted');
     expectErrorBody(await asCustomer('POST', '/webhooks/endpoints', { url: receiver, format: 'raw', events: [] }), 403, 'NotPermitted');
-    await graphqlFailure(graphqlClient(server.base('sandbox'), session.token)('{ core { webhookEndpoints { items { id } } } }'), 'NOT_PERMITTED');
-    expectErrorBody(await org.publicApi('GET', '/webhooks/endpoints'), 401, 'Unauthorized');
-    expectErrorBody(await org.publicApi('DELETE', `/webhooks/endpoints/${victim.id}`), 401, 'Unauthorized');
-    expect(await org.polar.webhooks.getWebhookEndpoint({ id: victim.id })).toMatchObject({ id: victim.id });
+    await graphqlFailure(graphqlClient(t.server.base('sandbox'), session.token)('{ core { webhookEndpoints { items { id } } } }'), 'NOT_PERMITTED');
+    expectErrorBody(await t.org.publicApi('GET', '/webhooks/endpoints'), 401, 'Unauthorized');
+    expectErrorBody(await t.org.publicApi('DELETE', `/webhooks/endpoints/${victim.id}`), 401, 'Unauthorized');
+    expect(await t.org.polar.webhooks.getWebhookEndpoint({ id: victim.id })).toMatchObject({ id: victim.id });
   });
 
   it('does not let a production token reach a sandbox endpoint', async () => {
-    const production = await newOrganization(server);
+    const production = await newOrganization(t.server);
     const response = await production.api('GET', `/webhooks/endpoints/${victim.id}`);
     expectErrorBody(response, 404, 'ResourceNotFound');
   });
@@ -460,7 +454,7 @@ describe('who may reach an endpoint', () => {
 
 describe('the client library’s validation error', () => {
   it('parses a refused URL as HTTPValidationError', async () => {
-    const error = await rejectionOf(org.polar.webhooks.createWebhookEndpoint({ url: 'http://169.254.169.254/', format: 'raw', events: ['order.paid'] }));
+    const error = await rejectionOf(t.org.polar.webhooks.createWebhookEndpoint({ url: 'http://169.254.169.254/', format: 'raw', events: ['order.paid'] }));
     expect(error).toBeInstanceOf(HTTPValidationError);
     expect((error as HTTPValidationError).detail?.[0]).toMatchObject({ loc: ['body', 'url'] });
   });
@@ -469,7 +463,7 @@ describe('the client library’s validation error', () => {
 describe('production', () => {
   const strict = usePostgres;
   it(strict ? 'on PostgreSQL takes only https to public hosts' : 'embedded takes http to loopback, as sandbox does', async () => {
-    const production = await newOrganization(server);
+    const production = await newOrganization(t.server);
     const loopback = await production.api('POST', '/webhooks/endpoints', { url: receiver, format: 'raw', events: ['order.paid'] });
     if (strict) {
       expect(expectValidationError(loopback, ['body', 'url']).msg).toBe('The webhook URL must use https.');
@@ -477,7 +471,7 @@ describe('production', () => {
       expect(expectValidationError(https, ['body', 'url']).msg).toBe('The webhook URL must not point to a private or reserved address.');
       const named = await production.api('POST', '/webhooks/endpoints', { url: 'https://localhost/hook', format: 'raw', events: ['order.paid'] });
       expect(expectValidationError(named, ['body', 'url']).msg).toBe('The webhook URL must name a public host.');
-      const prod = server.kassa.environments.production.environment.prisma;
+      const prod = t.server.kassa.environments.production.environment.prisma;
       expect(await prod.webhookEndpoint.count({ where: { organizationId: production.organizationId } })).toBe(0);
     } else {
       expectStatus(loopback, 201);

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { encryptSecret } from '../../src/webhooks/secrets.ts';
-import { startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { usePostgres } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { eventually } from '../helpers/waiting.ts';
@@ -20,17 +21,13 @@ vi.setConfig({ testTimeout: 60_000 });
 const webhookEnv = { WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', JOB_POLL_INTERVAL_MS: '50' };
 
 describe.runIf(usePostgres)('webhook workers in several processes on one PostgreSQL database', () => {
-  let server: TestServer;
+  const t = useTestServer({ env: webhookEnv });
   const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    server = await startTestServer(webhookEnv);
-  });
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
-    await server?.close();
   });
 
-  const sandboxDb = () => server.kassa.environments.sandbox.environment.prisma;
+  const sandboxDb = () => t.server.kassa.environments.sandbox.environment.prisma;
 
   async function receiver() {
     const started = await startReceiver();
@@ -54,12 +51,12 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
           done();
         },
       });
-      other = await startKassa(server.config, createLogger('info', sink));
+      other = await startKassa(t.server.config, createLogger('info', sink));
     });
     afterAll(() => other?.close());
 
     it('share the deliveries and never send one attempt twice', async () => {
-      const org = await newOrganization(server, 'sandbox');
+      const org = await newOrganization(t.server, 'sandbox');
       const [first, second] = [await receiver(), await receiver()];
       // Every event fails once, so retries race too.
       for (const to of [first, second]) to.answer = (_receipt, nth) => (nth === 1 ? 500 : 200);
@@ -92,7 +89,7 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
         expect(event.deliveries.map((d) => d.httpCode).sort()).toEqual([200, 500]);
       }
       const attemptsLogged = (logs: string[]) => logs.filter((line) => /"msg":"webhook (delivered|attempt failed)"/.test(line)).length;
-      const [here, there] = [attemptsLogged(server.logs), attemptsLogged(otherLogs)];
+      const [here, there] = [attemptsLogged(t.server.logs), attemptsLogged(otherLogs)];
       expect(here + there).toBe(expected * 2);
       expect(here, 'this process made attempts').toBeGreaterThan(0);
       expect(there, 'the other process made attempts').toBeGreaterThan(0);
@@ -106,7 +103,7 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
     });
 
     function serve(): Promise<{ child: ChildProcess; output: () => string; exited: Promise<unknown> }> {
-      const { production, sandbox } = server.config.databases as Record<string, { url: string }>;
+      const { production, sandbox } = t.server.config.databases as Record<string, { url: string }>;
       const spawned = spawn(process.execPath, [path.resolve('src/kassa.js'), 'serve'], {
         env: { ...process.env, ...webhookEnv, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: production.url, SANDBOX_DATABASE_URL: sandbox.url, DATABASE_POOL_SIZE: '3' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -124,8 +121,8 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
     }
 
     it('leaves its claim to lapse, and the attempt is made again by another process: nothing is lost', async () => {
-      await server.kassa.environments.sandbox.webhooks.stop();
-      const org = await newOrganization(server, 'sandbox');
+      await t.server.kassa.environments.sandbox.webhooks.stop();
+      const org = await newOrganization(t.server, 'sandbox');
       const to = await receiver();
       to.answer = (_receipt, nth) => (nth === 1 ? 'hang' : 200);
       const { id: endpointId } = await endpoint(org, to, ['customer.created']);
@@ -140,13 +137,13 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
       expect([claimed.succeeded, claimed.attempts, claimed.deliveries.length]).toEqual([null, 1, 0]);
       expect(claimed.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
       // Until the claim lapses no one takes the attempt over; then this process does.
-      await server.kassa.environments.sandbox.webhooks.runDue();
+      await t.server.kassa.environments.sandbox.webhooks.runDue();
       expect(to.receipts).toHaveLength(1);
-      server.clock.now = new Date(claimed.lockedUntil!.getTime() + 1);
+      t.server.clock.now = new Date(claimed.lockedUntil!.getTime() + 1);
       try {
-        while ((await server.kassa.environments.sandbox.webhooks.runDue()) > 0);
+        while ((await t.server.kassa.environments.sandbox.webhooks.runDue()) > 0);
       } finally {
-        server.clock.now = null;
+        t.server.clock.now = null;
       }
       expect(to.receipts.map((r) => r.id)).toEqual([claimed.id, claimed.id]);
       expect(to.receipts.map((r) => r.refused)).toEqual([null, null]);
@@ -158,9 +155,9 @@ describe.runIf(usePostgres)('webhook workers in several processes on one Postgre
 
   describe('production on PostgreSQL', () => {
     it('does not contact a destination whose name resolves to a loopback address, and logs the failed delivery', async () => {
-      const org = await newOrganization(server, 'production');
+      const org = await newOrganization(t.server, 'production');
       const to = await receiver();
-      const { environment } = server.kassa.environments.production;
+      const { environment } = t.server.kassa.environments.production;
       // The API refuses to save such a URL in production; the row stands for a name whose address changed since.
       const endpoint = await environment.prisma.webhookEndpoint.create({
         data: {
