@@ -12,6 +12,7 @@ import { type Config, type EnvironmentName, environmentNames } from './config.ts
 import type { Context, Environment } from './context.ts';
 import { resolvePrincipal } from './auth/principals.ts';
 import { bearerToken, requestFacts } from './http/request.ts';
+import { createRouter, type Endpoint } from './http/router.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { KassaError } from './graphql/errors.ts';
@@ -67,6 +68,9 @@ import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cach
 import { backgroundWork } from './background.ts';
 
 export const maxBodyBytes = 1024 * 1024;
+
+/** Which endpoint a request is for (http/router.ts). */
+const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
 
 /** The OAuth provider's endpoints and the hosted pages, by method and path. */
 const provider = createProvider([
@@ -209,8 +213,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     if (!accepting) res.setHeader('connection', 'close');
     const started = performance.now();
     const url = requestTarget(req.url ?? '/');
-    const served = pickEnvironment(environments, url.pathname);
-    const environmentName = (served ?? providerTarget(environments, url.pathname)?.served)?.environment.name;
+    const endpoint = route(req.method ?? 'GET', url.pathname);
+    const environmentName = 'environment' in endpoint ? endpoint.environment : undefined;
     res.on('finish', () => {
       logger.info(
         { requestId, environment: environmentName, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
@@ -224,7 +228,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     });
     const clientIp = clientIpOf(req, config.trustedProxies);
     requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
-      handle(req, res, url, served, requestId, clientIp).catch((error) => {
+      handle(req, res, url, endpoint, requestId, clientIp).catch((error) => {
         // Logged as what it is when the response closes: nothing more can be sent to that client.
         if (isClientDisconnect(error, req, res)) return;
         failed = true;
@@ -245,83 +249,84 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     return false;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, served: ServedEnvironment | undefined, requestId: string, clientIp: string) {
-    if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
-    if (url.pathname === '/readyz') return send(res, await readiness());
+  async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, endpoint: Endpoint, requestId: string, clientIp: string) {
+    if (endpoint.kind === 'health') return send(res, { status: 200, body: { status: 'ok' } });
+    if (endpoint.kind === 'readiness') return send(res, await readiness());
     // What the headers say, read once here and handed on: nothing below reads a header.
     const facts = requestFacts(req.headers);
-    const providerPath = providerTarget(environments, url.pathname);
+    const method = req.method ?? 'GET';
     // Every request counts against its address first, before any work is done for it.
-    const { limiter } = providerPath?.served ?? served ?? environments.production;
+    const { limiter } = environments['environment' in endpoint ? endpoint.environment : 'production'];
     if (!admitted(res, limiter, await limiter.charge([limiter.ip(clientIp)], clock().getTime()))) return;
-    if (providerPath) {
-      const method = req.method ?? 'GET';
-      const request = { method, path: providerPath.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
-      const answer = await provider(providerPath.served.environment, request, clock(), logger);
-      res.writeHead(answer.status, answer.headers);
-      res.end(method === 'HEAD' ? undefined : answer.body);
-      return;
+    if (endpoint.kind === 'nowhere') return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
+    const served = environments[endpoint.environment];
+    switch (endpoint.kind) {
+      case 'provider': {
+        const request = { method, path: endpoint.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
+        const answer = await provider(served.environment, request, clock(), logger);
+        res.writeHead(answer.status, answer.headers);
+        res.end(method === 'HEAD' ? undefined : answer.body);
+        return;
+      }
+      case 'secret-scanning': {
+        const body = await readBody(req);
+        if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
+        const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+        const answer = await reportLeakedTokens(served.environment, { keyId: header('github-public-key-identifier'), signature: header('github-public-key-signature'), body, requestId }, clock());
+        return send(res, answer);
+      }
+      case 'invoice-pdf': {
+        const download = await downloadInvoice(served.environment, endpoint.invoiceId, url.searchParams, clock());
+        if (download.status !== 200) return send(res, restError(download.status, download.status === 410 ? 'Expired' : 'NotFound', download.detail));
+        res
+          .writeHead(200, {
+            'content-type': 'application/pdf',
+            'content-length': download.pdf.length,
+            'content-disposition': `inline; filename="invoice-${download.number}.pdf"`,
+            'cache-control': 'private, no-store',
+          })
+          .end(download.pdf);
+        return;
+      }
+      case 'file-part': {
+        const part = await filePartTarget(served.environment, endpoint.fileId, endpoint.part, url.searchParams, clock());
+        if ('status' in part) return send(res, restError(part.status, part.error, part.detail));
+        const body = await readBody(req, part.length);
+        if (body === null) return send(res, restError(413, 'PayloadTooLarge', `Part ${part.number} is ${part.length} bytes long; the request body is longer.`));
+        const checksum = req.headers['x-checksum-sha256'];
+        const stored = await storeFilePart(served.environment, part, body, typeof checksum === 'string' ? checksum : undefined);
+        if ('status' in stored) return send(res, restError(stored.status, stored.error, stored.detail));
+        return send(res, { status: 200, headers: { etag: stored.etag } });
+      }
+      case 'file-download': {
+        const download = await fileBytes(served.environment, endpoint.fileId, url.searchParams, clock());
+        if ('status' in download) return send(res, restError(download.status, download.error, download.detail));
+        res.writeHead(200, {
+          'content-type': download.file.mimeType,
+          'content-length': download.file.size,
+          'content-disposition': attachmentDisposition(download.file.name),
+          'cache-control': 'private, no-store',
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; sandbox",
+        });
+        return pipeline(Readable.from(download.chunks), res);
+      }
+      case 'graphiql-asset': {
+        const asset = await graphiqlAsset(endpoint.asset, singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
+        if (asset) return sendGraphiql(res, asset, method === 'HEAD');
+        break;
+      }
     }
-    if (!served) return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
-    const path = url.pathname.slice(served.base.length);
-    if (path === '/v1/integrations/secret-scanning' && req.method === 'POST') {
-      const body = await readBody(req);
-      if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
-      const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-      const answer = await reportLeakedTokens(served.environment, { keyId: header('github-public-key-identifier'), signature: header('github-public-key-signature'), body, requestId }, clock());
-      return send(res, answer);
-    }
+    const path = endpoint.path;
     // The REST documentation needs no token: answered before credentials are read.
-    const documentation = reference.serve({ method: req.method ?? 'GET', path, ifNoneMatch: req.headers['if-none-match'] }, served.environment);
+    const documentation = reference.serve({ method, path, ifNoneMatch: req.headers['if-none-match'] }, served.environment);
     if (documentation) {
       res.writeHead(documentation.status, documentation.headers).end(documentation.body);
       return;
     }
-    const invoice = /^\/v1\/invoices\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$/.exec(path);
-    if (invoice && req.method === 'GET') {
-      const download = await downloadInvoice(served.environment, invoice[1], url.searchParams, clock());
-      if (download.status !== 200) return send(res, restError(download.status, download.status === 410 ? 'Expired' : 'NotFound', download.detail));
-      res
-        .writeHead(200, {
-          'content-type': 'application/pdf',
-          'content-length': download.pdf.length,
-          'content-disposition': `inline; filename="invoice-${download.number}.pdf"`,
-          'cache-control': 'private, no-store',
-        })
-        .end(download.pdf);
-      return;
-    }
-    const file = /^\/v1\/files\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(?:parts\/([1-9]\d{0,4})|download)$/.exec(path);
-    if (file?.[2] && req.method === 'PUT') {
-      const part = await filePartTarget(served.environment, file[1], Number(file[2]), url.searchParams, clock());
-      if ('status' in part) return send(res, restError(part.status, part.error, part.detail));
-      const body = await readBody(req, part.length);
-      if (body === null) return send(res, restError(413, 'PayloadTooLarge', `Part ${part.number} is ${part.length} bytes long; the request body is longer.`));
-      const checksum = req.headers['x-checksum-sha256'];
-      const stored = await storeFilePart(served.environment, part, body, typeof checksum === 'string' ? checksum : undefined);
-      if ('status' in stored) return send(res, restError(stored.status, stored.error, stored.detail));
-      return send(res, { status: 200, headers: { etag: stored.etag } });
-    }
-    if (file && !file[2] && req.method === 'GET') {
-      const download = await fileBytes(served.environment, file[1], url.searchParams, clock());
-      if ('status' in download) return send(res, restError(download.status, download.error, download.detail));
-      res.writeHead(200, {
-        'content-type': download.file.mimeType,
-        'content-length': download.file.size,
-        'content-disposition': attachmentDisposition(download.file.name),
-        'cache-control': 'private, no-store',
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; sandbox",
-      });
-      return pipeline(Readable.from(download.chunks), res);
-    }
-    const isGraphQL = path === '/v1/graphql';
-    if (isGraphQL && (req.method === 'GET' || req.method === 'HEAD') && prefersHtml(singleHeader(req, 'accept'))) {
-      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`), req.method === 'HEAD');
-    }
-    if (path.startsWith(`/v1/${graphiqlAssetPrefix}`) && (req.method === 'GET' || req.method === 'HEAD')) {
-      const asset = await graphiqlAsset(path.slice(`/v1/${graphiqlAssetPrefix}`.length), singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
-      if (asset) return sendGraphiql(res, asset, req.method === 'HEAD');
+    const isGraphQL = endpoint.kind === 'graphql';
+    if (isGraphQL && (method === 'GET' || method === 'HEAD') && prefersHtml(singleHeader(req, 'accept'))) {
+      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`), method === 'HEAD');
     }
     if (isGraphQL && req.headers.accept !== undefined) {
       const preferred = inOrderOfPreference(req.headers.accept);
@@ -495,19 +500,6 @@ function useErrorCodes(): YogaPlugin {
 function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
   const { nodes, source, positions, path, originalError } = error;
   return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions: { ...error.extensions, ...extensions } });
-}
-
-function pickEnvironment(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string): ServedEnvironment | undefined {
-  if (pathname === '/v1' || pathname.startsWith('/v1/')) return environments.production;
-  if (pathname === '/sandbox/v1' || pathname.startsWith('/sandbox/v1/')) return environments.sandbox;
-  return undefined;
-}
-
-/** The environment and path of a request to the OAuth provider or the hosted pages, if it is one. */
-function providerTarget(environments: Record<EnvironmentName, ServedEnvironment>, pathname: string) {
-  const sandbox = pathname.startsWith('/sandbox/');
-  const path = sandbox ? pathname.slice('/sandbox'.length) : pathname;
-  return isProviderPath(path) ? { served: sandbox ? environments.sandbox : environments.production, path } : null;
 }
 
 interface RequestTarget {
