@@ -34,7 +34,7 @@ ${signingKeysUsage}
                                  Print the REST API's OpenAPI 3.1 document, as the environment
                                  serves it at /v1/openapi.json (its server: PUBLIC_URL, else HOST:PORT).
 
-Configuration comes from environment variables; see README.md.`;
+Configuration comes from environment variables; see docs/configuration.md.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;

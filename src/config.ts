@@ -1,5 +1,5 @@
 // All configuration comes from the environment, is read here once and validated at start.
-// Every variable is documented in README.md.
+// Every variable is documented in docs/configuration.md.
 import { createHash, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';

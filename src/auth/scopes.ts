@@ -44,7 +44,7 @@ export function isResourceScope(value: string): value is ResourceScope {
   return (resourceScopes as readonly string[]).includes(value);
 }
 
-/** What each scope lets a client do, in words, for the consent page and the README. */
+/** What each scope lets a client do, in words, for the consent page. */
 export const scopeDescriptions: Record<Scope, string> = {
   openid: 'Confirm who you are',
   profile: 'See your name',

@@ -1,7 +1,7 @@
 // The signed-in customer's license keys. The keys are found through `reach(ctx).licenseKey` in the
 // Core service, so a customer lists and reads only their own, and a checkout's session only the keys
 // that checkout's purchase granted. Validating, activating and deactivating need no token: those
-// routes (src/modules/license-keys/rest.ts) take the key itself as the capability.
+// routes (src/rest/routes/license-keys.ts) take the key itself as the capability.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
