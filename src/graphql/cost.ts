@@ -331,6 +331,75 @@ class Walker {
   }
 }
 
+/**
+ * What an answer actually cost, counted as the estimate counts: one per object a field of object,
+ * interface or union type returned; values of scalars (a metadata object is a JSON scalar) and
+ * introspection are free. Walks the answer beside the operation's selections; fields under type
+ * conditions the object did not meet are absent from the answer, so every condition is followed.
+ */
+export function answerCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, data: unknown): number {
+  const operation = pickOperation(document, operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root || data === null || typeof data !== 'object') return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+
+  /** The fields selected under `set`, by response key, with every type condition's fields. */
+  const fieldsOf = (set: SelectionSetNode, into = new Map<string, FieldNode[]>(), seen = new Set<string>()) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        into.set(key, [...(into.get(key) ?? []), selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) fieldsOf(selection.selectionSet, into, seen);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) fieldsOf(fragment.selectionSet, into, seen);
+      }
+    }
+    return into;
+  };
+  /** The type a field named `name` returns on some runtime type of `type`. */
+  const fieldType = (type: GraphQLCompositeType, name: string) => {
+    for (const candidate of isObjectType(type) ? [type] : schema.getPossibleTypes(type)) {
+      const field = candidate.getFields()[name];
+      if (field) return getNamedType(field.type);
+    }
+    return undefined;
+  };
+  // What to follow under an object, by the field nodes and type that returned it: worked out once,
+  // not once per item of a list.
+  type Step = { key: string; nodes: FieldNode[]; type: GraphQLCompositeType };
+  const plans = new WeakMap<FieldNode[], Map<string, Step[]>>();
+  const planOf = (nodes: FieldNode[], type: GraphQLCompositeType): Step[] => {
+    let byType = plans.get(nodes);
+    if (!byType) plans.set(nodes, (byType = new Map()));
+    let plan = byType.get(type.name);
+    if (!plan) {
+      const selected = new Map<string, FieldNode[]>();
+      for (const node of nodes) if (node.selectionSet) fieldsOf(node.selectionSet, selected);
+      plan = [];
+      for (const [key, fieldNodes] of selected) {
+        if (fieldNodes[0].name.value.startsWith('__')) continue;
+        const child = fieldType(type, fieldNodes[0].name.value);
+        if (child && isCompositeType(child)) plan.push({ key, nodes: fieldNodes, type: child });
+      }
+      byType.set(type.name, plan);
+    }
+    return plan;
+  };
+  const objects = (value: unknown, nodes: FieldNode[], type: GraphQLCompositeType): number => {
+    if (value === null || typeof value !== 'object') return 0;
+    if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + objects(item, nodes, type), 0);
+    let count = 1;
+    for (const step of planOf(nodes, type)) count += objects((value as Record<string, unknown>)[step.key], step.nodes, step.type);
+    return count;
+  };
+  // The data root is no field; every object under it is one.
+  const rootField = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '' }, selectionSet: operation.selectionSet } as FieldNode;
+  return Math.max(0, objects(data, [rootField], root) - 1);
+}
+
 /** The size of a document as it would run: fields selected once fragments are expanded, and their deepest nesting. */
 export interface DocumentSize {
   /** Every selected field, scalars and `__typename` included, counted once per place a fragment is spread. */

@@ -12,7 +12,7 @@ import { GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, typ
 import type { Plugin } from '@envelop/core';
 import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
-import { checkNesting, costViolation, documentSize, maxDocumentNesting, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
+import { answerCost, checkNesting, costViolation, documentSize, maxDocumentNesting, operationCost, sizeViolation, type CostLimits } from '../graphql/cost.ts';
 import { rateLimitHeaders, type LimitState, type RateLimiter } from './limiter.ts';
 import { RedisUnavailableError, type BucketCharge } from './store.ts';
 
@@ -123,8 +123,7 @@ export function useRateLimits(limits: CostLimits): YogaPlugin & Plugin {
       return {
         async onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
           if (Symbol.asyncIterator in result) return;
-          // The data root is no field; every object under it is one.
-          const actual = Math.max(0, objectsIn(result.data) - 1);
+          const actual = answerCost(args.schema, args.document, args.operationName, result.data);
           if (throttle) {
             // What the operation did not use goes back; what it used beyond the estimate (a list
             // without a bound that held more than assumed) is taken, as the work is done.
@@ -162,15 +161,3 @@ function unavailable() {
   return refusal('The rate limit store cannot be reached. Retry shortly.', 'RATE_LIMITER_UNAVAILABLE', 503, { 'retry-after': '1' });
 }
 
-/** The objects an answer holds: what resolving it actually cost. */
-function objectsIn(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += objectsIn(item);
-    return count;
-  }
-  count = 1;
-  for (const key in value) count += objectsIn((value as Record<string, unknown>)[key]);
-  return count;
-}

@@ -1,6 +1,6 @@
 import { getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it, test } from 'vitest';
-import { checkNesting, costViolation, countTokens, documentSize, maxDocumentNesting, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
+import { answerCost, checkNesting, costViolation, countTokens, documentSize, maxDocumentNesting, operationCost, sizeViolation } from '../../src/graphql/cost.ts';
 import { loadConfig } from '../../src/config.ts';
 
 /** The documented defaults: GRAPHQL_MAX_COST 25000, GRAPHQL_MAX_DEPTH 12, GRAPHQL_MAX_ALIASES 30, GRAPHQL_MAX_TOKENS 2000. */
@@ -236,5 +236,33 @@ describe('checkNesting', () => {
   it('lets a document within the nesting through, and leaves its other syntax errors to the parser', () => {
     expect(() => checkNesting(nested(90), maxDocumentNesting, 2_000)).not.toThrow();
     expect(() => checkNesting('{ a "unterminated', maxDocumentNesting, 2_000)).not.toThrow();
+  });
+});
+
+describe('answerCost', () => {
+  const actual = (query: string, data: unknown) => answerCost(schema, parse(query), undefined, data);
+
+  it('counts the objects fields returned, not the values of JSON scalars or introspection', () => {
+    const query = `{ core { products(limit: 2) { items { id metadata prices { id } } pagination { totalCount } } } }`;
+    const data = {
+      core: {
+        products: {
+          items: [
+            { id: 'a', metadata: { plan: 'gold', nested: { deep: true } }, prices: [{ id: 'p1' }, { id: 'p2' }] },
+            { id: 'b', metadata: {}, prices: [] },
+          ],
+          pagination: { totalCount: 2 },
+        },
+      },
+    };
+    // core 1 + products 1 + 2 products + 2 prices + pagination 1; the metadata objects are free.
+    expect(actual(query, data)).toBe(7);
+    expect(actual(query, data)).toBeLessThanOrEqual(cost(query));
+    expect(actual('{ __schema { types { name } } }', { __schema: { types: [{ name: 'Query' }, { name: 'Product' }] } })).toBe(0);
+  });
+
+  it('follows aliases, fragments and type conditions', () => {
+    const query = `{ core { a: product(id: ${id}) { ...P } b: product(id: ${id}) { id } } } fragment P on Product { ... on Product { prices { id } } }`;
+    expect(actual(query, { core: { a: { prices: [{ id: 'x' }] }, b: null } })).toBe(3);
   });
 });
