@@ -1,5 +1,6 @@
 // The wire format: how GraphQL results and inputs look on the REST surface (and in webhook payloads).
-// Field names are snake_case, everything else is the GraphQL value unchanged. The mapping follows
+// Field names are snake_case, enum values REST spells otherwise are their wire strings (see
+// graphql/wire-values.ts), everything else is the GraphQL value unchanged. The mapping follows
 // the schema, so values of opaque scalars (metadata) keep their own keys.
 import {
   type FragmentDefinitionNode,
@@ -28,7 +29,7 @@ import {
   Kind,
 } from 'graphql';
 import type { Loc } from '../graphql/errors.ts';
-import { enumWire, WireOnlyValueError, wireOnlyValues, type WireOnlyValues } from '../graphql/wire-values.ts';
+import { enumWire, WireOnlyValueError, wireOnlyValues, wireValues, type WireOnlyValues } from '../graphql/wire-values.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -43,6 +44,8 @@ export interface WireShape {
 export interface WireField {
   wire: string;
   shape: WireShape | null;
+  /** For a field of an enum that REST spells otherwise: each value's wire string, by its GraphQL name. */
+  values: ReadonlyMap<string, unknown> | null;
   /**
    * The field's definition by the name of each type it is selected on: an object of another type
    * (another type condition) has no such key. Documents of the wire format read it (rest/openapi.ts).
@@ -86,7 +89,7 @@ export function wireShape(
             earlier.shape.fields.set(name, field);
           }
           Object.assign(earlier.shape.constants, nested.constants);
-        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, on });
+        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, values: isEnumType(named) ? wireValues(named) : null, on });
       } else {
         const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
         const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;
@@ -104,6 +107,7 @@ interface WalkPlan {
   keys: string[];
   wires: string[];
   shapes: (WireShape | null)[];
+  values: (ReadonlyMap<string, unknown> | null)[];
   constants: [string, unknown][];
 }
 const plans = new WeakMap<WireShape, WalkPlan>();
@@ -112,7 +116,13 @@ function planOf(shape: WireShape): WalkPlan {
   let plan = plans.get(shape);
   if (!plan) {
     const fields = [...shape.fields];
-    plan = { keys: fields.map(([key]) => key), wires: fields.map(([, f]) => f.wire), shapes: fields.map(([, f]) => f.shape), constants: Object.entries(shape.constants) };
+    plan = {
+      keys: fields.map(([key]) => key),
+      wires: fields.map(([, f]) => f.wire),
+      shapes: fields.map(([, f]) => f.shape),
+      values: fields.map(([, f]) => f.values),
+      constants: Object.entries(shape.constants),
+    };
     plans.set(shape, plan);
   }
   return plan;
@@ -121,18 +131,28 @@ function planOf(shape: WireShape): WalkPlan {
 export function toWire(value: unknown, shape: WireShape | null): unknown {
   if (value === null || value === undefined || shape === null) return value ?? null;
   if (Array.isArray(value)) return value.map((item) => toWire(item, shape));
-  const { keys, wires, shapes, constants } = planOf(shape);
+  const { keys, wires, shapes, values, constants } = planOf(shape);
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (let i = 0; i < keys.length; i++) {
     const item = source[keys[i]];
     // A field of another type condition is absent from the result, and stays absent.
-    if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : toWire(item, shapes[i]);
+    if (item !== undefined || keys[i] in source) {
+      const enumValues = values[i];
+      out[wires[i]] = shapes[i] !== null ? toWire(item, shapes[i]) : enumValues !== null ? wireValue(item, enumValues) : (item ?? null);
+    }
   }
   for (let i = 0; i < constants.length; i++) {
     if (!(constants[i][0] in out)) out[constants[i][0]] = constants[i][1];
   }
   return out;
+}
+
+/** An enum field's value (or list of values) as the wire spells it. */
+function wireValue(value: unknown, values: ReadonlyMap<string, unknown>): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map((item) => wireValue(item, values));
+  return values.get(value as string) ?? value;
 }
 
 /**
@@ -202,7 +222,7 @@ function standingIn(type: GraphQLInputType, wireOnly: WireOnlyValues): GraphQLIn
   if (isNonNullType(type)) return new GraphQLNonNull(standingIn(type.ofType, wireOnly) as GraphQLNullableType & GraphQLInputType);
   if (isListType(type)) return new GraphQLList(standingIn(type.ofType, wireOnly));
   const check = (value: unknown) => {
-    if (typeof value === 'string' && wireOnly.values.includes(value)) throw new WireOnlyValueError(value, wireOnly.standIn);
+    if (typeof value === 'string' && wireOnly.includes(value)) throw new WireOnlyValueError(value, wireOnly.standIn);
   };
   if (isEnumType(type)) {
     // Still an enum, so values it does not know get graphql-js' own message, as before.
