@@ -29,12 +29,12 @@ interface Stream {
 }
 
 /** Opens the subscription over SSE (POST, `Accept: text/event-stream`), as a browser's fetch would. */
-async function openStream(base: string, token: string | undefined, variables: Record<string, unknown> = {}): Promise<Stream> {
+async function openStream(base: string, token: string | undefined, variables: Record<string, unknown> = {}, query = subscription): Promise<Stream> {
   const abort = new AbortController();
   const response = await fetch(`${base}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ query: subscription, variables }),
+    body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });
   const results: Stream['results'] = [];
@@ -138,6 +138,27 @@ describe('coreEvents in one process', () => {
     expect((await org.api('POST', '/customers/', { email: 'after@example.com' })).status).toBe(201);
     await stream.completed;
     expect(eventsOf(stream).map((e) => (e.data as { email: string }).email)).toEqual(['before@example.com']);
+  });
+
+  it('filters by types written in the document or in a variable of another name', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const literal = await openStream(server.base('sandbox'), org.token, {}, 'subscription { coreEvents(types: ["customer.updated"]) { type resourceId } }');
+    const renamed = await openStream(server.base('sandbox'), org.token, { only: ['customer.updated'] }, 'subscription ($only: [String!]) { coreEvents(types: $only) { type resourceId } }');
+    const customer = (await org.api('POST', '/customers/', { email: 'filtered@example.com' })).body;
+    expect((await org.api('PATCH', `/customers/${customer.id}`, { name: 'Filtered' })).status).toBe(200);
+    for (const stream of [literal, renamed]) {
+      await eventually(async () => eventsOf(stream), (events) => events.length > 0, 'customer.updated on the filtered stream');
+      expect(eventsOf(stream)).toEqual([{ type: 'customer.updated', resourceId: customer.id }]);
+      stream.close();
+    }
+  });
+
+  it('refuses a variable of the wrong type with BAD_USER_INPUT before opening the stream', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    const stream = await openStream(server.base('sandbox'), org.token, { organizationId: ['not-an-id'] });
+    expect(stream.status).toBe(200);
+    await stream.completed;
+    expect(stream.results).toEqual([{ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })] }]);
   });
 
   it('streams nothing of an organization the token does not reach', async () => {
