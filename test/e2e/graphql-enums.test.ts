@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectGraphQLError } from '../helpers/responses.ts';
+import { eventually } from '../helpers/waiting.ts';
 
 let server: TestServer;
 let org: Org;
@@ -60,5 +61,67 @@ describe('shared interfaces', () => {
     expect(body.data.__type.kind).toBe('INTERFACE');
     expect(body.data.__type.fields.map((f: { name: string }) => f.name)).not.toContain('id');
     expect(body.data.__type.possibleTypes.map((t: { name: string }) => t.name).sort()).toEqual(['CustomerOrder', 'Order']);
+  });
+});
+
+// Event types are strings with dots outside GraphQL (`order.paid`); GraphQL names them with `_`,
+// takes and answers only those names, and the services keep receiving and storing the strings.
+describe('event types', () => {
+  const CREATE_ENDPOINT = `mutation ($input: WebhookEndpointCreateInput!) { core { webhookEndpointCreate(input: $input) { id events } } }`;
+  const receiver = 'http://127.0.0.1:4100/hooks/kassa';
+  let sandboxOrg: Org;
+  beforeAll(async () => {
+    sandboxOrg = await newOrganization(server, 'sandbox');
+  });
+  const storedEvents = async (id: string) => (await server.kassa.environments.sandbox.environment.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).events;
+  const endpointCount = async () => server.kassa.environments.sandbox.environment.prisma.webhookEndpoint.count({ where: { organizationId: sandboxOrg.organizationId } });
+
+  it('takes and answers the enum names, and stores the wire strings', async () => {
+    const events = ['order_paid', 'customer_state_changed', 'token_leaked', 'benefit_grant_cycled', 'order_paid'];
+    const { body } = await sandboxOrg.gql(CREATE_ENDPOINT, { input: { url: receiver, format: 'raw', events } });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const { id } = body.data.core.webhookEndpointCreate;
+    expect(body.data.core.webhookEndpointCreate.events).toEqual(['order_paid', 'customer_state_changed', 'token_leaked', 'benefit_grant_cycled']);
+    expect(await storedEvents(id)).toEqual(['order.paid', 'customer.state_changed', 'token.leaked', 'benefit_grant.cycled']);
+
+    const updated = await sandboxOrg.gql(`mutation ($id: UUID!) { core { webhookEndpointUpdate(id: $id, input: { events: [customer_created, subscription_active] }) { events } } }`, { id });
+    expect(updated.body.data.core.webhookEndpointUpdate.events).toEqual(['customer_created', 'subscription_active']);
+    expect(await storedEvents(id)).toEqual(['customer.created', 'subscription.active']);
+    const read = await sandboxOrg.gql(`query ($id: UUID!) { core { webhookEndpoint(id: $id) { events } } }`, { id });
+    expect(read.body.data.core.webhookEndpoint.events).toEqual(['customer_created', 'subscription_active']);
+  });
+
+  it.each([['the wire spelling', 'order.paid'], ['an unknown type', 'order_shipped'], ['a type in capitals', 'ORDER_PAID']])(
+    'refuses %s with BAD_USER_INPUT before anything runs',
+    async (_what, type) => {
+      const before = await endpointCount();
+      const response = await sandboxOrg.gql(CREATE_ENDPOINT, { input: { url: receiver, format: 'raw', events: ['customer_created', type] } });
+      expect(response.body.data).toBeUndefined();
+      expect(expectGraphQLError(response, 'BAD_USER_INPUT').message).toContain(`at "input.events[1]"; Value "${type}" does not exist in "WebhookEventType" enum.`);
+      expect(await endpointCount()).toBe(before);
+    },
+  );
+
+  it('answers the type of each event sent to an endpoint by its name', async () => {
+    const { body } = await sandboxOrg.gql(CREATE_ENDPOINT, { input: { url: receiver, format: 'raw', events: ['customer_created'] } });
+    const endpointId = body.data.core.webhookEndpointCreate.id;
+    expect((await sandboxOrg.api('POST', '/customers/', { email: 'typed-event@example.com' })).status).toBe(201);
+    const listed = await eventually(
+      async () => (await sandboxOrg.gql(`query ($e: [UUID!]) { core { webhookEvents(endpointId: $e) { items { type } } } }`, { e: [endpointId] })).body,
+      (answer) => answer.data?.core.webhookEvents.items.length > 0,
+      'the event queued for the endpoint',
+    );
+    expect(listed.data.core.webhookEvents.items).toEqual([{ type: 'customer_created' }]);
+  });
+
+  it('describes every value with its wire spelling', async () => {
+    for (const name of ['EventType', 'WebhookEventType']) {
+      const { body } = await org.gql(`query ($name: String!) { __type(name: $name) { kind enumValues { name description } } }`, { name });
+      expect(body.data.__type.kind).toBe('ENUM');
+      for (const value of body.data.__type.enumValues) {
+        const wire = /\(`([a-z_]+\.[a-z_]+)` on REST and in webhooks\)\.$/.exec(value.description)?.[1];
+        expect(wire?.replace('.', '_'), value.name).toBe(value.name);
+      }
+    }
   });
 });

@@ -16,7 +16,7 @@ import { startTestServer, usePostgres, type TestServer } from '../helpers/server
 import { eventually } from '../helpers/waiting.ts';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis.ts';
 
-const subscription = 'subscription ($types: [String!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
+const subscription = 'subscription ($types: [EventType!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
 
 interface Stream {
   status: number;
@@ -82,7 +82,7 @@ describe('coreEvents in one process', () => {
     const stream = await openStream(server.base('sandbox'), org.token);
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
-    const paidOnly = await openStream(server.base('sandbox'), org.token, { types: ['order.paid'] });
+    const paidOnly = await openStream(server.base('sandbox'), org.token, { types: ['order_paid'] });
     const otherStream = await openStream(server.base('sandbox'), other.token);
     // What production's stream carries, whoever asks: sandbox's events never reach it.
     const production: LiveEvent[] = [];
@@ -94,7 +94,7 @@ describe('coreEvents in one process', () => {
     const product = await fixedProduct(org);
     const order = await buy(org, product.id, 'live@example.com');
     const paid = await eventually(
-      async () => eventsOf(stream).find((e) => e.type === 'order.paid'),
+      async () => eventsOf(stream).find((e) => e.type === 'order_paid'),
       (e) => e !== undefined,
       'order.paid on the stream',
     );
@@ -105,16 +105,16 @@ describe('coreEvents in one process', () => {
     expect(new Date(paid!.timestamp).getTime()).toBe(stored.createdAt.getTime());
     // Every event of the purchase, in the order recorded, and the filtered stream only order.paid.
     const types = eventsOf(stream).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['order.created', 'order.paid']));
-    expect(types.indexOf('order.created')).toBeLessThan(types.indexOf('order.paid'));
+    expect(types).toEqual(expect.arrayContaining(['order_created', 'order_paid']));
+    expect(types.indexOf('order_created')).toBeLessThan(types.indexOf('order_paid'));
     await eventually(async () => eventsOf(paidOnly), (events) => events.length > 0, 'order.paid on the filtered stream');
-    expect(eventsOf(paidOnly).map((e) => e.type)).toEqual(['order.paid']);
+    expect(eventsOf(paidOnly).map((e) => e.type)).toEqual(['order_paid']);
 
     // A marker recorded after the purchase, for the other organization and in production: once each
     // has arrived, anything of the purchase that was going to reach those streams has too.
     const otherMarker = (await other.api('POST', '/customers/', { email: 'other-marker@example.com' })).body;
     await eventually(async () => eventsOf(otherStream), (events) => events.some((e) => e.resourceId === otherMarker.id), 'the marker on the other stream');
-    expect(eventsOf(otherStream).map((e) => [e.type, e.resourceId])).toEqual([['customer.created', otherMarker.id]]);
+    expect(eventsOf(otherStream).map((e) => [e.type, e.resourceId])).toEqual([['customer_created', otherMarker.id]]);
     const productionOrg = await newOrganization(server, 'production');
     const productionMarker = (await productionOrg.api('POST', '/customers/', { email: 'production-marker@example.com' })).body;
     await eventually(async () => production, (events) => events.some((e) => e.resourceId === productionMarker.id), 'the marker on the production stream');
@@ -142,14 +142,24 @@ describe('coreEvents in one process', () => {
 
   it('filters by types written in the document or in a variable of another name', async () => {
     const org = await newOrganization(server, 'sandbox');
-    const literal = await openStream(server.base('sandbox'), org.token, {}, 'subscription { coreEvents(types: ["customer.updated"]) { type resourceId } }');
-    const renamed = await openStream(server.base('sandbox'), org.token, { only: ['customer.updated'] }, 'subscription ($only: [String!]) { coreEvents(types: $only) { type resourceId } }');
+    const literal = await openStream(server.base('sandbox'), org.token, {}, 'subscription { coreEvents(types: [customer_updated]) { type resourceId } }');
+    const renamed = await openStream(server.base('sandbox'), org.token, { only: ['customer_updated'] }, 'subscription ($only: [EventType!]) { coreEvents(types: $only) { type resourceId } }');
     const customer = (await org.api('POST', '/customers/', { email: 'filtered@example.com' })).body;
     expect((await org.api('PATCH', `/customers/${customer.id}`, { name: 'Filtered' })).status).toBe(200);
     for (const stream of [literal, renamed]) {
       await eventually(async () => eventsOf(stream), (events) => events.length > 0, 'customer.updated on the filtered stream');
-      expect(eventsOf(stream)).toEqual([{ type: 'customer.updated', resourceId: customer.id }]);
+      expect(eventsOf(stream)).toEqual([{ type: 'customer_updated', resourceId: customer.id }]);
       stream.close();
+    }
+  });
+
+  it('refuses a type the schema does not name, such as the wire spelling, before opening the stream', async () => {
+    const org = await newOrganization(server, 'sandbox');
+    for (const types of [['order.paid'], ['order_paid', 'order_shipped']]) {
+      const stream = await openStream(server.base('sandbox'), org.token, { types });
+      expect(stream.status).toBe(200);
+      await stream.completed;
+      expect(stream.results).toEqual([{ errors: [expect.objectContaining({ message: expect.stringContaining('EventType'), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })] }]);
     }
   });
 
@@ -313,7 +323,7 @@ describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one 
     // Only this process dispatches: the other's worker is stopped.
     await other.environments.sandbox.webhooks.stop();
     const org = await newOrganization(server, 'sandbox');
-    const stream = await openStream(`${other.url}/sandbox/v1`, org.token, { types: ['order.paid'] });
+    const stream = await openStream(`${other.url}/sandbox/v1`, org.token, { types: ['order_paid'] });
     expect(stream.status).toBe(200);
     const probe = new Redis(redisUrl);
     await eventually(async () => (await probe.pubsub('NUMSUB', 'kassa:sandbox:events'))[1] as number, (n) => n >= 1, 'the other process to listen on Redis');
@@ -321,7 +331,7 @@ describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one 
     const product = await fixedProduct(org);
     const order = await buy(org, product.id, 'redis@example.com');
     await eventually(async () => eventsOf(stream), (events) => events.length === 1, 'order.paid on the other process');
-    expect(eventsOf(stream)[0]).toMatchObject({ type: 'order.paid', organizationId: org.organizationId, resourceId: order.id, data: { id: order.id, status: 'paid' } });
+    expect(eventsOf(stream)[0]).toMatchObject({ type: 'order_paid', organizationId: org.organizationId, resourceId: order.id, data: { id: order.id, status: 'paid' } });
     stream.close();
   });
 });
