@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { graphqlClient } from '../helpers/server.ts';
 import { expectGraphQLError } from '../helpers/responses.ts';
 import { eventually } from '../helpers/waiting.ts';
 
@@ -123,5 +124,55 @@ describe('event types', () => {
         expect(wire?.replace('.', '_'), value.name).toBe(value.name);
       }
     }
+  });
+});
+
+// Scopes are `products:read` in OAuth, the CLI and stored tokens; GraphQL names them `products_read`,
+// and each kind of token takes only the scopes it may hold.
+describe('token scopes', () => {
+  const CREATE_TOKEN = `mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { organizationAccessToken { id scopes } } } }`;
+  let session: string;
+  beforeAll(async () => {
+    const signIn = await org.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: org.userEmail, password: org.userPassword });
+    session = signIn.body.data.signIn.token;
+  });
+  const prisma = () => server.kassa.environments.production.environment.prisma;
+  const tokenCount = () => prisma().organizationAccessToken.count({ where: { organizationId: org.organizationId } });
+
+  it('takes and answers the enum names, and stores the scopes as tokens spell them', async () => {
+    const input = { organizationId: org.organizationId, comment: 'enum scopes', scopes: ['products_read', 'organization_access_tokens_write', 'products_read'] };
+    const { body } = await graphqlClient(server.base(), session)(CREATE_TOKEN, { input });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const token = body.data.core.organizationAccessTokenCreate.organizationAccessToken;
+    expect(token.scopes).toEqual(['products_read', 'organization_access_tokens_write']);
+    expect((await prisma().organizationAccessToken.findUniqueOrThrow({ where: { id: token.id } })).scopes).toEqual(['products:read', 'organization_access_tokens:write']);
+    const listed = await org.gql(`{ core { organizationAccessTokens(limit: 100) { items { id scopes } } } }`);
+    expect(listed.body.data.core.organizationAccessTokens.items).toContainEqual({ id: token.id, scopes: ['products_read', 'organization_access_tokens_write'] });
+  });
+
+  it.each([['the spelling tokens carry', 'products:read'], ['an unknown scope', 'products_admin'], ['a sign-in scope, which only OAuth clients hold', 'openid']])(
+    'refuses %s with BAD_USER_INPUT before anything runs',
+    async (_what, scope) => {
+      const before = await tokenCount();
+      const response = await graphqlClient(server.base(), session)(CREATE_TOKEN, { input: { organizationId: org.organizationId, comment: 'refused', scopes: [scope] } });
+      expect(response.body.data).toBeUndefined();
+      expect(expectGraphQLError(response, 'BAD_USER_INPUT').message).toContain(`at "input.scopes[0]"; Value "${scope}" does not exist in "OrganizationAccessTokenScope" enum.`);
+      expect(await tokenCount()).toBe(before);
+    },
+  );
+
+  it('offers each kind of token its own scopes, each described with its wire spelling', async () => {
+    const valuesOf = async (name: string) => {
+      const { body } = await org.gql(`query ($name: String!) { __type(name: $name) { enumValues { name description } } }`, { name });
+      for (const value of body.data.__type.enumValues) {
+        const wire = /\(`([a-z_:]+)` in OAuth, the CLI and error messages\)\.$/.exec(value.description)?.[1];
+        expect(wire?.replace(':', '_'), value.name).toBe(value.name);
+      }
+      return body.data.__type.enumValues.map((v: { name: string }) => v.name);
+    };
+    const [all, organization, personal] = [await valuesOf('Scope'), await valuesOf('OrganizationAccessTokenScope'), await valuesOf('PersonalAccessTokenScope')];
+    expect(all).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'user_read', 'products_read', 'webhooks_write']));
+    expect([...organization].sort()).toEqual(all.filter((name: string) => !['openid', 'profile', 'email', 'user_read'].includes(name)).sort());
+    expect([...personal].sort()).toEqual([...organization, 'user_read'].sort());
   });
 });
