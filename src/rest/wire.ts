@@ -107,7 +107,6 @@ interface WalkPlan {
   keys: string[];
   wires: string[];
   shapes: (WireShape | null)[];
-  values: (ReadonlyMap<string, unknown> | null)[];
   constants: [string, unknown][];
 }
 const plans = new WeakMap<WireShape, WalkPlan>();
@@ -116,31 +115,71 @@ function planOf(shape: WireShape): WalkPlan {
   let plan = plans.get(shape);
   if (!plan) {
     const fields = [...shape.fields];
-    plan = {
-      keys: fields.map(([key]) => key),
-      wires: fields.map(([, f]) => f.wire),
-      shapes: fields.map(([, f]) => f.shape),
-      values: fields.map(([, f]) => f.values),
-      constants: Object.entries(shape.constants),
-    };
+    plan = { keys: fields.map(([key]) => key), wires: fields.map(([, f]) => f.wire), shapes: fields.map(([, f]) => f.shape), constants: Object.entries(shape.constants) };
     plans.set(shape, plan);
   }
   return plan;
 }
 
+/**
+ * Where the enum fields REST spells otherwise are in a shape: their wire keys with their values'
+ * wire strings, and the fields that lead to more. Null when the shape has none: nearly every route.
+ */
+interface RenamePlan {
+  leaves: [string, ReadonlyMap<string, unknown>][];
+  nested: [string, RenamePlan][];
+}
+const renamePlans = new WeakMap<WireShape, RenamePlan | null>();
+
+function renamePlanOf(shape: WireShape): RenamePlan | null {
+  let plan = renamePlans.get(shape);
+  if (plan === undefined) {
+    const leaves: RenamePlan['leaves'] = [];
+    const nested: RenamePlan['nested'] = [];
+    for (const field of shape.fields.values()) {
+      if (field.values) leaves.push([field.wire, field.values]);
+      const inner = field.shape && renamePlanOf(field.shape);
+      if (inner) nested.push([field.wire, inner]);
+    }
+    plan = leaves.length || nested.length ? { leaves, nested } : null;
+    renamePlans.set(shape, plan);
+  }
+  return plan;
+}
+
+/**
+ * A result as the wire writes it. The walk is the same for every route; a route whose shape holds
+ * enum fields REST spells otherwise then rewrites those fields alone (the plan is made once per shape).
+ */
 export function toWire(value: unknown, shape: WireShape | null): unknown {
+  const out = walk(value, shape);
+  const renames = shape && renamePlanOf(shape);
+  if (renames) rename(out, renames);
+  return out;
+}
+
+function rename(value: unknown, plan: RenamePlan): void {
+  // Constants are shared between responses (and frozen): they are never rewritten.
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  if (Array.isArray(value)) {
+    for (const item of value) rename(item, plan);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const [wire, values] of plan.leaves) if (object[wire] !== undefined) object[wire] = wireValue(object[wire], values);
+  for (const [wire, inner] of plan.nested) rename(object[wire], inner);
+}
+
+function walk(value: unknown, shape: WireShape | null): unknown {
   if (value === null || value === undefined || shape === null) return value ?? null;
-  if (Array.isArray(value)) return value.map((item) => toWire(item, shape));
-  const { keys, wires, shapes, values, constants } = planOf(shape);
+  if (Array.isArray(value)) return value.map((item) => walk(item, shape));
+  const { keys, wires, shapes, constants } = planOf(shape);
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (let i = 0; i < keys.length; i++) {
     const item = source[keys[i]];
     // A field of another type condition is absent from the result, and stays absent.
-    if (item !== undefined || keys[i] in source) {
-      const enumValues = values[i];
-      out[wires[i]] = shapes[i] !== null ? toWire(item, shapes[i]) : enumValues !== null ? wireValue(item, enumValues) : (item ?? null);
-    }
+    if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : walk(item, shapes[i]);
   }
   for (let i = 0; i < constants.length; i++) {
     if (!(constants[i][0] in out)) out[constants[i][0]] = constants[i][1];
