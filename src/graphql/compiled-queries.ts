@@ -6,11 +6,16 @@
 // the document has passed its size limit at parse, validation, and its cost, before this runs. The
 // cache holds documents weakly; they live as long as the parse cache keeps them (bounded by count
 // and by their total length), or for ever for the operations the REST routes and pages hold.
+//
+// Subscriptions are left to graphql-js: graphql-jit hands the subscribe resolver the variables as
+// its arguments (an argument written in the document, or under another variable name, is lost) and
+// coerces the already coerced variables again for each event, which fails for an enum whose values
+// are renamed (an event type filter, `order_paid` standing for `order.paid`).
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { makeExecute, makeSubscribe, type Plugin, type TypedExecutionArgs } from '@envelop/core';
+import { makeExecute, type Plugin, type TypedExecutionArgs } from '@envelop/core';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 
-type Compiled = Pick<CompiledQuery, 'query' | 'subscribe' | 'stringify'>;
+type Compiled = Pick<CompiledQuery, 'query' | 'stringify'>;
 
 const compiledByDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
 
@@ -30,20 +35,16 @@ function compiled(args: TypedExecutionArgs<unknown>): Compiled {
 
 async function run(args: TypedExecutionArgs<unknown>) {
   const entry = compiled(args);
-  const result = await (entry.subscribe ?? entry.query)(args.rootValue, args.contextValue, args.variableValues);
-  if (!(Symbol.asyncIterator in Object(result))) (result as ExecutionResult & { stringify?: unknown }).stringify = entry.stringify;
+  const result = (await entry.query(args.rootValue, args.contextValue, args.variableValues)) as ExecutionResult & { stringify?: unknown };
+  result.stringify = entry.stringify;
   return result;
 }
 
 export function useCompiledQueries(): Plugin {
   const execute = makeExecute(run as never);
-  const subscribe = makeSubscribe(run as never);
   return {
     onExecute({ setExecuteFn }) {
       setExecuteFn(execute);
-    },
-    onSubscribe({ setSubscribeFn }) {
-      setSubscribeFn(subscribe);
     },
   };
 }

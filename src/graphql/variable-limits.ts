@@ -54,17 +54,19 @@ export function refusedVariable(error: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions });
 }
 
-/** Refuses an operation whose variables hold an overlong list, and stops coercion at the first errors. */
+/**
+ * Refuses an operation whose variables hold an overlong list, and stops coercion at the first
+ * errors; a subscription alike, before its stream opens, with the same BAD_USER_INPUT.
+ */
 export function useVariableLimits(): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const given = (args.variableValues ?? {}) as Record<string, unknown>;
-      const found = overlongList(given, []);
-      if (found) return setResultAndStopExecution({ errors: [overlongListError(found)] });
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation?.variableDefinitions?.length) return;
-      const coerced = getVariableValues(args.schema, operation.variableDefinitions, given, { maxErrors: maxVariableErrors });
-      if (coerced.errors) setResultAndStopExecution({ errors: coerced.errors.map(refusedVariable) });
-    },
+  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>) => {
+    const given = (args.variableValues ?? {}) as Record<string, unknown>;
+    const found = overlongList(given, []);
+    if (found) return setResultAndStopExecution({ errors: [overlongListError(found)] });
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation?.variableDefinitions?.length) return;
+    const coerced = getVariableValues(args.schema, operation.variableDefinitions, given, { maxErrors: maxVariableErrors });
+    if (coerced.errors) setResultAndStopExecution({ errors: coerced.errors.map(refusedVariable) });
   };
+  return { onExecute: check, onSubscribe: check };
 }

@@ -1,7 +1,11 @@
 // Where the REST surface spells or checks a GraphQL enum's values otherwise than GraphQL does.
 // Declared on the schema so the REST adapter and the REST reference read it, and keep no list of
-// their own: a sort order is `created_at_desc` in GraphQL and `-created_at` on REST; an input
-// field may take from REST wire values GraphQL no longer offers at all, which its service refuses.
+// their own: a sort order is `created_at_desc` in GraphQL and `-created_at` on REST; an event type
+// is `checkout_created` in GraphQL and `checkout.created` on REST and in webhooks; an input field
+// may take from REST wire values GraphQL no longer offers at all, which its service refuses.
+//
+// The wire spelling of an enum value is its internal value: what the services receive and store,
+// what REST and webhook payloads carry (`wireValues`), and what REST input stands for.
 import { GraphQLError, type GraphQLEnumType, type GraphQLLeafType } from 'graphql';
 import type { Context } from '../context.ts';
 
@@ -20,12 +24,49 @@ export interface EnumWire {
  * the order it always has (after a 404 or 403, with every other issue of the body).
  */
 export interface WireOnlyValues {
-  values: readonly string[];
+  /** Whether a string REST sent is one of them. */
+  includes: (value: string) => boolean;
   standIn: string;
 }
 
 export const wireExtension = (type: GraphQLLeafType) => ({ wire: { type } satisfies EnumWire });
-export const wireOnlyExtension = (values: readonly string[], standIn: string) => ({ wireOnlyValues: { values, standIn } satisfies WireOnlyValues });
+/**
+ * `values` are the wire-only values, or a test for them: `(value) => !known.includes(value)` lets
+ * REST send any string, as it did when the field was a String, for the service to refuse.
+ */
+export const wireOnlyExtension = (values: readonly string[] | ((value: string) => boolean), standIn: string) => ({
+  wireOnlyValues: { includes: typeof values === 'function' ? values : (value: string) => values.includes(value), standIn } satisfies WireOnlyValues,
+});
+
+/** A GraphQL name for a wire string that is none: `.` and `:` become `_` (`checkout_created`, `products_read`). */
+export const enumValueName = (wire: string) => wire.replace(/[.:]/g, '_');
+
+/**
+ * Enum values for wire strings that are not GraphQL names (event types, scopes), each described:
+ * named by enumValueName, with the wire string as the internal value, which the services receive.
+ * `where` says where else the string is seen, closing each description: "on REST and in webhooks".
+ */
+export function wireNamedValues<W extends string>(descriptions: Record<W, string>, where: string): Record<string, { value: W; description: string }> {
+  return Object.fromEntries(
+    (Object.entries(descriptions) as [W, string][]).map(([wire, description]) => [enumValueName(wire), { value: wire, description: `${description} (\`${wire}\` ${where}).` }]),
+  );
+}
+
+const wireValueMaps = new WeakMap<GraphQLEnumType, ReadonlyMap<string, unknown> | null>();
+
+/**
+ * The enum's values as REST and webhook payloads carry them, by the names GraphQL answers with;
+ * null when every value is carried as its name. Built once per enum.
+ */
+export function wireValues(type: GraphQLEnumType): ReadonlyMap<string, unknown> | null {
+  let values = wireValueMaps.get(type);
+  if (values === undefined) {
+    const renamed = type.getValues().filter((v) => v.value !== v.name);
+    values = renamed.length ? new Map(renamed.map((v) => [v.name, v.value])) : null;
+    wireValueMaps.set(type, values);
+  }
+  return values;
+}
 
 export function enumWire(type: GraphQLEnumType): EnumWire | undefined {
   return type.extensions?.wire as EnumWire | undefined;
@@ -53,5 +94,8 @@ export const inputPathKey = (path: readonly (string | number)[]) => path.join('.
  * its stand-in; undefined when the value there is the one sent. Only REST requests carry any.
  */
 export function wireOnlyValue(ctx: Context, path: readonly (string | number)[]): string | undefined {
-  return ctx.wireOnlyValues?.get(inputPathKey(path));
+  const values = ctx.wireOnlyValues;
+  if (!values) return undefined;
+  // One value sent for a list stands for a list of it: its index 0 is the path of the list.
+  return values.get(inputPathKey(path)) ?? (path.at(-1) === 0 ? values.get(inputPathKey(path.slice(0, -1))) : undefined);
 }

@@ -86,7 +86,7 @@ function standingIn(type: GraphQLInputType, wireOnly: WireOnlyValues): GraphQLIn
   if (isNonNullType(type)) return new GraphQLNonNull(standingIn(type.ofType, wireOnly) as GraphQLNullableType & GraphQLInputType);
   if (isListType(type)) return new GraphQLList(standingIn(type.ofType, wireOnly));
   const check = (value: unknown) => {
-    if (typeof value === 'string' && wireOnly.values.includes(value)) throw new WireOnlyValueError(value, wireOnly.standIn);
+    if (typeof value === 'string' && wireOnly.includes(value)) throw new WireOnlyValueError(value, wireOnly.standIn);
   };
   if (isEnumType(type)) {
     // Still an enum, so values it does not know get graphql-js' own message, as before.

@@ -1,6 +1,7 @@
 // The wire format: how GraphQL results look on the REST surface, in webhook payloads and in live
-// events. Field names are snake_case, everything else is the GraphQL value unchanged. The mapping
-// follows the schema, so values of opaque scalars (metadata) keep their own keys.
+// events. Field names are snake_case, enum values REST spells otherwise are their wire strings (see
+// graphql/wire-values.ts), everything else is the GraphQL value unchanged. The mapping follows the
+// schema, so values of opaque scalars (metadata) keep their own keys.
 import {
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
@@ -10,10 +11,12 @@ import {
   getNamedType,
   isAbstractType,
   isCompositeType,
+  isEnumType,
   isInterfaceType,
   isObjectType,
   Kind,
 } from 'graphql';
+import { wireValues } from '../graphql/wire-values.ts';
 import { wireConstantsOf } from './constants.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -29,6 +32,8 @@ export interface WireShape {
 export interface WireField {
   wire: string;
   shape: WireShape | null;
+  /** For a field of an enum that REST spells otherwise: each value's wire string, by its GraphQL name. */
+  values: ReadonlyMap<string, unknown> | null;
   /**
    * The field's definition by the name of each type it is selected on: an object of another type
    * (another type condition) has no such key. Documents of the wire format read it (rest/openapi.ts).
@@ -63,7 +68,7 @@ export function wireShape(
             earlier.shape.fields.set(name, field);
           }
           Object.assign(earlier.shape.constants, nested.constants);
-        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, on });
+        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, values: isEnumType(named) ? wireValues(named) : null, on });
       } else {
         const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
         const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;
@@ -95,20 +100,76 @@ function planOf(shape: WireShape): WalkPlan {
   return plan;
 }
 
+/**
+ * Where the enum fields REST spells otherwise are in a shape: their wire keys with their values'
+ * wire strings, and the fields that lead to more. Null when the shape has none: nearly every route.
+ */
+interface RenamePlan {
+  leaves: [string, ReadonlyMap<string, unknown>][];
+  nested: [string, RenamePlan][];
+}
+const renamePlans = new WeakMap<WireShape, RenamePlan | null>();
+
+function renamePlanOf(shape: WireShape): RenamePlan | null {
+  let plan = renamePlans.get(shape);
+  if (plan === undefined) {
+    const leaves: RenamePlan['leaves'] = [];
+    const nested: RenamePlan['nested'] = [];
+    for (const field of shape.fields.values()) {
+      if (field.values) leaves.push([field.wire, field.values]);
+      const inner = field.shape && renamePlanOf(field.shape);
+      if (inner) nested.push([field.wire, inner]);
+    }
+    plan = leaves.length || nested.length ? { leaves, nested } : null;
+    renamePlans.set(shape, plan);
+  }
+  return plan;
+}
+
+/**
+ * A result as the wire writes it. The walk is the same for every route; a route whose shape holds
+ * enum fields REST spells otherwise then rewrites those fields alone (the plan is made once per shape).
+ */
 export function toWire(value: unknown, shape: WireShape | null): unknown {
+  const out = walk(value, shape);
+  const renames = shape && renamePlanOf(shape);
+  if (renames) rename(out, renames);
+  return out;
+}
+
+function rename(value: unknown, plan: RenamePlan): void {
+  // Constants are shared between responses (and frozen): they are never rewritten.
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  if (Array.isArray(value)) {
+    for (const item of value) rename(item, plan);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const [wire, values] of plan.leaves) if (object[wire] !== undefined) object[wire] = wireValue(object[wire], values);
+  for (const [wire, inner] of plan.nested) rename(object[wire], inner);
+}
+
+function walk(value: unknown, shape: WireShape | null): unknown {
   if (value === null || value === undefined || shape === null) return value ?? null;
-  if (Array.isArray(value)) return value.map((item) => toWire(item, shape));
+  if (Array.isArray(value)) return value.map((item) => walk(item, shape));
   const { keys, wires, shapes, constants } = planOf(shape);
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (let i = 0; i < keys.length; i++) {
     const item = source[keys[i]];
     // A field of another type condition is absent from the result, and stays absent.
-    if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : toWire(item, shapes[i]);
+    if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : walk(item, shapes[i]);
   }
   for (let i = 0; i < constants.length; i++) {
     if (!(constants[i][0] in out)) out[constants[i][0]] = constants[i][1];
   }
   return out;
+}
+
+/** An enum field's value (or list of values) as the wire spells it. */
+function wireValue(value: unknown, values: ReadonlyMap<string, unknown>): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map((item) => wireValue(item, values));
+  return values.get(value as string) ?? value;
 }
 

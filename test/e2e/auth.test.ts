@@ -171,7 +171,7 @@ describe('an expired organization access token', () => {
     const { token, record } = await createToken(a.session, {
       organizationId: a.organizationId,
       comment: 'short-lived',
-      scopes: ['products:read'],
+      scopes: ['products_read'],
       expiresAt: expiresAt.toISOString(),
     });
     expect(new Date(record.expiresAt).getTime()).toBe(expiresAt.getTime());
@@ -193,7 +193,7 @@ describe('an expired organization access token', () => {
   it('cannot be created already expired', async () => {
     const before = await tokenCount(a.organizationId);
     const response = await graphql(a.session)(createTokenMutation, {
-      input: { organizationId: a.organizationId, comment: 'born dead', scopes: ['products:read'], expiresAt: new Date(Date.now() - 1_000).toISOString() },
+      input: { organizationId: a.organizationId, comment: 'born dead', scopes: ['products_read'], expiresAt: new Date(Date.now() - 1_000).toISOString() },
     });
     expect(response.status).toBe(422);
     expectNoData(response.body.data);
@@ -226,7 +226,7 @@ describe('an expired user session', () => {
 
 describe('a revoked organization access token', () => {
   it('gets 401 on its next REST and GraphQL call', async () => {
-    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'to revoke', scopes: ['products:read'] });
+    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'to revoke', scopes: ['products_read'] });
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
 
     const revoked = await graphql(a.session)(revokeTokenMutation, { id });
@@ -239,7 +239,7 @@ describe('a revoked organization access token', () => {
   });
 
   it('cannot be revoked twice, and leaves the token list', async () => {
-    const { id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'revoke twice', scopes: ['products:read'] });
+    const { id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'revoke twice', scopes: ['products_read'] });
     expect((await graphql(a.session)(revokeTokenMutation, { id })).body.errors).toBeUndefined();
     const again = await graphql(a.session)(revokeTokenMutation, { id });
     expect(again.body.errors![0].extensions.code).toBe('RESOURCE_NOT_FOUND');
@@ -263,7 +263,7 @@ describe('a signed-out user session', () => {
 
 describe('a token lacking the scope', () => {
   it('may read products with products:read but gets 403 naming products:write when creating one', async () => {
-    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'read only', scopes: ['products:read'] });
+    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'read only', scopes: ['products_read'] });
     expect((await rest(token)('GET', '/products/')).status).toBe(200);
     expectRestNotPermitted(await rest(token)('POST', '/products/', freeProduct), 'products:write');
     expectGraphQLNotPermitted(await graphql(token)(productCreateMutation), 'products:write');
@@ -273,7 +273,7 @@ describe('a token lacking the scope', () => {
   it('gets 403 naming products:read when listing, fetching or updating products', async () => {
     const created = await rest(a.token)('POST', '/products/', freeProduct);
     expect(created.status).toBe(201);
-    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'no products', scopes: ['organizations:read'] });
+    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'no products', scopes: ['organizations_read'] });
     expectRestNotPermitted(await rest(token)('GET', '/products/'), 'products:read');
     expectRestNotPermitted(await rest(token)('GET', `/products/${created.body.id}`), 'products:read');
     expectRestNotPermitted(await rest(token)('PATCH', `/products/${created.body.id}`, { name: 'Renamed' }), 'products:write');
@@ -282,7 +282,7 @@ describe('a token lacking the scope', () => {
   });
 
   it('gets 403 naming organization_access_tokens:read when listing tokens', async () => {
-    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'products only', scopes: ['products:read', 'products:write'] });
+    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'products only', scopes: ['products_read', 'products_write'] });
     expectGraphQLNotPermitted(await graphql(token)(listTokensQuery), 'organization_access_tokens:read');
     expectGraphQLNotPermitted(await graphql(token)(revokeTokenMutation, { id: a.organizationId }), 'organization_access_tokens:write');
   });
@@ -292,10 +292,10 @@ describe('an attacker', () => {
   it('holding an organization access token cannot create organization access tokens, even with every scope', async () => {
     const before = await tokenCount(a.organizationId);
     const response = await graphql(a.token)(createTokenMutation, {
-      input: { organizationId: a.organizationId, comment: 'escalation', scopes: ['products:read'] },
+      input: { organizationId: a.organizationId, comment: 'escalation', scopes: ['products_read'] },
     });
     expectGraphQLNotPermitted(response, 'user');
-    const withoutOrganization = await graphql(a.token)(createTokenMutation, { input: { comment: 'escalation', scopes: ['products:read'] } });
+    const withoutOrganization = await graphql(a.token)(createTokenMutation, { input: { comment: 'escalation', scopes: ['products_read'] } });
     expectGraphQLNotPermitted(withoutOrganization, 'user');
     expect(await tokenCount(a.organizationId)).toBe(before);
   });
@@ -303,7 +303,7 @@ describe('an attacker', () => {
   it('signed in as a user cannot create a token for an organization they do not belong to', async () => {
     const before = await tokenCount(b.organizationId);
     const response = await graphql(a.session)(createTokenMutation, {
-      input: { organizationId: b.organizationId, comment: 'foreign', scopes: ['products:read', 'products:write'] },
+      input: { organizationId: b.organizationId, comment: 'foreign', scopes: ['products_read', 'products_write'] },
     });
     expect(response.status).toBe(422);
     expectNoData(response.body.data);
@@ -340,7 +340,7 @@ describe('an attacker', () => {
   });
 
   it("cannot revoke another organization's token, which gets 404 and keeps working", async () => {
-    const victim = await createToken(b.session, { organizationId: b.organizationId, comment: 'victim', scopes: ['products:read'] });
+    const victim = await createToken(b.session, { organizationId: b.organizationId, comment: 'victim', scopes: ['products_read'] });
 
     for (const attacker of [a.session, a.token]) {
       const response = await graphql(attacker)(revokeTokenMutation, { id: victim.id });
@@ -387,13 +387,13 @@ describe('an attacker', () => {
 
 describe('organization access token secrecy', () => {
   it('shows the token only in the create response, never when listing', async () => {
-    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'shown once', scopes: ['products:read'] });
+    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'shown once', scopes: ['products_read'] });
     expect(token).toMatch(/^service_oat_[0-9A-Za-z]{36}$/);
 
     const list = await graphql(a.session)(listTokensQuery);
     expect(list.body.errors).toBeUndefined();
     const item = list.body.data.core.organizationAccessTokens.items.find((t: { id: string }) => t.id === id);
-    expect(item).toMatchObject({ id, comment: 'shown once', scopes: ['products:read'], organizationId: a.organizationId });
+    expect(item).toMatchObject({ id, comment: 'shown once', scopes: ['products_read'], organizationId: a.organizationId });
     expect(JSON.stringify(list.body)).not.toContain(token);
     expect(JSON.stringify(list.body)).not.toContain(createHash('sha256').update(token).digest('hex'));
 
@@ -405,7 +405,7 @@ describe('organization access token secrecy', () => {
   });
 
   it('stores the SHA-256 hex of the token and no column holds the plaintext', async () => {
-    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'hashed', scopes: ['products:read'] });
+    const { token, id } = await createToken(a.session, { organizationId: a.organizationId, comment: 'hashed', scopes: ['products_read'] });
     const prisma = t.server.kassa.environments.production.environment.prisma;
     const rows = await prisma.organizationAccessToken.findMany();
     const row = rows.find((r) => r.id === id)!;
@@ -433,7 +433,7 @@ describe('organization access token secrecy', () => {
   });
 
   it('never writes a token or password to the logs', async () => {
-    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'not logged', scopes: ['products:read'] });
+    const { token } = await createToken(a.session, { organizationId: a.organizationId, comment: 'not logged', scopes: ['products_read'] });
     await rest(token)('GET', '/products/');
     await rest(`${token}x`)('GET', '/products/');
     const logs = t.server.logs.join('\n');

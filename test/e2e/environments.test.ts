@@ -188,7 +188,7 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the %s organization',
     const session = (await signIn(away, credentials(away).userEmail, credentials(away).userPassword)).body.data.signIn.token;
     const response = await graphqlClient(t.server.base(away), session)(
       'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { organizationId, comment: 'cross-environment', scopes: ['products:read'] } },
+      { input: { organizationId, comment: 'cross-environment', scopes: ['products_read'] } },
     );
     expect(response.body.data?.core?.organizationAccessTokenCreate ?? null).toBeNull();
     expect(response.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');

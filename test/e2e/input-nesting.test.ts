@@ -135,7 +135,7 @@ describe('GraphQL variables nested deeper than any field takes', () => {
   });
 
   it('a subscription whose variables nest too deep is refused instead of opening a stream', async () => {
-    const subscription = 'subscription ($types: [String!]) { coreEvents(types: $types) { id type } }';
+    const subscription = 'subscription ($types: [EventType!]) { coreEvents(types: $types) { id type } }';
     const response = await fetch(`${t.server.base()}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.org.token}` },

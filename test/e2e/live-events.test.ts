@@ -17,7 +17,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis.ts';
 
-const subscription = 'subscription ($types: [String!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
+const subscription = 'subscription ($types: [EventType!], $organizationId: [UUID!]) { coreEvents(types: $types, organizationId: $organizationId) { id type timestamp organizationId resourceId data } }';
 
 interface Stream {
   status: number;
@@ -30,12 +30,12 @@ interface Stream {
 }
 
 /** Opens the subscription over SSE (POST, `Accept: text/event-stream`), as a browser's fetch would. */
-async function openStream(base: string, token: string | undefined, variables: Record<string, unknown> = {}): Promise<Stream> {
+async function openStream(base: string, token: string | undefined, variables: Record<string, unknown> = {}, query = subscription): Promise<Stream> {
   const abort = new AbortController();
   const response = await fetch(`${base}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ query: subscription, variables }),
+    body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });
   const results: Stream['results'] = [];
@@ -79,7 +79,7 @@ describe('coreEvents in one process', () => {
     const stream = await openStream(t.server.base('sandbox'), org.token);
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
-    const paidOnly = await openStream(t.server.base('sandbox'), org.token, { types: ['order.paid'] });
+    const paidOnly = await openStream(t.server.base('sandbox'), org.token, { types: ['order_paid'] });
     const otherStream = await openStream(t.server.base('sandbox'), other.token);
     // What production's stream carries, whoever asks: sandbox's events never reach it.
     const production: LiveEvent[] = [];
@@ -91,7 +91,7 @@ describe('coreEvents in one process', () => {
     const product = await fixedProduct(org);
     const order = await buy(org, product.id, 'live@example.com');
     const paid = await eventually(
-      async () => eventsOf(stream).find((e) => e.type === 'order.paid'),
+      async () => eventsOf(stream).find((e) => e.type === 'order_paid'),
       (e) => e !== undefined,
       'order.paid on the stream',
     );
@@ -102,16 +102,16 @@ describe('coreEvents in one process', () => {
     expect(new Date(paid!.timestamp).getTime()).toBe(stored.createdAt.getTime());
     // Every event of the purchase, in the order recorded, and the filtered stream only order.paid.
     const types = eventsOf(stream).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['order.created', 'order.paid']));
-    expect(types.indexOf('order.created')).toBeLessThan(types.indexOf('order.paid'));
+    expect(types).toEqual(expect.arrayContaining(['order_created', 'order_paid']));
+    expect(types.indexOf('order_created')).toBeLessThan(types.indexOf('order_paid'));
     await eventually(async () => eventsOf(paidOnly), (events) => events.length > 0, 'order.paid on the filtered stream');
-    expect(eventsOf(paidOnly).map((e) => e.type)).toEqual(['order.paid']);
+    expect(eventsOf(paidOnly).map((e) => e.type)).toEqual(['order_paid']);
 
     // A marker recorded after the purchase, for the other organization and in production: once each
     // has arrived, anything of the purchase that was going to reach those streams has too.
     const otherMarker = (await other.api('POST', '/customers/', { email: 'other-marker@example.com' })).body;
     await eventually(async () => eventsOf(otherStream), (events) => events.some((e) => e.resourceId === otherMarker.id), 'the marker on the other stream');
-    expect(eventsOf(otherStream).map((e) => [e.type, e.resourceId])).toEqual([['customer.created', otherMarker.id]]);
+    expect(eventsOf(otherStream).map((e) => [e.type, e.resourceId])).toEqual([['customer_created', otherMarker.id]]);
     const productionOrg = await newOrganization(t.server, 'production');
     const productionMarker = (await productionOrg.api('POST', '/customers/', { email: 'production-marker@example.com' })).body;
     await eventually(async () => production, (events) => events.some((e) => e.resourceId === productionMarker.id), 'the marker on the production stream');
@@ -135,6 +135,37 @@ describe('coreEvents in one process', () => {
     expect((await org.api('POST', '/customers/', { email: 'after@example.com' })).status).toBe(201);
     await stream.completed;
     expect(eventsOf(stream).map((e) => (e.data as { email: string }).email)).toEqual(['before@example.com']);
+  });
+
+  it('filters by types written in the document or in a variable of another name', async () => {
+    const org = await newOrganization(t.server, 'sandbox');
+    const literal = await openStream(t.server.base('sandbox'), org.token, {}, 'subscription { coreEvents(types: [customer_updated]) { type resourceId } }');
+    const renamed = await openStream(t.server.base('sandbox'), org.token, { only: ['customer_updated'] }, 'subscription ($only: [EventType!]) { coreEvents(types: $only) { type resourceId } }');
+    const customer = (await org.api('POST', '/customers/', { email: 'filtered@example.com' })).body;
+    expect((await org.api('PATCH', `/customers/${customer.id}`, { name: 'Filtered' })).status).toBe(200);
+    for (const stream of [literal, renamed]) {
+      await eventually(async () => eventsOf(stream), (events) => events.length > 0, 'customer.updated on the filtered stream');
+      expect(eventsOf(stream)).toEqual([{ type: 'customer_updated', resourceId: customer.id }]);
+      stream.close();
+    }
+  });
+
+  it('refuses a type the schema does not name, such as the wire spelling, before opening the stream', async () => {
+    const org = await newOrganization(t.server, 'sandbox');
+    for (const types of [['order.paid'], ['order_paid', 'order_shipped']]) {
+      const stream = await openStream(t.server.base('sandbox'), org.token, { types });
+      expect(stream.status).toBe(200);
+      await stream.completed;
+      expect(stream.results).toEqual([{ errors: [expect.objectContaining({ message: expect.stringContaining('EventType'), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })] }]);
+    }
+  });
+
+  it('refuses a variable of the wrong type with BAD_USER_INPUT before opening the stream', async () => {
+    const org = await newOrganization(t.server, 'sandbox');
+    const stream = await openStream(t.server.base('sandbox'), org.token, { organizationId: ['not-an-id'] });
+    expect(stream.status).toBe(200);
+    await stream.completed;
+    expect(stream.results).toEqual([{ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })] }]);
   });
 
   it('streams nothing of an organization the token does not reach', async () => {
@@ -285,7 +316,7 @@ describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one 
     // Only this process dispatches: the other's worker is stopped.
     await other.environments.sandbox.webhooks.stop();
     const org = await newOrganization(server, 'sandbox');
-    const stream = await openStream(`${other.url}/sandbox/v1`, org.token, { types: ['order.paid'] });
+    const stream = await openStream(`${other.url}/sandbox/v1`, org.token, { types: ['order_paid'] });
     expect(stream.status).toBe(200);
     const probe = new Redis(redisUrl);
     await eventually(async () => (await probe.pubsub('NUMSUB', 'kassa:sandbox:events'))[1] as number, (n) => n >= 1, 'the other process to listen on Redis');
@@ -293,7 +324,7 @@ describe.runIf(usePostgres && hasRedis)('coreEvents across two processes on one 
     const product = await fixedProduct(org);
     const order = await buy(org, product.id, 'redis@example.com');
     await eventually(async () => eventsOf(stream), (events) => events.length === 1, 'order.paid on the other process');
-    expect(eventsOf(stream)[0]).toMatchObject({ type: 'order.paid', organizationId: org.organizationId, resourceId: order.id, data: { id: order.id, status: 'paid' } });
+    expect(eventsOf(stream)[0]).toMatchObject({ type: 'order_paid', organizationId: org.organizationId, resourceId: order.id, data: { id: order.id, status: 'paid' } });
     stream.close();
   });
 });

@@ -255,7 +255,7 @@ describe('attacks', () => {
     expect(tokens.status).toBe(200);
     const minted = await graphqlClient(t.server.base(), tokens.body.access_token)(
       'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-      { input: { organizationId: t.org.organizationId, comment: 'escalation', scopes: ['refunds:write', 'webhooks:write'] } },
+      { input: { organizationId: t.org.organizationId, comment: 'escalation', scopes: ['refunds_write', 'webhooks_write'] } },
     );
     expect(minted.body.errors?.[0].extensions.code).toBe('NOT_PERMITTED');
     expect(minted.body.data?.core?.organizationAccessTokenCreate ?? null).toBeNull();

@@ -109,7 +109,7 @@ describe('a signed report', () => {
     const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     const created = await graphqlClient(t.server.base(), session)(
       'mutation ($input: PersonalAccessTokenCreateInput!) { core { personalAccessTokenCreate(input: $input) { token } } }',
-      { input: { comment: 'leaked', scopes: ['products:read'] } },
+      { input: { comment: 'leaked', scopes: ['products_read'] } },
     );
     const token = created.body.data.core.personalAccessTokenCreate.token as string;
     expect(await productsStatus(token)).toBe(200);

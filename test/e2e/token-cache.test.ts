@@ -18,7 +18,7 @@ const tokenCreate = `mutation ($input: OrganizationAccessTokenCreateInput!) { co
 const tokenRevoke = 'mutation ($id: UUID!) { core { organizationAccessTokenRevoke(id: $id) { id } } }';
 
 async function newToken(session: string, organizationId: string) {
-  const { body } = await graphqlClient(t.server.base(), session)(tokenCreate, { input: { organizationId, comment: 'cached', scopes: ['products:read'] } });
+  const { body } = await graphqlClient(t.server.base(), session)(tokenCreate, { input: { organizationId, comment: 'cached', scopes: ['products_read'] } });
   expect(body.errors).toBeUndefined();
   return { token: body.data.core.organizationAccessTokenCreate.token as string, id: body.data.core.organizationAccessTokenCreate.organizationAccessToken.id as string };
 }
@@ -68,7 +68,7 @@ describe('a cached token', () => {
   it('stops working at its expiry, by the request’s clock', async () => {
     const { session, organizationId } = await signedIn();
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-    const { body } = await graphqlClient(t.server.base(), session)(tokenCreate, { input: { organizationId, comment: 'expiring', scopes: ['products:read'], expiresAt } });
+    const { body } = await graphqlClient(t.server.base(), session)(tokenCreate, { input: { organizationId, comment: 'expiring', scopes: ['products_read'], expiresAt } });
     const token = body.data.core.organizationAccessTokenCreate.token;
     expect((await restClient(t.server.base(), token)('GET', '/products/')).status).toBe(200);
     t.server.clock.now = new Date(new Date(expiresAt).getTime() + 1);

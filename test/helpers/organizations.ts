@@ -73,7 +73,10 @@ export async function eventsOf(server: TestServer, organizationId: string, envir
   return server.kassa.environments[environment].environment.prisma.event.findMany({ where: { organizationId }, orderBy: { sequence: 'asc' } });
 }
 
-/** An organization access token with only `scopes`, created by the owner signed in, as a user would. */
+/** The GraphQL name of a scope or event type: `products_read` for `products:read`, `order_paid` for `order.paid`. */
+export const enumName = (wire: string) => wire.replace(/[.:]/g, '_');
+
+/** An organization access token with only `scopes` (as tokens spell them), created by the owner signed in, as a user would. */
 export async function tokenWithScopes(server: TestServer, org: Org, scopes: string[], comment = `only ${scopes.join(' ')}`): Promise<string> {
   const signIn = await org.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', {
     email: org.userEmail,
@@ -82,7 +85,7 @@ export async function tokenWithScopes(server: TestServer, org: Org, scopes: stri
   expect(signIn.body.errors).toBeUndefined();
   const created = await graphqlClient(server.base(org.environment), signIn.body.data.signIn.token)(
     'mutation ($input: OrganizationAccessTokenCreateInput!) { core { organizationAccessTokenCreate(input: $input) { token } } }',
-    { input: { organizationId: org.organizationId, comment, scopes } },
+    { input: { organizationId: org.organizationId, comment, scopes: scopes.map(enumName) } },
   );
   expect(created.body.errors).toBeUndefined();
   return created.body.data.core.organizationAccessTokenCreate.token;

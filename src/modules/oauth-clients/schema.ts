@@ -2,6 +2,8 @@ import type { OAuthClient } from '../../generated/prisma/client.ts';
 import { builder } from '../../graphql/builder.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
+import { scopeEnum } from '../../graphql/scope-enums.ts';
+import { allScopes, type Scope as Scopes } from '../../auth/scopes.ts';
 import { maxClientNameLength, maxRedirectUris, supportedGrantTypes, supportedResponseTypes, type TokenEndpointAuthMethod } from '../../oauth/clients.ts';
 import { createOAuth2Client, deleteOAuth2Client, listOAuth2Clients, rotateOAuth2ClientSecret, updateOAuth2Client } from './service.ts';
 
@@ -31,6 +33,8 @@ const OAuth2ResponseType = builder.enumType('OAuth2ResponseType', {
   } satisfies Record<(typeof supportedResponseTypes)[number], object>,
 });
 
+const Scope = scopeEnum('Scope', 'A scope of the catalogue: what a token may do, or learn about its user (openid, profile, email, user_read).', allScopes);
+
 export const OAuth2Client = builder.prismaObject('OAuthClient', {
   name: 'OAuth2Client',
   description: 'An application registered to ask users for access through OAuth 2.0 / OpenID Connect. Its secret is stored hashed and never shown again.',
@@ -39,7 +43,7 @@ export const OAuth2Client = builder.prismaObject('OAuthClient', {
     clientId: t.exposeString('clientId', { description: 'The public identifier the application sends as client_id.' }),
     clientName: t.exposeString('clientName', { description: 'The name users see on the consent page.' }),
     redirectUris: t.exposeStringList('redirectUris', { description: 'The URLs users may be sent back to, matched exactly.' }),
-    scopes: t.exposeStringList('scopes', { description: 'The scopes the application may ask for.' }),
+    scopes: t.field({ type: [Scope], description: 'The scopes the application may ask for.', resolve: (client) => client.scopes as Scopes[] }),
     tokenEndpointAuthMethod: t.field({
       type: OAuth2TokenEndpointAuthMethod,
       description: 'How it authenticates at the token endpoint.',
@@ -106,7 +110,7 @@ const inputFields = (required: boolean) => (t: Parameters<Parameters<typeof buil
     required,
     description: `Where users are sent back, matched exactly: https URLs (http only on 127.0.0.1, [::1] or localhost), no fragment; 1 to ${maxRedirectUris}.`,
   }),
-  scopes: t.stringList({ description: 'The scopes the client may ask for, from the catalogue; omitted on creation: every scope.' }),
+  scopes: t.field({ type: [Scope], description: 'The scopes the client may ask for; omitted on creation: every scope.' }),
   tokenEndpointAuthMethod: t.field({ type: OAuth2TokenEndpointAuthMethod, description: 'Omitted on creation: client_secret_basic. none makes a public client, without a secret.' }),
   grantTypes: t.field({ type: [OAuth2GrantType], description: 'authorization_code, and refresh_token for refresh tokens; omitted on creation: both.' }),
   responseTypes: t.field({ type: [OAuth2ResponseType], description: 'Omitted on creation: code.' }),

@@ -2,6 +2,8 @@ import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
+import { scopeEnum } from '../../graphql/scope-enums.ts';
+import { resourceScopes, type ResourceScope } from '../../auth/scopes.ts';
 import { createAccessToken, getOrganization, listAccessTokens, listOrganizations, revokeAccessToken } from './service.ts';
 
 type OrganizationFieldBuilder = PrismaFieldBuilder<'Organization'>;
@@ -21,13 +23,19 @@ export const Organization = builder.prismaObject('Organization', {
   fields: (t) => organizationFields(t as unknown as OrganizationFieldBuilder),
 });
 
+const OrganizationAccessTokenScope = scopeEnum('OrganizationAccessTokenScope', 'A scope an organization access token may hold: a resource scope of the Core API.', resourceScopes);
+
 export const OrganizationAccessToken = builder.prismaObject('OrganizationAccessToken', {
   description: "A token for an organization's backend. Only its hash is stored.",
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID', description: "The token's id (not the token itself)." }),
     organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization the token acts for.' }),
     comment: t.exposeString('comment', { description: 'What the token is for, as given when it was created.' }),
-    scopes: t.exposeStringList('scopes', { description: 'The scopes granted, such as `products:read`; each appears once.' }),
+    scopes: t.field({
+      type: [OrganizationAccessTokenScope],
+      description: 'The scopes granted, such as products_read; each appears once.',
+      resolve: (token) => token.scopes as ResourceScope[],
+    }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the token stops working; null if it never expires.' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last authenticated with the token; null if never.' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When the token was revoked; null while it is live.' }),
@@ -53,10 +61,7 @@ const OrganizationAccessTokenCreateInput = builder.inputType('OrganizationAccess
   fields: (t) => ({
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
     comment: t.string({ required: true, description: 'What the token is for, up to 200 characters.' }),
-    scopes: t.stringList({
-      required: true,
-      description: 'At least one resource scope, such as `products:read` or `orders:write`; an unknown scope is refused with BAD_USER_INPUT.',
-    }),
+    scopes: t.field({ type: [OrganizationAccessTokenScope], required: true, description: 'At least one scope, such as products_read or orders_write.' }),
     expiresAt: t.field({ type: 'DateTime', description: 'When the token stops working, in the future; never when omitted.' }),
   }),
 });

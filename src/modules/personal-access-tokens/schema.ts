@@ -1,18 +1,30 @@
+import type { Scope } from '../../auth/scopes.ts';
 import { builder } from '../../graphql/builder.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
-import { createPersonalAccessToken, listPersonalAccessTokens, maxCommentLength, revokePersonalAccessToken } from './service.ts';
+import { scopeEnum } from '../../graphql/scope-enums.ts';
+import { createPersonalAccessToken, listPersonalAccessTokens, maxCommentLength, personalAccessTokenScopes, revokePersonalAccessToken } from './service.ts';
 
 // Personal tokens are managed only by their user signed in with a password: a token, personal or
 // OAuth, never mints or lists them. A session holds every scope; `user:read` names the account.
 const signedInUserOnly = { $all: { signedInUser: true, scope: 'user:read' } } as const;
+
+const PersonalAccessTokenScope = scopeEnum(
+  'PersonalAccessTokenScope',
+  "A scope a personal access token may hold: the Core API's resource scopes, and user_read for `core.me`. Sign-in scopes (openid, profile, email) are for OAuth clients only.",
+  personalAccessTokenScopes,
+);
 
 export const PersonalAccessToken = builder.prismaObject('PersonalAccessToken', {
   description: "A user's own token for scripts and tools: it acts as the user, limited to its scopes. Only its hash is stored.",
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID', description: "The token's id (not the token itself)." }),
     comment: t.exposeString('comment', { description: 'What the token is for, as given when it was created.' }),
-    scopes: t.exposeStringList('scopes', { description: 'The scopes granted, such as `orders:read`; the token never reaches beyond its user.' }),
+    scopes: t.field({
+      type: [PersonalAccessTokenScope],
+      description: 'The scopes granted, such as orders_read; the token never reaches beyond its user.',
+      resolve: (token) => token.scopes as Scope[],
+    }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the token stops working; null: it works until revoked.' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last authenticated with the token; null if never.' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When the token was revoked; null while it is live.' }),
@@ -36,7 +48,7 @@ const PersonalAccessTokenCreateInput = builder.inputType('PersonalAccessTokenCre
   description: 'A new personal access token for the signed-in user.',
   fields: (t) => ({
     comment: t.string({ required: true, description: `What the token is for, at most ${maxCommentLength} characters.` }),
-    scopes: t.stringList({ required: true, description: 'Core API scopes, and `user:read` for `core.me`. Sign-in scopes (openid, profile, email) are refused.' }),
+    scopes: t.field({ type: [PersonalAccessTokenScope], required: true, description: 'At least one scope, such as orders_read; user_read for `core.me`.' }),
     expiresAt: t.field({
       type: 'DateTime',
       description: 'When the token stops working; must be in the future. Null or omitted: it works until revoked, so prefer an expiry.',

@@ -1,6 +1,8 @@
 import { builder } from '../../graphql/builder.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
+import type { EventType as EventTypes } from '../../events/outbox.ts';
+import { EventType } from '../webhooks/schema.ts';
 import { listWebhookDeliveries, listWebhookEvents, redeliverWebhookEvent } from './service.ts';
 
 export const WebhookEvent = builder.prismaObject('WebhookEvent', {
@@ -9,7 +11,7 @@ export const WebhookEvent = builder.prismaObject('WebhookEvent', {
     id: t.expose('id', { type: 'UUID', description: 'The event\'s id for this endpoint: the `webhook-id` header.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was queued for the endpoint.' }),
     modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the event was last changed (by an attempt); null if never.' }),
-    type: t.exposeString('type', { description: 'The event type, such as `order.paid`.' }),
+    type: t.field({ type: EventType, description: 'The event type, such as order_paid (`order.paid` on REST).', resolve: (event) => event.type as EventTypes }),
     payload: t.exposeString('payload', { nullable: true, description: 'The exact body sent.' }),
     succeeded: t.exposeBoolean('succeeded', { nullable: true, description: 'Null while deliveries go on; true once delivered; false once given up.' }),
     lastHttpCode: t.exposeInt('lastHttpCode', { nullable: true, description: 'The HTTP status of the last attempt; null before one, or when no answer came.' }),

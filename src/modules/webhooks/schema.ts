@@ -1,8 +1,11 @@
+import { GraphQLString } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, registerNode } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
+import type { EventType as EventTypes } from '../../events/outbox.ts';
+import { wireExtension, wireNamedValues, wireOnlyExtension } from '../../graphql/wire-values.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -13,6 +16,7 @@ import {
   unemittedEventTypes,
   updateWebhookEndpoint,
   webhookEventTypes,
+  type UnemittedEventType,
   type WebhookEndpointWithSecret,
 } from './service.ts';
 
@@ -25,7 +29,62 @@ export const WebhookFormat = builder.enumType('WebhookFormat', {
   } satisfies Record<WebhookFormats, object>,
 });
 
-const eventsDescription = `Event types, among: ${webhookEventTypes.join(', ')}. Kassa records no ${unemittedEventTypes.join(', ')} yet.`;
+/** What each type of event Kassa records says happened. */
+const recordedEventDescriptions = {
+  'checkout.created': 'A checkout was created',
+  'checkout.updated': 'A checkout changed, its status included',
+  'customer.created': 'A customer was created',
+  'customer.updated': 'A customer changed',
+  'customer.deleted': 'A customer was deleted',
+  'order.created': 'An order was created, at checkout or on renewal',
+  'order.updated': 'An order changed: paid, refunded, invoiced or edited',
+  'order.paid': 'An order was paid',
+  'order.refunded': 'An order was refunded, in full or in part',
+  'refund.created': 'A refund was made',
+  'subscription.created': 'A subscription was created',
+  'subscription.updated': 'A subscription changed',
+  'subscription.active': 'A subscription became active',
+  'subscription.canceled': 'A subscription was canceled, at the end of its period or at once',
+  'subscription.uncanceled': 'A cancellation at the end of the period was withdrawn',
+  'subscription.revoked': 'A subscription ended, and its benefits with it',
+  'benefit.created': 'A benefit was created',
+  'benefit.updated': 'A benefit changed',
+  'benefit_grant.created': 'A benefit was granted to a customer',
+  'benefit_grant.updated': 'A benefit grant changed',
+  'benefit_grant.revoked': "A customer's benefit grant was revoked",
+  'customer.state_changed': "A customer's state changed: their active subscriptions or granted benefits",
+  'token.leaked': "One of the organization's tokens was found published, and revoked; not in the client library's list",
+} satisfies Record<EventTypes, string>;
+
+const whereWire = 'on REST and in webhooks';
+
+export const EventType = builder.enumType('EventType', {
+  description: 'A type of event Kassa records, as webhooks and the live stream deliver it.',
+  values: wireNamedValues(recordedEventDescriptions, whereWire),
+  extensions: wireExtension(GraphQLString),
+});
+
+// REST takes the types as the strings they were before this enum: an unknown one reaches the
+// service, which refuses it with its own message, among the body's other faults.
+export const WebhookEventType = builder.enumType('WebhookEventType', {
+  description: 'A type of event a webhook endpoint may subscribe to: each EventType, and those of the client library Kassa records none of yet.',
+  values: wireNamedValues(
+    {
+      ...recordedEventDescriptions,
+      'refund.updated': 'A refund changed. Kassa records none yet',
+      'product.created': 'A product was created. Kassa records none yet',
+      'product.updated': 'A product changed. Kassa records none yet',
+      'benefit_grant.cycled': 'A benefit grant was renewed for a new period. Kassa records none yet',
+      'organization.updated': 'The organization changed. Kassa records none yet',
+    } satisfies Record<EventTypes | UnemittedEventType, string>,
+    whereWire,
+  ),
+  extensions: wireExtension(GraphQLString),
+});
+const restEventTypes = wireOnlyExtension((value) => !webhookEventTypes.includes(value), 'checkout.created');
+
+// REST reads this description too, in its reference: it names the types as REST spells them.
+const eventsDescription = `The event types it receives, each once, in the order given. On REST, among: ${webhookEventTypes.join(', ')}. Kassa records no ${unemittedEventTypes.join(', ')} yet.`;
 
 type WebhookEndpointFieldBuilder = PrismaFieldBuilder<'WebhookEndpoint'>;
 
@@ -37,7 +96,7 @@ const webhookEndpointFields = (t: WebhookEndpointFieldBuilder) => ({
   url: t.exposeString('url', { description: 'Where events are POSTed.' }),
   format: t.expose('format', { type: WebhookFormat, description: 'What the endpoint receives.' }),
   organizationId: t.expose('organizationId', { type: 'UUID', description: 'The organization whose events it receives.' }),
-  events: t.exposeStringList('events', { description: eventsDescription }),
+  events: t.field({ type: [WebhookEventType], description: eventsDescription, resolve: (endpoint) => endpoint.events as (EventTypes | UnemittedEventType)[] }),
   enabled: t.exposeBoolean('enabled', { description: 'Whether events are sent to it.' }),
   disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true, description: 'When Kassa disabled it for failing continuously; null otherwise.' }),
   disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why Kassa disabled it, with the last failure; null otherwise.' }),
@@ -69,7 +128,7 @@ const WebhookEndpointCreateInput = builder.inputType('WebhookEndpointCreateInput
   fields: (t) => ({
     url: t.string({ required: true, description: 'https (http to loopback too in sandbox and the embedded setup); no private or metadata address.' }),
     format: t.field({ type: WebhookFormat, required: true, description: 'What the endpoint receives; discord and slack need a webhook URL of that service.' }),
-    events: t.stringList({ required: true, description: eventsDescription }),
+    events: t.field({ type: [WebhookEventType], required: true, description: eventsDescription, extensions: restEventTypes }),
     secret: t.string({ description: `The signing secret, ${minSecretLength} to 1024 characters; generated when omitted.` }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
   }),
@@ -80,7 +139,7 @@ const WebhookEndpointUpdateInput = builder.inputType('WebhookEndpointUpdateInput
   fields: (t) => ({
     url: t.string({ description: 'A new URL, under the same rules as at creation.' }),
     format: t.field({ type: WebhookFormat, description: 'A new format, which the URL must fit.' }),
-    events: t.stringList({ description: eventsDescription }),
+    events: t.field({ type: [WebhookEventType], description: eventsDescription, extensions: restEventTypes }),
     secret: t.string({ description: `At least ${minSecretLength} characters.` }),
     enabled: t.boolean({ description: 'Enabling clears why and since when Kassa disabled it.' }),
   }),

@@ -7,6 +7,7 @@ import type { Db } from '../../db/client.ts';
 import type { Prisma, WebhookEndpoint, WebhookFormat } from '../../generated/prisma/client.ts';
 import { eventTypes } from '../../events/outbox.ts';
 import { ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
+import { wireOnlyValue } from '../../graphql/wire-values.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { destinationPolicy, urlRefusal } from '../../webhooks/destinations.ts';
 import { encryptSecret, newWebhookSecret, secretHint } from '../../webhooks/secrets.ts';
@@ -14,6 +15,7 @@ import { organizationFilter, owningOrganization } from '../organizations/access.
 
 /** Types the client library offers that Kassa does not record (yet): an endpoint may subscribe to them, and receives none. */
 export const unemittedEventTypes = ['refund.updated', 'product.created', 'product.updated', 'benefit_grant.cycled', 'organization.updated'] as const;
+export type UnemittedEventType = (typeof unemittedEventTypes)[number];
 /** Every type an endpoint may subscribe to: the client library's WebhookEventType. */
 export const webhookEventTypes: readonly string[] = [...eventTypes, ...unemittedEventTypes];
 
@@ -63,9 +65,13 @@ function checkFormatUrl(issues: ValidationIssues, format: WebhookFormat, url: st
   issues.add(loc, `A ${format} endpoint needs a ${format} webhook URL (${example}).`, 'url_format_mismatch');
 }
 
-/** The subscribed types, each once, in the order given; an unknown type is named at its index. */
-function checkEvents(issues: ValidationIssues, events: string[], loc: Loc): string[] {
-  events.forEach((type, index) => {
+/**
+ * The subscribed types, each once, in the order given; an unknown type is named at its index.
+ * GraphQL offers only known types; REST sends any string, an unknown one as a stand-in.
+ */
+function checkEvents(ctx: Context, issues: ValidationIssues, events: string[], loc: Loc): string[] {
+  events.forEach((given, index) => {
+    const type = wireOnlyValue(ctx, [...loc, index]) ?? given;
     if (!webhookEventTypes.includes(type)) issues.add([...loc, index], `Unknown event type "${type}". Known types: ${webhookEventTypes.join(', ')}.`, 'enum');
   });
   return [...new Set(events)];
@@ -86,7 +92,7 @@ export async function createWebhookEndpoint(ctx: Context, input: WebhookEndpoint
   const url = input.url.trim();
   checkUrl(ctx, issues, url, ['input', 'url']);
   checkFormatUrl(issues, input.format, url, ['input', 'url']);
-  const events = checkEvents(issues, input.events, ['input', 'events']);
+  const events = checkEvents(ctx, issues, input.events, ['input', 'events']);
   if (input.secret != null) checkSecret(issues, input.secret, ['input', 'secret']);
   issues.throwIfAny();
   const secret = input.secret ?? newWebhookSecret(ctx.environment);
@@ -126,7 +132,7 @@ export async function updateWebhookEndpoint(ctx: Context, id: string, input: Web
   const format = input.format ?? endpoint.format;
   if (input.url != null) checkUrl(ctx, issues, url, ['input', 'url']);
   if (input.url != null || input.format != null) checkFormatUrl(issues, format, url, input.url != null ? ['input', 'url'] : ['input', 'format']);
-  const events = input.events != null ? checkEvents(issues, input.events, ['input', 'events']) : undefined;
+  const events = input.events != null ? checkEvents(ctx, issues, input.events, ['input', 'events']) : undefined;
   if (input.secret != null) checkSecret(issues, input.secret, ['input', 'secret']);
   issues.throwIfAny();
   const data: Prisma.WebhookEndpointUpdateInput = {
