@@ -1,6 +1,6 @@
-// The queries a storefront and a customer portal make, as docs/graphql.md shows them, run at the
+// The queries a storefront and a customer portal make, as the README shows them, run at the
 // default limits (rate limits on): each answers without errors and is charged the requested cost
-// docs/graphql.md states, then only what its answer holds. In sandbox, where the test cards pay.
+// the README states, then only what its answer holds. In sandbox, where the test cards pay.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -19,10 +19,11 @@ beforeAll(async () => {
   clientSecret = expectStatus(await t.shop.api('POST', '/checkouts/', { products: [monthly.id] }), 201).client_secret;
 });
 
-/** The GraphQL blocks of the "Frontend queries" section of docs/graphql.md, by their comment line. */
+/** The GraphQL blocks of the "Frontend queries" section of the README, by their comment line. */
 function documentedQueries(): Record<string, { query: string; cost: number }> {
-  const doc = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8');
-  const section = doc.slice(doc.indexOf('### Frontend queries'), doc.indexOf('### ', doc.indexOf('### Frontend queries') + 4));
+  const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = doc.indexOf('### Frontend queries');
+  const section = doc.slice(start, doc.indexOf('\n## ', start));
   const found: Record<string, { query: string; cost: number }> = {};
   for (const [, name, cost, query] of section.matchAll(/```graphql\n# (.+?): requests (\d[\d,]*) points\n([\s\S]+?)```/g)) {
     found[name] = { query, cost: Number(cost.replaceAll(',', '')) };
@@ -42,14 +43,14 @@ async function ask(token: string | null, query: string, variables: Record<string
   return body;
 }
 
-describe('the frontend queries of docs/graphql.md at the default limits', () => {
+describe('the frontend queries of the README at the default limits', () => {
   const queries = documentedQueries();
 
-  it('are all in docs/graphql.md, each with its requested cost', () => {
+  it('are all in the README, each with its requested cost', () => {
     expect(Object.keys(queries).sort()).toEqual(['a checkout', "a customer's orders", 'my subscriptions', 'the catalogue']);
   });
 
-  it('run, each charged the requested cost docs/graphql.md states and given back what its answer did not hold', async () => {
+  it('run, each charged the requested cost the README states and given back what its answer did not hold', async () => {
     const runs: [string, string | null, Record<string, unknown>][] = [
       ['the catalogue', t.shop.token, {}],
       ["a customer's orders", t.shop.token, { id: customerId }],
