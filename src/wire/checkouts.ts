@@ -4,7 +4,7 @@ import { addressWire } from './customers.ts';
 import { organizationWire } from './organizations.ts';
 import { priceWire, productWire } from './products.ts';
 
-export const publicFields = `
+const publicFields = `
   id createdAt modifiedAt paymentProcessor status clientSecret url expiresAt successUrl embedOrigin amount discountAmount
   netAmount taxAmount totalAmount currency productId productPriceId discountId allowDiscountCodes requireBillingAddress
   isDiscountApplicable isFreeProductPrice isPaymentRequired isPaymentSetupRequired isPaymentFormRequired customerId
@@ -16,6 +16,6 @@ export const publicFields = `
 
 export const CheckoutWire = `fragment CheckoutWire on Checkout {
   ${publicFields} metadata customerMetadata externalCustomerId customerExternalId subscriptionId }`;
-export const organization = `organization { ${organizationWire} }`;
-export const CheckoutPublicWire = `fragment CheckoutPublicWire on CheckoutPublic { ${publicFields} ${organization} }`;
-export const CheckoutConfirmedWire = `fragment CheckoutConfirmedWire on CheckoutPublicConfirmed { ${publicFields} ${organization} customerSessionToken }`;
+const organizationSelection = `organization { ${organizationWire} }`;
+export const CheckoutPublicWire = `fragment CheckoutPublicWire on CheckoutPublic { ${publicFields} ${organizationSelection} }`;
+export const CheckoutConfirmedWire = `fragment CheckoutConfirmedWire on CheckoutPublicConfirmed { ${publicFields} ${organizationSelection} customerSessionToken }`;

@@ -6,7 +6,7 @@ import { organizationProfileConstants } from './organizations.ts';
 
 type Constants = Readonly<Record<string, unknown>>;
 
-// Discounts, custom fields, subscriptions and media are not modelled; checkouts carry them empty.
+// Discounts and custom fields are not modelled; checkouts carry them empty.
 const checkout: Constants = { discount: null, attached_custom_fields: [], custom_field_data: {} };
 // Product media are not modelled; the portal's products carry none.
 const portalProduct: Constants = { medias: [] };

@@ -9,14 +9,14 @@ import { priceWire, productPublicFieldsWire } from './products.ts';
 import { subscriptionPublicFieldsWire } from './subscriptions.ts';
 
 /** The REST shape of the signed-in customer, wherever the portal shows them. */
-export const customerPortalCustomerWire = `id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId`;
+const customerPortalCustomerWire = `id createdAt modifiedAt email emailVerified name billingName billingAddress { ${addressWire} } taxId`;
 
 export const CustomerPortalCustomerWire = /* GraphQL */ `fragment CustomerPortalCustomerWire on CustomerPortalCustomer { ${customerPortalCustomerWire} }`;
 
 /** The REST shape of a portal product, in an organization's catalogue. */
-export const customerProductWire = `${productPublicFieldsWire} prices { ${priceWire} } benefits { ${benefitPublicWire} }`;
+const customerProductWire = `${productPublicFieldsWire} prices { ${priceWire} } benefits { ${benefitPublicWire} }`;
 /** The REST shape of a portal product with its organization, in an order or a subscription. */
-export const customerProductWithOrganizationWire = `${customerProductWire} organization { ${organizationWire} }`;
+const customerProductWithOrganizationWire = `${customerProductWire} organization { ${organizationWire} }`;
 
 export const CustomerOrganizationWire = /* GraphQL */ `
   fragment CustomerOrganizationWire on CustomerOrganization {
@@ -54,7 +54,7 @@ export const CustomerBenefitGrantWire = /* GraphQL */ `
     }
   }`;
 
-export const customerLicenseKeyWire = `
+const customerLicenseKeyWire = `
   id createdAt modifiedAt organizationId customerId benefitId key displayKey status
   limitActivations usage limitUsage validations lastValidatedAt expiresAt
   customer { ${customerWire} }`;

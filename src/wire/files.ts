@@ -3,7 +3,7 @@
 
 // The bytes themselves travel outside this table: parts are PUT to, and files downloaded from,
 // the signed links these routes hand out (served in server.ts).
-export const fileWire = `
+const fileWire = `
   id organizationId name path mimeType size storageVersion checksumEtag checksumSha256Base64 checksumSha256Hex
   lastModifiedAt version service isUploaded createdAt sizeReadable`;
 

@@ -2,7 +2,7 @@
 // live events render it from (see wire/shape.ts for the mapping).
 import { customerWire } from './customers.ts';
 
-export const licenseKeyWire = `
+const licenseKeyWire = `
   id createdAt modifiedAt organizationId customerId customer { ${customerWire} } benefitId key displayKey status
   limitActivations usage limitUsage validations lastValidatedAt expiresAt`;
 export const activationWire = 'id licenseKeyId label meta createdAt modifiedAt';
