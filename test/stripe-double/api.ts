@@ -192,7 +192,7 @@ export class StripeAccount {
       ['POST', /^\/v1\/customers$/, (p, c) => this.createCustomer(p, c)],
       ['GET', new RegExp(`^/v1/customers/${id}$`), (p, c, i) => this.find(i, 'customer', c)],
       ['POST', new RegExp(`^/v1/customers/${id}$`), (p, c, i) => this.updateCustomer(i, p, c)],
-      ['GET', new RegExp(`^/v1/customers/${id}/payment_methods$`), (p, c, i) => this.listPaymentMethods(i, p, c)],
+      ['GET', new RegExp(`^/v1/customers/${id}/payment_methods$`), (p, c, i) => this.listPaymentMethods(i, p, c, `/v1/customers/${i}/payment_methods`)],
       ['POST', /^\/v1\/test_helpers\/confirmation_tokens$/, (p, c) => this.createConfirmationToken(p, c)],
       ['GET', new RegExp(`^/v1/confirmation_tokens/${id}$`), (p, c, i) => this.find(i, 'confirmation_token', c)],
       ['POST', /^\/v1\/payment_intents$/, (p, c) => this.createPaymentIntent(p, c)],
@@ -205,7 +205,7 @@ export class StripeAccount {
       ['POST', /^\/v1\/setup_intents$/, (p, c) => this.createSetupIntent(p, c)],
       ['GET', new RegExp(`^/v1/setup_intents/${id}$`), (p, c, i) => this.find(i, 'setup_intent', c)],
       ['POST', new RegExp(`^/v1/setup_intents/${id}/confirm$`), (p, c, i) => this.confirmSetupIntent(this.find(i, 'setup_intent', c), p, c)],
-      ['GET', /^\/v1\/payment_methods$/, (p, c) => this.listPaymentMethods(required(text(p, 'customer'), 'customer'), p, c)],
+      ['GET', /^\/v1\/payment_methods$/, (p, c) => this.listPaymentMethods(required(text(p, 'customer'), 'customer'), p, c, '/v1/payment_methods')],
       ['GET', new RegExp(`^/v1/payment_methods/${id}$`), (p, c, i) => this.find(i, 'payment_method', c)],
       ['POST', new RegExp(`^/v1/payment_methods/${id}/attach$`), (p, c, i) => this.attachPaymentMethod(i, p, c)],
       ['POST', new RegExp(`^/v1/payment_methods/${id}/detach$`), (p, c, i) => this.detachPaymentMethod(i, c)],
@@ -306,7 +306,7 @@ export class StripeAccount {
   }
 
   /** Something Stripe does on its own a moment later (the events carry no request). */
-  later(work: (ctx: RequestContext) => void, livemode: boolean): void {
+  private later(work: (ctx: RequestContext) => void, livemode: boolean): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       work(this.automatic(livemode));
@@ -392,11 +392,11 @@ export class StripeAccount {
     this.emit(ctx, 'payment_method.attached', method);
   }
 
-  private listPaymentMethods(customerId: string, params: FormObject, ctx: RequestContext): Stripe.ApiList<Stripe.PaymentMethod> {
+  private listPaymentMethods(customerId: string, params: FormObject, ctx: RequestContext, url: string): Stripe.ApiList<Stripe.PaymentMethod> {
     this.find(customerId, 'customer', ctx);
     const type = text(params, 'type');
     const methods = this.all<Stripe.PaymentMethod>('payment_method', ctx).filter((method) => method.customer === customerId && (type === null || method.type === type));
-    return this.paginate(`/v1/customers/${customerId}/payment_methods`, methods, params);
+    return this.paginate(url, methods, params);
   }
 
   private attachPaymentMethod(id: string, params: FormObject, ctx: RequestContext): Stripe.PaymentMethod {
@@ -512,10 +512,10 @@ export class StripeAccount {
     } else if (intent.payment_method !== null) {
       method = this.usablePaymentMethod(intent.payment_method as string, customerId, ctx);
     } else {
-      throw invalid(
-        "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with cus, specify a payment method attached to this customer along with the customer ID.".replace(' with cus', customerId ? ` with ${customerId}` : ''),
-        { code: 'payment_intent_unexpected_state', payment_intent: structuredClone(intent) },
-      );
+      throw invalid("You cannot confirm this PaymentIntent because it's missing a payment method. Pass a confirmation_token or a payment_method.", {
+        code: 'payment_intent_unexpected_state',
+        payment_intent: structuredClone(intent),
+      });
     }
     intent.payment_method = method.id;
     const state = this.cards.get(method.id)!;
