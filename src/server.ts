@@ -1,6 +1,5 @@
 // Composes the HTTP service: for each environment (production at /v1, sandbox at /sandbox/v1) its
 // own database, GraphQL endpoint and REST routes; plus /healthz and /readyz for operators.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,11 +62,11 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
 import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
 import { isClientDisconnect } from './http/disconnects.ts';
-import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage, type GraphiqlResponse } from './pages/graphiql.ts';
+import { maxBodyBytes, readBody, requestIdOf, requestTarget, singleHeader, type RequestTarget } from './http/incoming.ts';
+import { send, sendGraphiql, sendGraphqlErrors } from './http/send.ts';
+import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import { backgroundWork } from './background.ts';
-
-export const maxBodyBytes = 1024 * 1024;
 
 /** Which endpoint a request is for (http/router.ts). */
 const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
@@ -500,77 +499,6 @@ function useErrorCodes(): YogaPlugin {
 function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
   const { nodes, source, positions, path, originalError } = error;
   return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions: { ...error.extensions, ...extensions } });
-}
-
-interface RequestTarget {
-  pathname: string;
-  searchParams: URLSearchParams;
-}
-
-/**
- * The path and query of a request target, read as a path: never resolved as a URL, so `//host/…`
- * names no host, and `.`, `..`, `//` and `%2F` stay in the path, matching no route. The
- * absolute form (`http://host/v1/…`, RFC 9112 §3.2.2) is served by its path.
- */
-function requestTarget(target: string): RequestTarget {
-  const absolute = /^https?:\/\/[^/?]*/i.exec(target);
-  const originForm = absolute ? target.slice(absolute[0].length) : target;
-  const query = originForm.indexOf('?');
-  const pathname = query === -1 ? originForm : originForm.slice(0, query);
-  return { pathname: pathname || '/', searchParams: new URLSearchParams(query === -1 ? '' : originForm.slice(query + 1)) };
-}
-
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-}
-
-/** The body, or null when it is larger than `limit` bytes (the rest is not read). */
-async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer | null> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Buffer.alloc(0);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function singleHeader(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function sendGraphiql(res: ServerResponse, response: GraphiqlResponse, headOnly = false): void {
-  const length = typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.length;
-  res.writeHead(response.status, response.status === 304 ? response.headers : { ...response.headers, 'content-length': length });
-  res.end(headOnly || response.status === 304 ? undefined : response.body);
-}
-
-function send(res: ServerResponse, response: RestResponse): void {
-  if (response.status === 401) res.setHeader('www-authenticate', 'Bearer');
-  if (response.headers) for (const [k, v] of Object.entries(response.headers)) res.setHeader(k, v);
-  if (response.status === 204 || response.body === undefined) {
-    res.writeHead(response.status).end();
-    return;
-  }
-  const payload = JSON.stringify(response.body);
-  res.writeHead(response.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
-}
-
-/** Errors answered before yoga runs, in the media type the client prefers, without their HTTP extension as yoga writes them. */
-function sendGraphqlErrors(res: ServerResponse, status: number, errors: GraphQLError[], accept: string | undefined): void {
-  const body = errors.map((error) => {
-    const { http: _http, ...extensions } = error.extensions;
-    return { ...error.toJSON(), extensions };
-  });
-  const payload = JSON.stringify({ errors: body });
-  if (status === 401) res.setHeader('www-authenticate', 'Bearer');
-  res.writeHead(status, { 'content-type': graphqlAnswerType(accept), 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
 function innermost(error: unknown): unknown {
