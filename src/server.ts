@@ -1,23 +1,30 @@
 // Composes the HTTP service: for each environment (production at /v1, sandbox at /sandbox/v1) its
-// own database, GraphQL endpoint and REST routes; plus /healthz and /readyz for operators.
-import { randomUUID } from 'node:crypto';
+// own database, GraphQL endpoint and REST routes, its jobs and webhook worker; the router and the
+// handler of each kind of endpoint (http/); then listens.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
 import type { Context, Environment } from './context.ts';
-import { resolvePrincipal } from './auth/principals.ts';
-import { bearerToken, requestFacts } from './http/request.ts';
-import { createRouter, type Endpoint } from './http/router.ts';
+import { createRouter } from './http/router.ts';
+import { answerEndpoints, type EdgeEnvironment } from './http/endpoints.ts';
+import { requestListener } from './http/listener.ts';
+import { maxBodyBytes } from './http/incoming.ts';
+import { answerApi } from './http/handlers/api.ts';
+import { answerFileDownload, answerFilePart } from './http/handlers/files.ts';
+import { answerGraphiqlAsset } from './http/handlers/graphiql-asset.ts';
+import { answerGraphql } from './http/handlers/graphql.ts';
+import { answerInvoicePdf } from './http/handlers/invoice-pdf.ts';
+import { answerNowhere } from './http/handlers/nowhere.ts';
+import { answerHealth, answerReadiness } from './http/handlers/probes.ts';
+import { answerProvider } from './http/handlers/provider.ts';
+import { answerSecretScanning } from './http/handlers/secret-scanning.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { KassaError } from './graphql/errors.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
-import { graphqlAnswerType, inOrderOfPreference, prefersHtml } from './graphql/media-types.ts';
+import { graphqlAnswerType } from './graphql/media-types.ts';
 import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
@@ -38,16 +45,14 @@ import { portalPages } from './pages/portal.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
-import { reportLeakedTokens } from './integrations/secret-scanning.ts';
-import { clientIpOf } from './http/client-ip.ts';
-import { useRateLimits, type RateMeter } from './rate-limits/graphql.ts';
+import { useRateLimits } from './rate-limits/graphql.ts';
 import { usePartialDataStatus } from './graphql/partial-data.ts';
-import { RateLimiter, rateLimitHeaders, refusalBody, type Verdict } from './rate-limits/limiter.ts';
+import { RateLimiter } from './rate-limits/limiter.ts';
 import { MemoryStore, RedisStore } from './rate-limits/store.ts';
 import { schema } from './graphql/schema.ts';
 import { createWireRenderer } from './wire/render.ts';
 import { requestScope, type Logger } from './logger.ts';
-import { compileRoutes, createRestHandler, restError, type RestHandler, type RestResponse } from './rest/adapter.ts';
+import { compileRoutes, createRestHandler } from './rest/adapter.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { withIdempotency } from './rest/idempotency.ts';
 import { databaseIdempotencyStore } from './db/idempotency-store.ts';
@@ -56,18 +61,13 @@ import type { CompiledRoute } from './rest/route.ts';
 import { ApiReference } from './rest/reference.ts';
 import { TestPaymentProcessor } from './modules/payments/processor.ts';
 import { createEmailTransport } from './email/transport.ts';
-import { downloadInvoice } from './modules/invoices/service.ts';
-import { attachmentDisposition, fileBytes, filePartTarget, storeFilePart } from './modules/files/service.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { LiveEvents } from './events/live.ts';
-import { StreamSlots, streamHolder, streamRefusal } from './events/stream-slots.ts';
-import { isClientDisconnect } from './http/disconnects.ts';
-import { graphiqlAsset, graphiqlAssetPrefix, graphiqlPage, type GraphiqlResponse } from './pages/graphiql.ts';
+import { StreamSlots } from './events/stream-slots.ts';
+import { graphiqlAssetPrefix } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import { backgroundWork } from './background.ts';
-
-export const maxBodyBytes = 1024 * 1024;
 
 /** Which endpoint a request is for (http/router.ts). */
 const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
@@ -91,9 +91,6 @@ const renderWire = createWireRenderer(schema);
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** The license key endpoints anyone may call without a token, limited per client address. */
-const licenseEndpoint = /^\/v1\/customer-portal\/license-keys\/(validate|activate|deactivate)$/;
-
 export interface KassaOptions {
   /** The clock every request reads; tests move it. */
   clock?: () => Date;
@@ -101,18 +98,15 @@ export interface KassaOptions {
   memoryImage?: ArrayBuffer;
 }
 
-interface ServedEnvironment {
-  environment: Environment;
+/** An environment as served: what its endpoints use (http/endpoints.ts), and what runs beside them. */
+interface ServedEnvironment extends EdgeEnvironment {
   database: Database;
   jobs: JobRunner;
   /** Sends the environment's events to its webhook endpoints. */
   webhooks: WebhookWorker;
-  yoga: YogaServerInstance<Context, object>;
   /** Documents GraphQL requests may name by hash: the trusted list and what clients registered here. */
   persisted: PersistedDocuments;
-  rest: RestHandler;
   base: string;
-  limiter: RateLimiter;
 }
 
 export interface Kassa {
@@ -203,189 +197,31 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql), databaseIdempotencyStore), base, limiter };
   }
 
-  const streamSlots = new StreamSlots(config.liveStreams);
   let accepting = true;
+  const api = answerApi({ environments, clock, reference });
+  // Each kind of endpoint the router names (http/router.ts), and its handler (http/handlers/).
+  const answer = answerEndpoints(
+    {
+      health: answerHealth,
+      readiness: answerReadiness({ environments, accepting: () => accepting }),
+      nowhere: answerNowhere,
+      provider: answerProvider({ environments, provider, clock, logger }),
+      'secret-scanning': answerSecretScanning({ environments, clock }),
+      'invoice-pdf': answerInvoicePdf({ environments, clock }),
+      'file-part': answerFilePart({ environments, clock }),
+      'file-download': answerFileDownload({ environments, clock }),
+      'graphiql-asset': answerGraphiqlAsset({ otherwise: api }),
+      graphql: answerGraphql({ environments, clock, streamSlots: new StreamSlots(config.liveStreams) }),
+      api,
+    },
+    { environments, clock },
+  );
   // A client that has not sent its whole request within requestTimeoutMs is answered 408 and cut
   // off, so slow senders cannot hold connections open; the check runs every second.
-  const server = createServer({ requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 }, (req, res) => {
-    const requestId = requestIdOf(req);
-    res.setHeader('x-request-id', requestId);
-    if (!accepting) res.setHeader('connection', 'close');
-    const started = performance.now();
-    const url = requestTarget(req.url ?? '/');
-    const endpoint = route(req.method ?? 'GET', url.pathname);
-    const environmentName = 'environment' in endpoint ? endpoint.environment : undefined;
-    res.on('finish', () => {
-      logger.info(
-        { requestId, environment: environmentName, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
-        'request',
-      );
-    });
-    let failed = false;
-    res.on('close', () => {
-      // Closed before it was finished, and not by a failure of ours: the client went away.
-      if (!res.writableFinished && !failed) logger.debug({ requestId, environment: environmentName, method: req.method, path: url.pathname, ms: Math.round(performance.now() - started) }, 'client disconnected');
-    });
-    const clientIp = clientIpOf(req, config.trustedProxies);
-    requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
-      handle(req, res, url, endpoint, requestId, clientIp).catch((error) => {
-        // Logged as what it is when the response closes: nothing more can be sent to that client.
-        if (isClientDisconnect(error, req, res)) return;
-        failed = true;
-        logger.error({ err: error, requestId }, 'unexpected error');
-        if (!res.headersSent && !res.destroyed) send(res, restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`));
-        else res.destroy();
-      });
-    });
-  });
-
-  /** Sets the RateLimit-* headers of the verdict; answers a refusal and returns false. */
-  function admitted(res: ServerResponse, limiter: RateLimiter, verdict: Verdict): boolean {
-    if (verdict.allowed) {
-      for (const [name, value] of Object.entries(rateLimitHeaders(verdict.state))) res.setHeader(name, value);
-      return true;
-    }
-    send(res, refusalBody(limiter, verdict));
-    return false;
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, endpoint: Endpoint, requestId: string, clientIp: string) {
-    if (endpoint.kind === 'health') return send(res, { status: 200, body: { status: 'ok' } });
-    if (endpoint.kind === 'readiness') return send(res, await readiness());
-    // What the headers say, read once here and handed on: nothing below reads a header.
-    const facts = requestFacts(req.headers);
-    const method = req.method ?? 'GET';
-    // Every request counts against its address first, before any work is done for it.
-    const { limiter } = environments['environment' in endpoint ? endpoint.environment : 'production'];
-    if (!admitted(res, limiter, await limiter.charge([limiter.ip(clientIp)], clock().getTime()))) return;
-    if (endpoint.kind === 'nowhere') return send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
-    const served = environments[endpoint.environment];
-    switch (endpoint.kind) {
-      case 'provider': {
-        const request = { method, path: endpoint.path, query: url.searchParams, facts, requestId, clientIp, readBody: (limit: number) => readBody(req, limit) };
-        const answer = await provider(served.environment, request, clock(), logger);
-        res.writeHead(answer.status, answer.headers);
-        res.end(method === 'HEAD' ? undefined : answer.body);
-        return;
-      }
-      case 'secret-scanning': {
-        const body = await readBody(req);
-        if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
-        const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-        const answer = await reportLeakedTokens(served.environment, { keyId: header('github-public-key-identifier'), signature: header('github-public-key-signature'), body, requestId }, clock());
-        return send(res, answer);
-      }
-      case 'invoice-pdf': {
-        const download = await downloadInvoice(served.environment, endpoint.invoiceId, url.searchParams, clock());
-        if (download.status !== 200) return send(res, restError(download.status, download.status === 410 ? 'Expired' : 'NotFound', download.detail));
-        res
-          .writeHead(200, {
-            'content-type': 'application/pdf',
-            'content-length': download.pdf.length,
-            'content-disposition': `inline; filename="invoice-${download.number}.pdf"`,
-            'cache-control': 'private, no-store',
-          })
-          .end(download.pdf);
-        return;
-      }
-      case 'file-part': {
-        const part = await filePartTarget(served.environment, endpoint.fileId, endpoint.part, url.searchParams, clock());
-        if ('status' in part) return send(res, restError(part.status, part.error, part.detail));
-        const body = await readBody(req, part.length);
-        if (body === null) return send(res, restError(413, 'PayloadTooLarge', `Part ${part.number} is ${part.length} bytes long; the request body is longer.`));
-        const checksum = req.headers['x-checksum-sha256'];
-        const stored = await storeFilePart(served.environment, part, body, typeof checksum === 'string' ? checksum : undefined);
-        if ('status' in stored) return send(res, restError(stored.status, stored.error, stored.detail));
-        return send(res, { status: 200, headers: { etag: stored.etag } });
-      }
-      case 'file-download': {
-        const download = await fileBytes(served.environment, endpoint.fileId, url.searchParams, clock());
-        if ('status' in download) return send(res, restError(download.status, download.error, download.detail));
-        res.writeHead(200, {
-          'content-type': download.file.mimeType,
-          'content-length': download.file.size,
-          'content-disposition': attachmentDisposition(download.file.name),
-          'cache-control': 'private, no-store',
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'none'; sandbox",
-        });
-        return pipeline(Readable.from(download.chunks), res);
-      }
-      case 'graphiql-asset': {
-        const asset = await graphiqlAsset(endpoint.asset, singleHeader(req, 'accept-encoding'), singleHeader(req, 'if-none-match'));
-        if (asset) return sendGraphiql(res, asset, method === 'HEAD');
-        break;
-      }
-    }
-    const path = endpoint.path;
-    // The REST documentation needs no token: answered before credentials are read.
-    const documentation = reference.serve({ method, path, ifNoneMatch: req.headers['if-none-match'] }, served.environment);
-    if (documentation) {
-      res.writeHead(documentation.status, documentation.headers).end(documentation.body);
-      return;
-    }
-    const isGraphQL = endpoint.kind === 'graphql';
-    if (isGraphQL && (method === 'GET' || method === 'HEAD') && prefersHtml(singleHeader(req, 'accept'))) {
-      return sendGraphiql(res, await graphiqlPage(`Kassa GraphQL (${served.environment.name})`), method === 'HEAD');
-    }
-    if (isGraphQL && req.headers.accept !== undefined) {
-      const preferred = inOrderOfPreference(req.headers.accept);
-      // Every media range has weight 0: nothing the client accepts can be sent (RFC 9110 §15.5.7).
-      if (preferred === null) return send(res, { status: 406 });
-      req.headers.accept = preferred;
-    }
-    let context: Context;
-    try {
-      const principal = await resolvePrincipal(served.environment, bearerToken(facts), clock());
-      context = { environment: served.environment, prisma: served.environment.prisma, principal, requestId, clientIp, now: clock };
-    } catch (error) {
-      if (!(error instanceof KassaError)) throw error;
-      if (isGraphQL) return sendGraphqlErrors(res, error.status, [error], req.headers.accept);
-      return send(res, restError(error.status, error.restError, error.message));
-    }
-    if (isGraphQL && req.method === 'POST') {
-      // Yoga reads the body itself: its size is known up front, or the request is refused.
-      const declared = req.headers['content-length'];
-      if (declared === undefined) return send(res, restError(411, 'LengthRequired', 'Send the GraphQL request with a Content-Length header.'));
-      if (Number(declared) > maxBodyBytes) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
-    }
-    if (isGraphQL && /text\/event-stream/i.test(req.headers.accept ?? '')) {
-      // The only streams served: each holds a slot until its response closes, however it closes.
-      const slot = streamSlots.take(streamHolder(served.environment.name, context.principal, clientIp));
-      if (!slot.granted) return send(res, streamRefusal(slot));
-      res.once('close', slot.release);
-    }
-    if (isGraphQL) {
-      const meter: RateMeter = { limiter, clientIp, state: null, refused: false };
-      return (served.yoga.requestListener as unknown as (req: IncomingMessage, res: ServerResponse, ctx: Context) => Promise<void>)(req, res, { ...context, rateLimit: meter });
-    }
-    const licenseCall = licenseEndpoint.test(path) && req.method === 'POST';
-    if (!admitted(res, limiter, await limiter.charge([licenseCall ? limiter.license(clientIp) : null, limiter.principal(context.principal)], clock().getTime()))) return;
-    const body = await readBody(req);
-    if (body === null) return send(res, restError(413, 'PayloadTooLarge', `The request body exceeds ${maxBodyBytes} bytes.`));
-    const idempotencyKey = req.headers['idempotency-key'];
-    const response = await served.rest(
-      { method: req.method ?? 'GET', path, query: url.searchParams, contentType: facts.mediaType, body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined },
-      context,
-    );
-    send(res, response);
-  }
-
-  async function readiness(): Promise<RestResponse> {
-    if (!accepting) return { status: 503, body: { status: 'shutting_down' } };
-    const checks = await Promise.all(
-      environmentNames.map(async (name) => {
-        try {
-          await environments[name].environment.prisma.$queryRaw`SELECT 1`;
-          return [name, 'ok'] as const;
-        } catch {
-          return [name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = checks.every(([, state]) => state === 'ok');
-    return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', databases: Object.fromEntries(checks) } };
-  }
+  const server = createServer(
+    { requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestListener({ route, answer, logger, trustedProxies: config.trustedProxies, accepting: () => accepting }),
+  );
 
   // An idle connection is kept longer than clients and load balancers keep theirs (60 s is the
   // common proxy default), so the client is the side that closes it: a request sent on a connection
@@ -500,77 +336,6 @@ function useErrorCodes(): YogaPlugin {
 function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
   const { nodes, source, positions, path, originalError } = error;
   return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions: { ...error.extensions, ...extensions } });
-}
-
-interface RequestTarget {
-  pathname: string;
-  searchParams: URLSearchParams;
-}
-
-/**
- * The path and query of a request target, read as a path: never resolved as a URL, so `//host/…`
- * names no host, and `.`, `..`, `//` and `%2F` stay in the path, matching no route. The
- * absolute form (`http://host/v1/…`, RFC 9112 §3.2.2) is served by its path.
- */
-function requestTarget(target: string): RequestTarget {
-  const absolute = /^https?:\/\/[^/?]*/i.exec(target);
-  const originForm = absolute ? target.slice(absolute[0].length) : target;
-  const query = originForm.indexOf('?');
-  const pathname = query === -1 ? originForm : originForm.slice(0, query);
-  return { pathname: pathname || '/', searchParams: new URLSearchParams(query === -1 ? '' : originForm.slice(query + 1)) };
-}
-
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-}
-
-/** The body, or null when it is larger than `limit` bytes (the rest is not read). */
-async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer | null> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Buffer.alloc(0);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function singleHeader(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function sendGraphiql(res: ServerResponse, response: GraphiqlResponse, headOnly = false): void {
-  const length = typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.length;
-  res.writeHead(response.status, response.status === 304 ? response.headers : { ...response.headers, 'content-length': length });
-  res.end(headOnly || response.status === 304 ? undefined : response.body);
-}
-
-function send(res: ServerResponse, response: RestResponse): void {
-  if (response.status === 401) res.setHeader('www-authenticate', 'Bearer');
-  if (response.headers) for (const [k, v] of Object.entries(response.headers)) res.setHeader(k, v);
-  if (response.status === 204 || response.body === undefined) {
-    res.writeHead(response.status).end();
-    return;
-  }
-  const payload = JSON.stringify(response.body);
-  res.writeHead(response.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }).end(payload);
-}
-
-/** Errors answered before yoga runs, in the media type the client prefers, without their HTTP extension as yoga writes them. */
-function sendGraphqlErrors(res: ServerResponse, status: number, errors: GraphQLError[], accept: string | undefined): void {
-  const body = errors.map((error) => {
-    const { http: _http, ...extensions } = error.extensions;
-    return { ...error.toJSON(), extensions };
-  });
-  const payload = JSON.stringify({ errors: body });
-  if (status === 401) res.setHeader('www-authenticate', 'Bearer');
-  res.writeHead(status, { 'content-type': graphqlAnswerType(accept), 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
 function innermost(error: unknown): unknown {

@@ -3,11 +3,12 @@
 // A resource's id is already globally unique (a random UUID, never reused across tables), so it is
 // its global id; clients treat it as opaque.
 //
-// Each resource registers a loader beside its own lookup, with that lookup's scopes and function,
+// Each resource exports a loader beside its own lookup, with that lookup's scopes and function,
 // so `node(id:)` reaches exactly what the resource's own lookup reaches: the same organizations,
-// the same environment (each has its own database), the same customer. Which resource an id names
-// is found by asking each registered table whether it holds the id; the resource's own (scoped)
-// lookup then decides whether the caller may see it. An id the caller may not see, in another
+// the same environment (each has its own database), the same customer. graphql/schema.ts lists the
+// loaders and hands them to `nodeFields`. Which resource an id names is found by asking each listed
+// table whether it holds the id; the resource's own (scoped) lookup then decides whether the caller
+// may see it. An id the caller may not see, in another
 // organization, another customer's or nobody's, gets the same RESOURCE_NOT_FOUND.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
@@ -34,13 +35,6 @@ export interface NodeLoader {
   load(ctx: Context, id: string, query: object): Promise<object>;
   /** The object type of a loaded row, when `typeName` is an interface. */
   objectType?(row: object): string | undefined;
-}
-
-const loaders: NodeLoader[] = [];
-
-/** Called once per resource, beside its lookup field. */
-export function registerNode(loader: NodeLoader): void {
-  loaders.push(loader);
 }
 
 /** The type a node resolver found, carried on the row for `Node.resolveType`. */
@@ -105,35 +99,38 @@ async function loadNode(ctx: Context, id: string, loader: NodeLoader | undefined
   return Object.assign(row, { [nodeType]: typename });
 }
 
-builder.queryFields((t) => ({
-  node: t.field({
-    type: Node,
-    nullable: true,
-    description:
-      "Any resource by its id, as the resource's own lookup would answer it: null with RESOURCE_NOT_FOUND for an id the token does not reach. An organization's token reaches Core types, a customer's their portal types.",
-    args: { id: t.arg.id({ required: true, description: 'The global id of the resource.' }) },
-    resolve: async (_root, { id }, ctx, info) => {
-      const surface = surfaceOf(ctx);
-      const candidates = loaders.filter((loader) => loader.surface === surface);
-      const text = asNodeId(id);
-      const located = await locate(ctx, [text], candidates);
-      return loadNode(ctx, text, located.get(text), info);
-    },
-  }),
-  nodes: t.field({
-    type: [Node],
-    nullable: { list: true, items: true },
-    description: `Up to ${maxNodes} resources by their ids, in the order asked; each one the token does not reach is null, with RESOURCE_NOT_FOUND at its index.`,
-    args: { ids: t.arg.idList({ required: true, description: `The global ids, at most ${maxNodes}.` }) },
-    resolve: async (_root, { ids }, ctx, info) => {
-      const surface = surfaceOf(ctx);
-      if (ids.length > maxNodes) throw RequestValidationError.at(['ids'], `List should have at most ${maxNodes} items after validation, not ${ids.length}`, 'too_long');
-      const texts = ids.map(asNodeId);
-      const candidates = loaders.filter((loader) => loader.surface === surface);
-      const located = await locate(ctx, texts, candidates);
-      // Each item fails on its own: an error in the list is null with the error at its index.
-      const settled = await Promise.allSettled(texts.map((text) => loadNode(ctx, text, located.get(text), info)));
-      return settled.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error)));
-    },
-  }),
-}));
+/** `node(id:)` and `nodes(ids:)` at the query root, answered by `loaders`: one per resource and surface. */
+export function nodeFields(loaders: readonly NodeLoader[]): void {
+  builder.queryFields((t) => ({
+    node: t.field({
+      type: Node,
+      nullable: true,
+      description:
+        "Any resource by its id, as the resource's own lookup would answer it: null with RESOURCE_NOT_FOUND for an id the token does not reach. An organization's token reaches Core types, a customer's their portal types.",
+      args: { id: t.arg.id({ required: true, description: 'The global id of the resource.' }) },
+      resolve: async (_root, { id }, ctx, info) => {
+        const surface = surfaceOf(ctx);
+        const candidates = loaders.filter((loader) => loader.surface === surface);
+        const text = asNodeId(id);
+        const located = await locate(ctx, [text], candidates);
+        return loadNode(ctx, text, located.get(text), info);
+      },
+    }),
+    nodes: t.field({
+      type: [Node],
+      nullable: { list: true, items: true },
+      description: `Up to ${maxNodes} resources by their ids, in the order asked; each one the token does not reach is null, with RESOURCE_NOT_FOUND at its index.`,
+      args: { ids: t.arg.idList({ required: true, description: `The global ids, at most ${maxNodes}.` }) },
+      resolve: async (_root, { ids }, ctx, info) => {
+        const surface = surfaceOf(ctx);
+        if (ids.length > maxNodes) throw RequestValidationError.at(['ids'], `List should have at most ${maxNodes} items after validation, not ${ids.length}`, 'too_long');
+        const texts = ids.map(asNodeId);
+        const candidates = loaders.filter((loader) => loader.surface === surface);
+        const located = await locate(ctx, texts, candidates);
+        // Each item fails on its own: an error in the list is null with the error at its index.
+        const settled = await Promise.allSettled(texts.map((text) => loadNode(ctx, text, located.get(text), info)));
+        return settled.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error)));
+      },
+    }),
+  }));
+}

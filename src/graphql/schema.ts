@@ -1,26 +1,45 @@
-// Assembles the schema: each resource module registers its types and fields on the builder.
+// Assembles the schema: each resource module registers its types and fields on the builder, and
+// the resources that node(id:) reaches are listed here, each by its module's loader.
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './roots.ts';
-import './node.ts';
+import { nodeFields } from './node.ts';
 import '../modules/users/schema.ts';
-import '../modules/organizations/schema.ts';
+import { organizationNodeLoader } from '../modules/organizations/schema.ts';
 import '../modules/personal-access-tokens/schema.ts';
 import '../modules/oauth-clients/schema.ts';
-import '../modules/products/schema.ts';
-import '../modules/customers/schema.ts';
+import { productNodeLoader } from '../modules/products/schema.ts';
+import { customerNodeLoader } from '../modules/customers/schema.ts';
 import '../modules/customer-sessions/schema.ts';
-import '../modules/orders/schema.ts';
-import '../modules/checkouts/schema.ts';
-import '../modules/refunds/schema.ts';
-import '../modules/benefits/schema.ts';
-import '../modules/subscriptions/schema.ts';
-import '../modules/license-keys/schema.ts';
+import { orderNodeLoader } from '../modules/orders/schema.ts';
+import { checkoutNodeLoader } from '../modules/checkouts/schema.ts';
+import { refundNodeLoader } from '../modules/refunds/schema.ts';
+import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
+import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
+import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
 import '../modules/files/schema.ts';
-import '../modules/webhooks/schema.ts';
+import { webhookEndpointNodeLoader } from '../modules/webhooks/schema.ts';
 import '../modules/webhook-deliveries/schema.ts';
 import '../modules/live-events/schema.ts';
-import '../modules/customer-portal/schema.ts';
+import { customerBenefitGrantNodeLoader, customerLicenseKeyNodeLoader, customerOrderNodeLoader, customerSubscriptionNodeLoader } from '../modules/customer-portal/schema.ts';
+
+nodeFields([
+  organizationNodeLoader,
+  productNodeLoader,
+  customerNodeLoader,
+  orderNodeLoader,
+  checkoutNodeLoader,
+  refundNodeLoader,
+  benefitNodeLoader,
+  benefitGrantNodeLoader,
+  subscriptionNodeLoader,
+  licenseKeyNodeLoader,
+  webhookEndpointNodeLoader,
+  customerOrderNodeLoader,
+  customerSubscriptionNodeLoader,
+  customerBenefitGrantNodeLoader,
+  customerLicenseKeyNodeLoader,
+]);
 
 export const schema = builder.toSchema();
 

@@ -1,6 +1,7 @@
 // Which endpoint a request is for, from its method and path alone: one table for every kind of
 // endpoint Kassa serves (health, the OAuth provider and hosted pages, integrations, documents,
-// file bytes, GraphQL and GraphiQL, REST). server.ts answers each kind.
+// file bytes, GraphQL and GraphiQL, REST). Each kind has its handler in http/handlers/, listed in
+// server.ts's table (http/endpoints.ts).
 import type { EnvironmentName } from '../config.ts';
 
 export type Endpoint =

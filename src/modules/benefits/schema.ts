@@ -3,7 +3,7 @@ import { type PrismaInterfaceRef, type PrismaObjectRef } from '@pothos/plugin-pr
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { GraphQLEnumType } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import type { Context } from '../../context.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
@@ -374,9 +374,9 @@ async function getBenefitGrant(ctx: Context, id: string, query: object) {
   return grant;
 }
 
-// node(id:) answers for benefits and their grants as core.benefit and core.benefitGrant do.
-registerNode({ surface: 'core', model: 'benefit', typeName: 'Benefit', scopes: read.scope, load: getBenefit, objectType: (row) => benefitObjects[(row as { type: BenefitTypes }).type]?.name });
-registerNode({ surface: 'core', model: 'benefitGrant', typeName: 'BenefitGrant', scopes: read.scope, load: getBenefitGrant });
+/** node(id:) answers for benefits and their grants as core.benefit and core.benefitGrant do. */
+export const benefitNodeLoader: NodeLoader = { surface: 'core', model: 'benefit', typeName: 'Benefit', scopes: read.scope, load: getBenefit, objectType: (row) => benefitObjects[(row as { type: BenefitTypes }).type]?.name };
+export const benefitGrantNodeLoader: NodeLoader = { surface: 'core', model: 'benefitGrant', typeName: 'BenefitGrant', scopes: read.scope, load: getBenefitGrant };
 
 // A customer's benefit grants, read with the customer: one statement per page of customers.
 builder.prismaObjectField(Customer, 'benefitGrants', (t) =>

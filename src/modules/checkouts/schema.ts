@@ -1,6 +1,6 @@
 import type { Environment } from '../../context.ts';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
@@ -357,5 +357,5 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-// node(id:) answers for checkouts as core.checkout does.
-registerNode({ surface: 'core', model: 'checkout', typeName: 'Checkout', scopes: ['checkouts:read', 'checkouts:write'], load: getCheckout });
+/** node(id:) answers for checkouts as core.checkout does. */
+export const checkoutNodeLoader: NodeLoader = { surface: 'core', model: 'checkout', typeName: 'Checkout', scopes: ['checkouts:read', 'checkouts:write'], load: getCheckout };

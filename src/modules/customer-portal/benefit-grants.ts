@@ -3,7 +3,7 @@
 // and a checkout's session only those of the purchase it made. A revoked grant leaves the portal.
 // Connecting a Discord or GitHub account to a grant (PATCH) is not offered: Kassa grants neither.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -126,5 +126,5 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
   }),
 }));
 
-// node(id:) answers a customer for their benefit grants as customerPortal.benefitGrant does.
-registerNode({ surface: 'customerPortal', model: 'benefitGrant', typeName: 'CustomerBenefitGrant', load: getCustomerBenefitGrant });
+/** node(id:) answers a customer for their benefit grants as customerPortal.benefitGrant does. */
+export const customerBenefitGrantNodeLoader: NodeLoader = { surface: 'customerPortal', model: 'benefitGrant', typeName: 'CustomerBenefitGrant', load: getCustomerBenefitGrant };

@@ -3,7 +3,7 @@
 // that checkout's purchase granted. Validating, activating and deactivating need no token: those
 // routes (src/rest/routes/license-keys.ts) take the key itself as the capability.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalQuery } from '../../graphql/roots.ts';
 import { customerFields, CustomerFields } from '../customers/schema.ts';
@@ -69,5 +69,5 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
   }),
 }));
 
-// node(id:) answers a customer for their license keys as customerPortal.licenseKey does.
-registerNode({ surface: 'customerPortal', model: 'licenseKey', typeName: 'CustomerLicenseKey', load: getLicenseKey });
+/** node(id:) answers a customer for their license keys as customerPortal.licenseKey does. */
+export const customerLicenseKeyNodeLoader: NodeLoader = { surface: 'customerPortal', model: 'licenseKey', typeName: 'CustomerLicenseKey', load: getLicenseKey };

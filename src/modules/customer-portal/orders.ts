@@ -4,7 +4,7 @@
 // session: only what that checkout bought). The types below expose what the customer may see of
 // an order and its subscription (of its product: products.ts): no merchant metadata, no way into Core types.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
@@ -133,5 +133,5 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers a customer for their orders as customerPortal.order does.
-registerNode({ surface: 'customerPortal', model: 'order', typeName: 'CustomerOrder', load: getOrder });
+/** node(id:) answers a customer for their orders as customerPortal.order does. */
+export const customerOrderNodeLoader: NodeLoader = { surface: 'customerPortal', model: 'order', typeName: 'CustomerOrder', load: getOrder };

@@ -8,3 +8,8 @@ import './orders.ts';
 import './subscriptions.ts';
 import './benefit-grants.ts';
 import './license-keys.ts';
+
+export { customerOrderNodeLoader } from './orders.ts';
+export { customerSubscriptionNodeLoader } from './subscriptions.ts';
+export { customerBenefitGrantNodeLoader } from './benefit-grants.ts';
+export { customerLicenseKeyNodeLoader } from './license-keys.ts';

@@ -3,7 +3,7 @@
 // the proration and the events are the same whoever asks; its lookups start from reach(ctx), which
 // for a customer is their own subscriptions only.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
@@ -106,5 +106,5 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers a customer for their subscriptions as customerPortal.subscription does.
-registerNode({ surface: 'customerPortal', model: 'subscription', typeName: 'CustomerSubscription', load: getSubscription });
+/** node(id:) answers a customer for their subscriptions as customerPortal.subscription does. */
+export const customerSubscriptionNodeLoader: NodeLoader = { surface: 'customerPortal', model: 'subscription', typeName: 'CustomerSubscription', load: getSubscription };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { builder, type PrismaFieldBuilder, type BuilderTypes } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { RequestValidationError } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
@@ -221,5 +221,5 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for customers as core.customer does.
-registerNode({ surface: 'core', model: 'customer', typeName: 'Customer', scopes: read.scope, load: (ctx, id, query) => getCustomer(ctx, { id }, query) });
+/** node(id:) answers for customers as core.customer does. */
+export const customerNodeLoader: NodeLoader = { surface: 'core', model: 'customer', typeName: 'Customer', scopes: read.scope, load: (ctx, id, query) => getCustomer(ctx, { id }, query) };

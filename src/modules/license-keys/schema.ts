@@ -1,6 +1,6 @@
 import type PrismaTypes from '../../generated/prisma/pothos-types.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
@@ -247,8 +247,8 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-// node(id:) answers for license keys as core.licenseKey does.
-registerNode({ surface: 'core', model: 'licenseKey', typeName: 'LicenseKey', scopes: ['license_keys:read', 'license_keys:write'], load: getLicenseKey });
+/** node(id:) answers for license keys as core.licenseKey does. */
+export const licenseKeyNodeLoader: NodeLoader = { surface: 'core', model: 'licenseKey', typeName: 'LicenseKey', scopes: ['license_keys:read', 'license_keys:write'], load: getLicenseKey };
 
 // A customer's license keys, read with the customer: one statement per page of customers.
 builder.prismaObjectField(Customer, 'licenseKeys', (t) =>

@@ -1,6 +1,6 @@
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery, connectionType, relationArgs, relationPage, relationWindow, relationQuery } from '../../graphql/pagination.ts';
@@ -213,8 +213,8 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for orders as core.order does.
-registerNode({ surface: 'core', model: 'order', typeName: 'Order', scopes: ['orders:read', 'orders:write'], load: getOrder });
+/** node(id:) answers for orders as core.order does. */
+export const orderNodeLoader: NodeLoader = { surface: 'core', model: 'order', typeName: 'Order', scopes: ['orders:read', 'orders:write'], load: getOrder };
 
 // A customer's orders, read with the customer: one statement for a whole page of customers.
 builder.prismaObjectField(Customer, 'orders', (t) =>

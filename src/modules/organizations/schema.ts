@@ -1,5 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { scopeEnum } from '../../graphql/scope-enums.ts';
@@ -107,5 +107,5 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for organizations as core.organization does.
-registerNode({ surface: 'core', model: 'organization', typeName: 'Organization', scopes: ['organizations:read', 'organizations:write'], load: getOrganization });
+/** node(id:) answers for organizations as core.organization does. */
+export const organizationNodeLoader: NodeLoader = { surface: 'core', model: 'organization', typeName: 'Organization', scopes: ['organizations:read', 'organizations:write'], load: getOrganization };

@@ -1,6 +1,6 @@
 import { GraphQLEnumType } from 'graphql';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { wireOnlyExtension, wireExtension } from '../../graphql/wire-values.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -254,5 +254,5 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for products as core.product does.
-registerNode({ surface: 'core', model: 'product', typeName: 'Product', scopes: ['products:read', 'products:write'], load: getProduct });
+/** node(id:) answers for products as core.product does. */
+export const productNodeLoader: NodeLoader = { surface: 'core', model: 'product', typeName: 'Product', scopes: ['products:read', 'products:write'], load: getProduct };

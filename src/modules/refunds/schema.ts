@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -129,5 +129,5 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for refunds as core.refund does.
-registerNode({ surface: 'core', model: 'refund', typeName: 'Refund', scopes: ['refunds:read', 'refunds:write'], load: getRefund });
+/** node(id:) answers for refunds as core.refund does. */
+export const refundNodeLoader: NodeLoader = { surface: 'core', model: 'refund', typeName: 'Refund', scopes: ['refunds:read', 'refunds:write'], load: getRefund };

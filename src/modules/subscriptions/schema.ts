@@ -1,5 +1,5 @@
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { withoutId } from '../../graphql/shared-fields.ts';
 import { raises } from '../../graphql/errors.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
@@ -256,8 +256,8 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for subscriptions as core.subscription does.
-registerNode({ surface: 'core', model: 'subscription', typeName: 'Subscription', scopes: read.scope, load: getSubscription });
+/** node(id:) answers for subscriptions as core.subscription does. */
+export const subscriptionNodeLoader: NodeLoader = { surface: 'core', model: 'subscription', typeName: 'Subscription', scopes: read.scope, load: getSubscription };
 
 // A customer's subscriptions and a subscription's orders, read with their parent: one statement per page of parents.
 builder.prismaObjectField(Customer, 'subscriptions', (t) =>

@@ -1,6 +1,6 @@
 import { GraphQLString } from 'graphql';
 import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
-import { Node, registerNode } from '../../graphql/node.ts';
+import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import type { WebhookFormat as WebhookFormats } from '../../generated/prisma/enums.ts';
@@ -203,5 +203,5 @@ builder.objectFields(CoreMutation, (t) => ({
   }),
 }));
 
-// node(id:) answers for webhook endpoints as core.webhookEndpoint does.
-registerNode({ surface: 'core', model: 'webhookEndpoint', typeName: 'WebhookEndpoint', scopes: ['webhooks:read', 'webhooks:write'], load: getWebhookEndpoint });
+/** node(id:) answers for webhook endpoints as core.webhookEndpoint does. */
+export const webhookEndpointNodeLoader: NodeLoader = { surface: 'core', model: 'webhookEndpoint', typeName: 'WebhookEndpoint', scopes: ['webhooks:read', 'webhooks:write'], load: getWebhookEndpoint };
