@@ -9,7 +9,8 @@
  * The minor-unit exponent of every currency and fund of ISO 4217 List One (the list of
  * 2024-06-25, plus XCG, in use since 2025-03-31), by lowercase code. Codes with no minor unit
  * ("N.A.": XAU, XDR, XSU, XTS, XXX, …) are not here: an integer count of minor units means nothing
- * for them. Withdrawn codes (HRK, SLL, ZWL, …) are not here either.
+ * for them. Withdrawn codes (HRK, SLL, ZWL, …) are not here either; ANG and BGN, being replaced
+ * by XCG (2025) and EUR (2026), still are, for the prices already made in them.
  */
 const minorUnitExponents: Readonly<Record<string, number>> = {
   aed: 2, afn: 2, all: 2, amd: 2, ang: 2, aoa: 2, ars: 2, aud: 2, awg: 2, azn: 2,
