@@ -7,6 +7,7 @@
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
+import { formatMoney, majorUnits, parseMajorUnits } from '../currencies.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
 import { html, page, type Html } from './html.ts';
@@ -72,18 +73,17 @@ async function loadCheckout(environment: Environment, request: OAuthRequest, now
 
 // ---- money ---------------------------------------------------------------------------------
 
-/** Minor units as the buyer reads them: 1999 usd is "$19.99". */
-function money(amount: number, currency: string): string {
-  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+/** An example amount to type in `currency`'s own decimals: "12.50", "12" for jpy, "12.500" for kwd. */
+function typingExample(currency: string): string {
+  const [, zeros = ''] = majorUnits(0, currency).split('.');
+  return zeros ? `12.5${zeros.slice(1)}` : '12';
 }
 
-/** An amount typed in major units ("12", "12.5", "12.50") as minor units, or null when it is not one. */
-function minorUnits(typed: string): number | null {
-  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(typed);
-  if (!match) return null;
-  const amount = Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+/** An amount the buyer typed in major units as minor units, or null when it is not one. */
+function minorUnits(typed: string, currency: string): number | null {
+  const amount = parseMajorUnits(typed, currency);
   // GraphQL's Int is 32-bit: larger is no amount any price accepts.
-  return amount <= 2_147_483_647 ? amount : null;
+  return amount !== null && amount <= 2_147_483_647 ? amount : null;
 }
 
 // ---- rendering -----------------------------------------------------------------------------
@@ -106,9 +106,9 @@ function priceLine(checkout: CheckoutView): string {
   const price = checkout.productPrice;
   const every = price.recurringInterval ? ` every ${price.recurringInterval}` : '';
   if (price.amountType === 'free') return 'Free';
-  if (price.amountType === 'fixed') return `${money(checkout.amount, checkout.currency)}${every}`;
-  const low = money(price.minimumAmount ?? 0, checkout.currency);
-  return price.maximumAmount ? `Pay what you want, from ${low} to ${money(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
+  if (price.amountType === 'fixed') return `${formatMoney(checkout.amount, checkout.currency)}${every}`;
+  const low = formatMoney(price.minimumAmount ?? 0, checkout.currency);
+  return price.maximumAmount ? `Pay what you want, from ${low} to ${formatMoney(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
 }
 
 async function checkoutPage(environment: Environment, checkout: CheckoutView, clientSecret: string, typed: URLSearchParams | null, errors: FieldErrors, status = 200): Promise<OAuthResponse> {
@@ -127,7 +127,7 @@ ${general || summary}
 <input type="hidden" name="form_token" value="${await boundFormToken(environment, `checkout:${clientSecret}`)}">
 ${
   price.amountType === 'custom'
-    ? input('amount', `Amount (${checkout.currency.toUpperCase()})`, { value: value('amount', ((price.presetAmount ?? checkout.amount) / 100).toFixed(2)), required: true, inputmode: 'decimal', hint: priceLine(checkout) }, errors)
+    ? input('amount', `Amount (${checkout.currency.toUpperCase()})`, { value: value('amount', majorUnits(price.presetAmount ?? checkout.amount, checkout.currency)), required: true, inputmode: 'decimal', hint: priceLine(checkout) }, errors)
     : ''
 }
 ${input('email', 'Email', { type: 'email', value: value('email', checkout.customerEmail), required: true, autocomplete: 'email' }, errors)}
@@ -150,7 +150,7 @@ ${
       }, errors)
     : ''
 }
-<div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${money(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
+<div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${formatMoney(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
 </form>`;
   // A post may end, through the status page, at the seller's success URL: the policy must allow it.
   const successOrigin = new URL(checkout.successUrl).origin;
@@ -172,8 +172,8 @@ function confirmInput(checkout: CheckoutView, form: URLSearchParams): { input: R
   const text = (name: string) => form.get(name)?.trim() || null;
   const input: Record<string, unknown> = { customerEmail: text('email'), customerName: text('name') };
   if (checkout.productPrice.amountType === 'custom') {
-    const amount = minorUnits(form.get('amount') ?? '');
-    if (amount === null) errors.amount = 'Enter an amount, such as 12.50.';
+    const amount = minorUnits(form.get('amount') ?? '', checkout.currency);
+    if (amount === null) errors.amount = `Enter an amount, such as ${typingExample(checkout.currency)}.`;
     else input.amount = amount;
   }
   const address = Object.fromEntries(addressFields.map((field) => [field, text(field)]).filter(([, v]) => v !== null));
@@ -241,7 +241,7 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
     expired: { title: 'Checkout expired', body: html`<p class="error" role="alert">This checkout has expired. Ask the seller for a new link.</p>` },
   };
   const view = views[checkout.status];
-  const body = html`<p class="muted">${checkout.organization.name} · ${checkout.product.name} · ${money(checkout.totalAmount, checkout.currency)}</p>
+  const body = html`<p class="muted">${checkout.organization.name} · ${checkout.product.name} · ${formatMoney(checkout.totalAmount, checkout.currency)}</p>
 <h1>${view.title}</h1>
 <div role="status" aria-live="polite">${view.body}</div>`;
   return page(body, { title: view.title, environment: environment.name, headers: view.refresh ? { refresh: '2' } : {} });

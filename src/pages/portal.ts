@@ -10,6 +10,7 @@
 // token bound to the session (an HMAC under the environment's key) and must come from this origin.
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
+import { formatMoney } from '../currencies.ts';
 import { exchangeLinkSession, portalCustomer } from '../auth/customer-sessions.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
@@ -77,7 +78,6 @@ function contextFor(environment: Environment, request: OAuthRequest, principal: 
 
 // ---- rendering -----------------------------------------------------------------------------
 
-const money = (amount: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 function signedOutPage(environment: Environment): OAuthResponse {
@@ -146,7 +146,7 @@ async function portalPage(environment: Environment, slug: string, principal: Cus
             true,
           )
         : html`<span class="muted">No invoice until paid.</span>`;
-    return html`<li class="item"><strong>${order.product.name}</strong> · ${money(order.totalAmount, order.currency)} · ${day(order.createdAt)} · <span class="status">${order.status}</span>${invoice}</li>`;
+    return html`<li class="item"><strong>${order.product.name}</strong> · ${formatMoney(order.totalAmount, order.currency)} · ${day(order.createdAt)} · <span class="status">${order.status}</span>${invoice}</li>`;
   });
   const subscriptionRows = subscriptions.items.map((subscription) => {
     const period = subscription.currentPeriodEnd ? day(subscription.currentPeriodEnd) : null;
@@ -157,7 +157,7 @@ async function portalPage(environment: Environment, slug: string, principal: Cus
       : subscription.cancelAtPeriodEnd
         ? action(environment, slug, `subscriptions/${subscription.id}/resume`, token, 'Resume subscription')
         : action(environment, slug, `subscriptions/${subscription.id}/cancel`, token, 'Cancel subscription', [], true);
-    return html`<li class="item"><strong>${subscription.product.name}</strong> · ${money(subscription.amount, subscription.currency)} every ${subscription.recurringInterval} · <span class="status">${subscription.status}</span><p>${state}</p>${change}</li>`;
+    return html`<li class="item"><strong>${subscription.product.name}</strong> · ${formatMoney(subscription.amount, subscription.currency)} every ${subscription.recurringInterval} · <span class="status">${subscription.status}</span><p>${state}</p>${change}</li>`;
   });
   const benefitRows = benefitGrants.items.filter((g) => g.isGranted).map((grant) => html`<li class="item">${grant.benefit.description} <span class="muted">(${grant.benefit.type.replace('_', ' ')})</span></li>`);
   const keyRows = licenseKeys.items.map(

@@ -2,6 +2,7 @@
 // `{"type","timestamp","data"}` with `data` as the REST API renders the resource; `discord` and
 // `slack` get a message a person can read in a channel, in those services' incoming-webhook
 // formats, built from the event type and the resource's key fields.
+import { formatMoney } from '../currencies.ts';
 import type { WebhookFormat } from '../generated/prisma/enums.ts';
 
 export interface OutboxEvent {
@@ -39,11 +40,10 @@ function nested(value: unknown, key: string): unknown {
   return value && typeof value === 'object' ? (value as Fields)[key] : undefined;
 }
 
-/** Minor units as the currency is written, e.g. 1999 usd → "$19.99". */
+/** Minor units as the currency is written, e.g. 1999 usd → "$19.99", 1500 kwd → "KWD 1.500". */
 export function money(amount: unknown, currency: unknown): string | null {
-  if (typeof amount !== 'number' || typeof currency !== 'string' || !/^[a-z]{3}$/i.test(currency)) return null;
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
-  return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  if (!Number.isSafeInteger(amount) || typeof currency !== 'string' || !/^[a-z]{3}$/i.test(currency)) return null;
+  return formatMoney(amount as number, currency);
 }
 
 function readableMessage(type: string, data: Fields): Message {

@@ -170,6 +170,24 @@ describe('the checkout page without a browser', () => {
     expect(unknown.text).toContain('Checkout not found');
   });
 
+  test('shows a yen price without decimals and a Kuwaiti dinar price with three, and reads a typed amount in them', async () => {
+    const buyer = new FormBrowser(t.server.url);
+    const yen = await buyer.get((await checkoutFor([{ amountType: 'fixed', priceAmount: 1999, priceCurrency: 'jpy' }])).url);
+    expect(yen.text).toContain('<p class="price"><strong>¥1,999</strong></p>');
+    expect(yen.text).toContain('Pay ¥1,999</button>');
+    const dinars = await buyer.get((await checkoutFor([{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'kwd' }])).url);
+    expect(dinars.text).toContain('<p class="price"><strong>KWD\u00a01.500</strong></p>');
+
+    const custom = await checkoutFor([{ amountType: 'custom', minimumAmount: 1000, maximumAmount: 50000, presetAmount: 2000, priceCurrency: 'kwd' }]);
+    const shown = await buyer.get(custom.url);
+    expect(shown.text).toContain('Pay what you want, from KWD\u00a01.000 to KWD\u00a050.000');
+    expect(shown.text).toMatch(/id="amount" name="amount" value="2\.000"/);
+    const tooPrecise = await buyer.post(custom.url, { ...formFields(shown.text), amount: '2.5005', email: 'dinar@example.com', country: 'KW', card: 'tok_visa' });
+    expect(tooPrecise.text).toContain('Enter an amount, such as 12.500.');
+    await buyer.post(custom.url, { ...formFields(shown.text), amount: '2.5', email: 'dinar@example.com', country: 'KW', card: 'tok_visa' });
+    expect((await t.org.polar.checkouts.get({ id: custom.id })).totalAmount).toBe(2500);
+  });
+
   test('an expired checkout says so instead of taking a payment', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
     t.server.clock.now = new Date(Date.now() + 2 * 3600_000);

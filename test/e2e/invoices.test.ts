@@ -269,6 +269,20 @@ describe('invoices through the official SDK and REST in sandbox', () => {
     });
   });
 
+  describe('amounts in currencies without two decimals', () => {
+    it('shows yen without decimals and Kuwaiti dinars with three, as ISO 4217 counts them', async () => {
+      const org = await newOrganization(t.server, 'sandbox');
+      for (const [currency, total] of [['jpy', /Total ¥1,999\b/], ['kwd', /Total KWD 1\.500\b/]] as const) {
+        const product = await org.polar.products.create({ name: `Book in ${currency}`, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: currency === 'jpy' ? 1999 : 1500, priceCurrency: currency }] });
+        const order = await buy(org, product.id, `${currency}-buyer@example.com`);
+        await invoiced(org, order.id);
+        const text = await pdfText((await download(await invoiceLink(org, order.id))).bytes);
+        expect(text).toMatch(total);
+        expect(text).toContain(`All amounts in ${currency.toUpperCase()}.`);
+      }
+    });
+  });
+
   describe('invoice numbers', () => {
     it('are sequential per organization and independent across organizations', async () => {
       const acme = await newOrganization(t.server, 'sandbox', { organizationName: 'Acme Books' });

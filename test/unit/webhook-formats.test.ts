@@ -12,6 +12,8 @@ describe('webhook bodies', () => {
 
   it('writes amounts in the currency’s own minor units', () => {
     expect([money(1999, 'usd'), money(500, 'jpy'), money(1000, 'kwd'), money(null, 'usd'), money(100, 'nope')]).toEqual(['$19.99', '¥500', 'KWD\u00a01.000', null, null]);
+    // ISO 4217's decimals, not the locale data's: huf has two, iqd three.
+    expect([money(175000, 'huf'), money(1500, 'iqd')]).toEqual(['HUF\u00a01,750.00', 'IQD\u00a01.500']);
   });
 
   it('discord: mentions are switched off, so a customer named @everyone pings no one', () => {

@@ -1,6 +1,7 @@
 // The invoice document: seller, buyer, number, lines and the amount breakdown, in the order's
 // currency. Rendered once, when the invoice is generated, and kept as issued.
 import PDFDocument from 'pdfkit';
+import { formatMoney } from '../../currencies.ts';
 
 export interface InvoiceDocument {
   number: string;
@@ -15,13 +16,6 @@ export interface InvoiceDocument {
   net: number;
   tax: number;
   total: number;
-}
-
-/** Minor units as money in the currency's own notation: 1999 USD is $19.99, 1999 JPY is ¥1,999. */
-export function formatMoney(minorUnits: number, currency: string): string {
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(minorUnits / 10 ** digits);
 }
 
 export function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer> {

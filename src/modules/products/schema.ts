@@ -64,7 +64,7 @@ const ProductSortOrder = sortOrderEnum(
 );
 
 export const ProductPrice = builder.prismaInterface('ProductPrice', {
-  description: 'A price of a product. Amounts are integer minor units (cents) of the price currency.',
+  description: 'A price of a product. Amounts are integer ISO 4217 minor units of the price currency: cents for usd, yen for jpy (no decimals), fils for kwd (three).',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID', description: "The price's id." }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the price was created.' }),
@@ -94,7 +94,7 @@ builder.prismaObject('ProductPrice', {
   interfaces: [ProductPrice],
   fields: (t) => ({
     priceCurrency: t.exposeString('priceCurrency', { description: priceCurrencyDescription }),
-    priceAmount: t.int({ description: 'The amount, in integer minor units of priceCurrency (cents for usd).', resolve: (price) => price.priceAmount ?? 0 }),
+    priceAmount: t.int({ description: 'The amount, in integer minor units of priceCurrency (cents for usd, yen for jpy).', resolve: (price) => price.priceAmount ?? 0 }),
   }),
 });
 

@@ -2,6 +2,7 @@
 // exactly one live static price (fixed, custom or free); replacing it archives the old one, so an
 // amount that was ever sold against is never edited.
 import type { Context } from '../../context.ts';
+import { isKnownCurrency } from '../../currencies.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { metadataWhere, type Metadata } from '../../graphql/metadata.ts';
@@ -13,7 +14,6 @@ import { organizationFilter, owningOrganization } from '../organizations/access.
 export const minimumPriceAmount = 50;
 export const maximumPriceAmount = 99_999_999;
 export const productSortProperties = ['created_at', 'name', 'price_amount_type', 'price_amount'] as const;
-const currencies = new Set(Intl.supportedValuesOf('currency').map((c) => c.toLowerCase()));
 
 type AmountType = 'fixed' | 'custom' | 'free';
 type Interval = 'day' | 'week' | 'month' | 'year';
@@ -101,7 +101,8 @@ function planPrices(
       return { create: { amountType: 'free', position } };
     }
     const priceCurrency = (price.priceCurrency ?? 'usd').toLowerCase();
-    if (!currencies.has(priceCurrency)) issues.add([...at, 'priceCurrency'], `"${price.priceCurrency}" is not an ISO 4217 currency code`);
+    // The ISO table, not Intl's list: an amount is only meaningful with the currency's minor unit.
+    if (!isKnownCurrency(priceCurrency)) issues.add([...at, 'priceCurrency'], `"${price.priceCurrency}" is not an ISO 4217 currency code`);
     const base = { amountType: price.amountType, priceCurrency, recurringInterval, position };
     switch (price.amountType) {
       case 'fixed':
