@@ -13,6 +13,7 @@ import '../modules/customer-sessions/schema.ts';
 import '../modules/orders/schema.ts';
 import '../modules/checkouts/schema.ts';
 import '../modules/refunds/schema.ts';
+import '../modules/disputes/schema.ts';
 import '../modules/benefits/schema.ts';
 import '../modules/subscriptions/schema.ts';
 import '../modules/license-keys/schema.ts';
