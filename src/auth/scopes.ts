@@ -61,7 +61,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   'customer_sessions:write': 'Sign customers in to the customer portal',
   'checkouts:read': 'Read checkouts',
   'checkouts:write': 'Create and change checkouts',
-  'orders:read': 'Read orders and invoices',
+  'orders:read': 'Read orders, their invoices and their disputes',
   'orders:write': 'Change orders and generate invoices',
   'refunds:read': 'Read refunds',
   'refunds:write': 'Refund orders',

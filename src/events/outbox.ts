@@ -28,6 +28,9 @@ export const eventTypes = [
   'customer.state_changed',
   // Not in the client library's list: reaches only endpoints that subscribe to it by name.
   'token.leaked',
+  // Not in the client library's list either: chargebacks the payment processor reports.
+  'dispute.created',
+  'dispute.closed',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

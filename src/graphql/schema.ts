@@ -14,6 +14,7 @@ import '../modules/customer-sessions/schema.ts';
 import { orderNodeLoader } from '../modules/orders/schema.ts';
 import { checkoutNodeLoader } from '../modules/checkouts/schema.ts';
 import { refundNodeLoader } from '../modules/refunds/schema.ts';
+import { disputeNodeLoader } from '../modules/disputes/schema.ts';
 import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
 import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
 import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
@@ -30,6 +31,7 @@ nodeFields([
   orderNodeLoader,
   checkoutNodeLoader,
   refundNodeLoader,
+  disputeNodeLoader,
   benefitNodeLoader,
   benefitGrantNodeLoader,
   subscriptionNodeLoader,

@@ -66,6 +66,7 @@ function readableMessage(type: string, data: Fields): Message {
       candidates.push(['Amount', amount('total_amount')], ['Customer', customerEmail], ['Product', product], ['Status', text(data.status)]);
       break;
     case 'refund':
+    case 'dispute':
       candidates.push(['Amount', amount('amount')], ['Reason', text(data.reason)], ['Status', text(data.status)], ['Order', text(data.order_id)]);
       break;
     case 'customer':

@@ -4,6 +4,7 @@
 import { benefitGrantWire, BenefitWire, benefitWire } from './benefits.ts';
 import { CheckoutWire } from './checkouts.ts';
 import { CustomerStateWire, CustomerWire } from './customers.ts';
+import { DisputeWire } from './disputes.ts';
 import { OrderWire } from './orders.ts';
 import { RefundWire } from './refunds.ts';
 import { SubscriptionWire } from './subscriptions.ts';
@@ -15,6 +16,7 @@ export const wireResources = {
   checkout: `query ($id: UUID!) { core { checkout(id: $id) { ...CheckoutWire } } } ${CheckoutWire}`,
   customer: `query ($id: UUID!) { core { customer(id: $id) { ...CustomerWire } } } ${CustomerWire}`,
   customer_state: `query ($id: UUID!) { core { customerState(id: $id) { ...CustomerStateWire } } } ${CustomerStateWire}`,
+  dispute: `query ($id: UUID!) { core { dispute(id: $id) { ...DisputeWire } } } ${DisputeWire}`,
   order: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
   refund: `query ($id: UUID!) { core { refund(id: $id) { ...RefundWire } } } ${RefundWire}`,
   subscription: `query ($id: UUID!) { core { subscription(id: $id) { ...SubscriptionWire } } } ${SubscriptionWire}`,

@@ -7,7 +7,10 @@ import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { systemContext } from '../../src/context.ts';
+import type { Db } from '../../src/db/client.ts';
 import { schema } from '../../src/graphql/schema.ts';
+import { applyDispute } from '../../src/modules/disputes/service.ts';
 import { compileRoutes } from '../../src/rest/adapter.ts';
 import type { CompiledRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
@@ -277,6 +280,19 @@ describe('real responses validate against the document', () => {
     const again = await api('POST', '/refunds/', { order_id: order.id, reason: 'customer_request', amount: 4900 });
     expect([400, 403]).toContain(again.status);
     expectDocumented(validator, 'POST', '/refunds/', again);
+    // A chargeback, as the payment processor's webhook records one.
+    const environment = t.server.kassa.environments.sandbox.environment;
+    const dispute = await environment.prisma.$transaction((tx) =>
+      applyDispute(systemContext(environment, tx as Db, buyer.organizationId, () => new Date(), 'openapi-test'), tx as Db, {
+        orderId: order.id,
+        processorId: `dp_${checkout.id}`,
+        status: 'lost',
+        reason: 'fraudulent',
+        amount: 4900,
+        currency: 'usd',
+        closedAt: new Date(),
+      }),
+    );
     const licenseKey = await waitForLicenseKey(api);
     const sessionResponse = await api('POST', '/customer-sessions/', { customer_id: order.customerId });
     expectDocumented(validator, 'POST', '/customer-sessions/', sessionResponse);
@@ -292,6 +308,7 @@ describe('real responses validate against the document', () => {
       benefits: benefit.id,
       'license-keys': licenseKey.id,
       refunds: refund.body.id,
+      disputes: dispute.id,
     };
     let found = 0;
     for (const route of routes.filter((r) => r.method === 'GET' && r.admits)) {

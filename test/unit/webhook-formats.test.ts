@@ -29,6 +29,19 @@ describe('webhook bodies', () => {
     expect(message.blocks[2].fields).toContainEqual({ type: 'mrkdwn', text: '*Name*\n&lt;!channel&gt; &amp; &lt;http://evil|x&gt;' });
   });
 
+  it('discord: a dispute reads as its amount, reason, status and order', () => {
+    const data = { id: 'd1', status: 'lost', reason: 'fraudulent', amount: 1999, currency: 'usd', order_id: 'o1', closed_at: at.toISOString() };
+    const message = JSON.parse(webhookBody('discord', { type: 'dispute.closed', createdAt: at, data }));
+    expect(message.content).toBe('Dispute closed: $19.99');
+    expect(message.embeds[0].fields.map((f: { name: string; value: string }) => [f.name, f.value])).toEqual([
+      ['Amount', '$19.99'],
+      ['Reason', 'fraudulent'],
+      ['Status', 'lost'],
+      ['Order', 'o1'],
+      ['ID', 'd1'],
+    ]);
+  });
+
   it('a resource without the usual fields still gives a message: its title and id', () => {
     const message = JSON.parse(webhookBody('slack', { type: 'benefit_grant.revoked', createdAt: at, data: { id: 'g1' } }));
     expect(message).toEqual({

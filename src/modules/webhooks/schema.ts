@@ -54,6 +54,8 @@ const recordedEventDescriptions = {
   'benefit_grant.revoked': "A customer's benefit grant was revoked",
   'customer.state_changed': "A customer's state changed: their active subscriptions or granted benefits",
   'token.leaked': "One of the organization's tokens was found published, and revoked; not in the client library's list",
+  'dispute.created': "A buyer's bank disputed a payment of an order (a chargeback), as the payment processor reported it; not in the client library's list",
+  'dispute.closed': "A dispute was decided: won, lost, or closed as a warning; not in the client library's list",
 } satisfies Record<EventTypes, string>;
 
 const whereWire = 'on REST and in webhooks';

@@ -6,6 +6,7 @@ import { checkoutRoutes } from './checkouts.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customerSessionRoutes } from './customer-sessions.ts';
 import { customerRoutes } from './customers.ts';
+import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
 import { licenseKeyRoutes } from './license-keys.ts';
 import { orderRoutes } from './orders.ts';
@@ -22,6 +23,7 @@ export const restRoutes: RestRoute[] = [
   ...checkoutRoutes,
   ...orderRoutes,
   ...refundRoutes,
+  ...disputeRoutes,
   ...benefitRoutes,
   ...subscriptionRoutes,
   ...licenseKeyRoutes,
