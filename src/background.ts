@@ -3,11 +3,11 @@
 import type { BackgroundWork } from './jobs/runner.ts';
 import { grantSyncJob, productGrantSyncJob } from './modules/benefits/grants.ts';
 import { expirySweep } from './modules/checkouts/service.ts';
-import { chargeJob } from './modules/payments/charge.ts';
+import { chargeJob, reconcileJob } from './modules/payments/charge.ts';
 import { refundJob } from './modules/refunds/service.ts';
 import { renewalSweep } from './modules/subscriptions/service.ts';
 
 export const backgroundWork: BackgroundWork = {
-  jobs: [grantSyncJob, productGrantSyncJob, chargeJob, refundJob],
+  jobs: [grantSyncJob, productGrantSyncJob, chargeJob, reconcileJob, refundJob],
   sweeps: [expirySweep, renewalSweep],
 };

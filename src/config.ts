@@ -9,6 +9,15 @@ import { parse } from 'graphql';
 export type EnvironmentName = 'production' | 'sandbox';
 export const environmentNames: readonly EnvironmentName[] = ['production', 'sandbox'];
 
+export interface StripeConfig {
+  secretKey: string;
+  publishableKey: string;
+  /** The signing secret of the webhook endpoint Stripe sends this environment's events to. */
+  webhookSecret: string;
+  /** Where the Stripe client sends its requests, when not to Stripe itself (a proxy). */
+  apiUrl: URL | null;
+}
+
 export type DatabaseConfig = { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
@@ -20,8 +29,12 @@ export interface Config {
   /** How long a client may take to send a whole request (headers and body). */
   requestTimeoutMs: number;
   databases: Record<EnvironmentName, DatabaseConfig>;
-  /** The payment processor of each environment: the built-in test processor, or none. */
-  paymentProcessors: Record<EnvironmentName, 'test' | 'none'>;
+  /** The payment processor of each environment: Stripe, the built-in test processor, or none. */
+  paymentProcessors: Record<EnvironmentName, 'stripe' | 'test' | 'none'>;
+  /** Each environment's Stripe account, where its processor is Stripe. */
+  stripe: Record<EnvironmentName, StripeConfig | null>;
+  /** How long a payment the processor has not settled waits before Kassa asks the processor about it. */
+  paymentReconcileAfterMs: number;
   /** How long the test processor's delayed-failure card takes to fail. */
   testCardDelayMs: number;
   jobPollIntervalMs: number;
@@ -189,12 +202,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     databases,
-    paymentProcessors: {
-      // Sandbox always charges test cards. Production does too on the embedded database (a local
-      // setup); against a PostgreSQL server it needs PRODUCTION_PAYMENT_PROCESSOR=test explicitly.
-      production: oneOf(env, 'PRODUCTION_PAYMENT_PROCESSOR', databases.production.kind === 'embedded' ? 'test' : 'none', ['test', 'none']) as 'test' | 'none',
-      sandbox: 'test',
-    },
+    ...paymentProcessors(env, databases),
+    paymentReconcileAfterMs: integer(env, 'PAYMENT_RECONCILE_AFTER_SECONDS', 900, 1, 86_400) * 1000,
     testCardDelayMs: integer(env, 'TEST_CARD_DELAY_MS', 1500, 0, 60_000),
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     publicUrl: publicUrl(env),
@@ -298,6 +307,60 @@ function trustedProxies(env: Env): BlockList {
  * `SECRET_SCANNING_PUBLIC_KEYS`: GitHub's public key document (`{"public_keys":[{"key_identifier",
  * "key"}]}`) or just its array; each key an ECDSA P-256 public key in PEM.
  */
+/**
+ * Each environment's processor. Stripe is the default where its keys are set; otherwise sandbox
+ * charges test cards, and production does too on the embedded database (a local setup), while
+ * against a PostgreSQL server production needs PRODUCTION_PAYMENT_PROCESSOR=test explicitly.
+ * Production takes live keys only and sandbox test keys only, so no test charge is ever taken
+ * for real and no real card is charged in sandbox.
+ */
+function paymentProcessors(env: Env, databases: Record<EnvironmentName, DatabaseConfig>): Pick<Config, 'paymentProcessors' | 'stripe'> {
+  const apiUrl = stripeApiUrl(env);
+  const production = oneOf(env, 'PRODUCTION_PAYMENT_PROCESSOR', env.STRIPE_SECRET_KEY ? 'stripe' : databases.production.kind === 'embedded' ? 'test' : 'none', ['stripe', 'test', 'none']);
+  const sandbox = oneOf(env, 'SANDBOX_PAYMENT_PROCESSOR', env.SANDBOX_STRIPE_SECRET_KEY ? 'stripe' : 'test', ['stripe', 'test']);
+  return {
+    paymentProcessors: { production, sandbox } as Config['paymentProcessors'],
+    stripe: {
+      production: production === 'stripe' ? stripeKeys(env, '', 'live', 'PRODUCTION_PAYMENT_PROCESSOR', apiUrl) : null,
+      sandbox: sandbox === 'stripe' ? stripeKeys(env, 'SANDBOX_', 'test', 'SANDBOX_PAYMENT_PROCESSOR', apiUrl) : null,
+    },
+  };
+}
+
+function stripeKeys(env: Env, prefix: '' | 'SANDBOX_', mode: 'live' | 'test', selector: string, apiUrl: URL | null): StripeConfig {
+  const environment = prefix ? 'sandbox' : 'production';
+  const required = (name: string, pattern: RegExp, shape: string) => {
+    const variable = `${prefix}${name}`;
+    const value = env[variable];
+    if (!value) throw new ConfigError(variable, `must be set when ${selector} is stripe`);
+    if (!pattern.test(value)) throw new ConfigError(variable, `must be ${shape}`);
+    return value;
+  };
+  const secretKey = required('STRIPE_SECRET_KEY', /^(sk|rk)_(live|test)_[0-9A-Za-z]+$/, 'a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_…, rk_test_…)');
+  const publishableKey = required('STRIPE_PUBLISHABLE_KEY', /^pk_(live|test)_[0-9A-Za-z]+$/, 'a Stripe publishable key (pk_live_… or pk_test_…)');
+  const webhookSecret = required('STRIPE_WEBHOOK_SECRET', /^whsec_[0-9A-Za-z]+$/, "a Stripe webhook endpoint's signing secret (whsec_…)");
+  for (const [variable, key] of [[`${prefix}STRIPE_SECRET_KEY`, secretKey], [`${prefix}STRIPE_PUBLISHABLE_KEY`, publishableKey]]) {
+    if (!key.includes(`_${mode}_`)) {
+      throw new ConfigError(variable, `must be a ${mode}-mode key: ${environment} ${mode === 'live' ? 'takes real payments, never test ones' : 'never charges real cards'} (got a ${mode === 'live' ? 'test' : 'live'}-mode key)`);
+    }
+  }
+  return { secretKey, publishableKey, webhookSecret, apiUrl };
+}
+
+function stripeApiUrl(env: Env): URL | null {
+  const raw = env.STRIPE_API_URL;
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('STRIPE_API_URL', `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('STRIPE_API_URL', `must be an absolute http(s) URL (got "${raw}")`);
+  if (url.pathname !== '/' || url.search || url.hash) throw new ConfigError('STRIPE_API_URL', `must be a bare origin such as https://stripe-proxy.internal:8443, without a path (got "${raw}")`);
+  return url;
+}
+
 function secretScanningKeys(env: Env): { keyIdentifier: string; pem: string }[] {
   const raw = env.SECRET_SCANNING_PUBLIC_KEYS;
   if (!raw) return [];

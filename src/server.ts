@@ -21,6 +21,7 @@ import { answerNowhere } from './http/handlers/nowhere.ts';
 import { answerHealth, answerReadiness } from './http/handlers/probes.ts';
 import { answerProvider } from './http/handlers/provider.ts';
 import { answerSecretScanning } from './http/handlers/secret-scanning.ts';
+import { answerStripeWebhook } from './http/handlers/stripe-webhook.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { useNulCharacterGuard } from './graphql/text.ts';
@@ -59,7 +60,8 @@ import { databaseIdempotencyStore } from './db/idempotency-store.ts';
 import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
 import type { CompiledRoute } from './rest/route.ts';
 import { ApiReference } from './rest/reference.ts';
-import { TestPaymentProcessor } from './modules/payments/processor.ts';
+import { TestPaymentProcessor, type PaymentProcessor } from './modules/payments/processor.ts';
+import { StripePaymentProcessor, stripeClient } from './modules/payments/stripe.ts';
 import { createEmailTransport } from './email/transport.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -120,7 +122,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock, memoryImage);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
-  const paymentProcessor = config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
+  const paymentProcessor = processorFor(name, config);
   const publicUrl = config.publicUrl ? `${config.publicUrl}${name === 'sandbox' ? '/sandbox' : ''}` : '';
   const databaseConfig = config.databases[name];
   // The embedded database is this process's alone; on PostgreSQL other processes may end tokens.
@@ -143,6 +145,13 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
       },
     },
   };
+}
+
+/** The environment's payment processor, as configured (config.ts checks Stripe's keys). */
+function processorFor(name: EnvironmentName, config: Config): PaymentProcessor | null {
+  const stripe = config.stripe[name];
+  if (config.paymentProcessors[name] === 'stripe' && stripe) return new StripePaymentProcessor(stripeClient(stripe), stripe);
+  return config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
 }
 
 /** The REST layer's OpenAPI document, without its server (rest/openapi.ts). */
@@ -207,6 +216,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       nowhere: answerNowhere,
       provider: answerProvider({ environments, provider, clock, logger }),
       'secret-scanning': answerSecretScanning({ environments, clock }),
+      'stripe-webhook': answerStripeWebhook({ environments, clock, logger }),
       'invoice-pdf': answerInvoicePdf({ environments, clock }),
       'file-part': answerFilePart({ environments, clock }),
       'file-download': answerFileDownload({ environments, clock }),

@@ -12,6 +12,8 @@ export type Endpoint =
   /** Under neither environment's API. */
   | { kind: 'nowhere' }
   | { kind: 'secret-scanning'; environment: EnvironmentName; path: string }
+  /** Stripe's events for the environment's Stripe account. */
+  | { kind: 'stripe-webhook'; environment: EnvironmentName; path: string }
   | { kind: 'invoice-pdf'; environment: EnvironmentName; path: string; invoiceId: string }
   | { kind: 'file-part'; environment: EnvironmentName; path: string; fileId: string; part: number }
   | { kind: 'file-download'; environment: EnvironmentName; path: string; fileId: string }
@@ -45,6 +47,7 @@ export function createRouter(options: RouterOptions): (method: string, pathname:
     if (underBase !== '/v1' && !underBase.startsWith('/v1/')) return { kind: 'nowhere' };
     const path = underBase;
     if (path === '/v1/integrations/secret-scanning' && method === 'POST') return { kind: 'secret-scanning', environment, path };
+    if (path === '/v1/integrations/stripe/webhook' && method === 'POST') return { kind: 'stripe-webhook', environment, path };
     const invoice = invoicePdf.exec(path);
     if (invoice && method === 'GET') return { kind: 'invoice-pdf', environment, path, invoiceId: invoice[1] };
     const part = filePart.exec(path);

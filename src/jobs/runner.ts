@@ -18,7 +18,7 @@ export interface JobContext {
  * runs it), so the names are listed here and the runner refuses to start without a definition for
  * each.
  */
-export const jobKinds = ['benefits.sync', 'benefits.sync-product', 'payment.charge', 'refund.process'] as const;
+export const jobKinds = ['benefits.sync', 'benefits.sync-product', 'payment.charge', 'payment.reconcile', 'refund.process'] as const;
 export type JobKind = (typeof jobKinds)[number];
 
 export interface JobDefinition<P = any> {

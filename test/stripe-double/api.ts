@@ -197,10 +197,12 @@ export class StripeAccount {
       ['GET', new RegExp(`^/v1/confirmation_tokens/${id}$`), (p, c, i) => this.find(i, 'confirmation_token', c)],
       ['POST', /^\/v1\/payment_intents$/, (p, c) => this.createPaymentIntent(p, c)],
       ['GET', /^\/v1\/payment_intents$/, (p, c) => this.listPaymentIntents(p, c)],
+      ['GET', /^\/v1\/payment_intents\/search$/, (p, c) => this.searchPaymentIntents(p, c)],
       ['GET', new RegExp(`^/v1/payment_intents/${id}$`), (p, c, i) => this.find(i, 'payment_intent', c)],
       ['POST', new RegExp(`^/v1/payment_intents/${id}/confirm$`), (p, c, i) => this.confirmPaymentIntent(this.find(i, 'payment_intent', c), p, c)],
       ['POST', new RegExp(`^/v1/payment_intents/${id}/cancel$`), (p, c, i) => this.cancelPaymentIntent(i, p, c)],
       ['POST', /^\/v1\/refunds$/, (p, c) => this.createRefund(p, c)],
+      ['GET', /^\/v1\/refunds$/, (p, c) => this.listRefunds(p, c)],
       ['GET', new RegExp(`^/v1/refunds/${id}$`), (p, c, i) => this.find(i, 'refund', c)],
       ['POST', /^\/v1\/setup_intents$/, (p, c) => this.createSetupIntent(p, c)],
       ['GET', new RegExp(`^/v1/setup_intents/${id}$`), (p, c, i) => this.find(i, 'setup_intent', c)],
@@ -444,6 +446,16 @@ export class StripeAccount {
     );
   }
 
+  /**
+   * What Stripe.js does on a buyer's page with a publishable key: a ConfirmationToken for a card,
+   * in either mode (the test helper endpoint takes test-mode secret keys only).
+   */
+  buyerConfirmationToken(card: string, livemode: boolean): Stripe.ConfirmationToken {
+    const found = testCards[card];
+    if (!found) throw new Error(`No test card ${card}`);
+    return this.store(build.confirmationToken(this.automatic(livemode), found, { returnUrl: null, setupFutureUsage: null }));
+  }
+
   /** A confirmation token confirms exactly one intent, within its 12 hours. */
   private redeemConfirmationToken(id: string, intent: { id: string; object: string }, ctx: Context): { token: Stripe.ConfirmationToken; card: TestCard } {
     const token = this.find<Stripe.ConfirmationToken>(id, 'confirmation_token', ctx, 'confirmation_token');
@@ -610,7 +622,27 @@ export class StripeAccount {
     return this.paginate('/v1/payment_intents', intents, params);
   }
 
+  /**
+   * Stripe's search, for the one query form Kassa's reconciliation uses: `metadata['key']:'value'`.
+   * Anything else is refused, as a query Stripe could not parse would be.
+   */
+  private searchPaymentIntents(params: FormObject, ctx: RequestContext): Stripe.ApiSearchResult<Stripe.PaymentIntent> {
+    const query = required(text(params, 'query'), 'query');
+    const match = /^metadata\['([^']+)'\]:'([^']*)'$/.exec(query);
+    if (!match) throw invalid(`The double answers only metadata['key']:'value' searches (got ${query}).`, { param: 'query' });
+    const limit = integer(params, 'limit') ?? 10;
+    const found = this.all<Stripe.PaymentIntent>('payment_intent', ctx).filter((intent) => intent.metadata?.[match[1]] === match[2]);
+    return { object: 'search_result', url: '/v1/payment_intents/search', data: found.slice(0, limit), has_more: found.length > limit, next_page: null } as Stripe.ApiSearchResult<Stripe.PaymentIntent>;
+  }
+
   // ---- Refunds ------------------------------------------------------------------------------
+
+  private listRefunds(params: FormObject, ctx: RequestContext): Stripe.ApiList<Stripe.Refund> {
+    const intentId = text(params, 'payment_intent');
+    const chargeId = text(params, 'charge');
+    const refunds = this.all<Stripe.Refund>('refund', ctx).filter((refund) => (intentId === null || refund.payment_intent === intentId) && (chargeId === null || refund.charge === chargeId));
+    return this.paginate('/v1/refunds', refunds, params);
+  }
 
   private refundableCharge(params: FormObject, ctx: RequestContext): Stripe.Charge {
     const intentId = text(params, 'payment_intent');

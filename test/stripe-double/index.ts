@@ -104,7 +104,8 @@ export class StripeDouble {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly idempotent = new Map<string, StoredAnswer | 'in_progress'>();
-  private readonly failures: Array<{ kind: FailureKind; when: 'before' | 'after' }> = [];
+  /** Failures to inject, in order; one with a path waits for a request to that path (`POST /v1/payment_intents`). */
+  private readonly failures: Array<{ kind: FailureKind; when: 'before' | 'after'; path?: string }> = [];
   private latencyMs = 0;
   private clockOffset = 0;
   private listeningPort = 0;
@@ -161,6 +162,11 @@ export class StripeDouble {
   }
 
   /** What the buyer does in stripe.js's 3-D Secure popup for an intent in requires_action. */
+  /** Stripe.js on the buyer's page, with a publishable key of either mode: a ConfirmationToken for a test card. */
+  confirmationToken(card: string, { livemode = false }: { livemode?: boolean } = {}): Stripe.ConfirmationToken {
+    return structuredClone(this.account.buyerConfirmationToken(card, livemode));
+  }
+
   authenticate(intentId: string, outcome: 'succeed' | 'fail'): Stripe.PaymentIntent | Stripe.SetupIntent {
     const intent = this.account.objects.get(intentId);
     return structuredClone(this.account.authenticate(intentId, outcome, this.account.automatic(intent?.livemode ?? false)));
@@ -183,8 +189,8 @@ export class StripeDouble {
    * it runs (objects, events, the stored idempotent answer) but its answer is lost or replaced,
    * as when a network or proxy fails on the way back.
    */
-  failNext(n: number, kind: FailureKind, { when = 'before' }: { when?: 'before' | 'after' } = {}): void {
-    for (let i = 0; i < n; i++) this.failures.push({ kind, when });
+  failNext(n: number, kind: FailureKind, { when = 'before', path }: { when?: 'before' | 'after'; path?: string } = {}): void {
+    for (let i = 0; i < n; i++) this.failures.push({ kind, when, path });
   }
 
   /** Every answer waits this long after the work is done (the request stays in progress). */
@@ -260,7 +266,11 @@ export class StripeDouble {
       response.writeHead(status, { ...headers, ...extra, 'content-length': Buffer.byteLength(body) });
       response.end(body);
     };
-    const failure = this.failures[0]?.when === 'before' ? this.failures.shift()! : null;
+    const due = (when: 'before' | 'after') => {
+      const next = this.failures[0];
+      return next?.when === when && (!next.path || next.path === `${method} ${url.pathname}`) ? this.failures.shift()! : null;
+    };
+    const failure = due('before');
     if (failure) return this.fail(failure.kind, logged, request, send);
 
     const secretKey = this.authenticated(request);
@@ -292,7 +302,7 @@ export class StripeDouble {
       if (status === 400 || status === 404) this.idempotent.delete(scope);
       else this.idempotent.set(scope, { endpoint, fingerprint: fingerprint(params), requestId: logged.requestId, status, body });
     }
-    const lost = this.failures[0]?.when === 'after' ? this.failures.shift()! : null;
+    const lost = due('after');
     if (lost) return this.fail(lost.kind, logged, request, send);
     send(status, body);
   }

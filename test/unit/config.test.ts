@@ -87,6 +87,58 @@ describe('configuration', () => {
     expect(() => loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '20', LIVE_STREAMS_PER_PROCESS: '5' })).toThrow('LIVE_STREAMS_PER_PRINCIPAL must not exceed LIVE_STREAMS_PER_PROCESS (5); got 20');
   });
 
+  describe('payment processors', () => {
+    const live = { STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123' };
+    const test = { SANDBOX_STRIPE_SECRET_KEY: 'sk_test_abc123', SANDBOX_STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123', SANDBOX_STRIPE_WEBHOOK_SECRET: 'whsec_def456' };
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('the configuration was accepted');
+    };
+
+    it('charges test cards by default, with no Stripe account, and reconciles after 15 minutes', () => {
+      const config = loadConfig({});
+      expect(config.paymentProcessors).toEqual({ production: 'test', sandbox: 'test' });
+      expect(config.stripe).toEqual({ production: null, sandbox: null });
+      expect(config.paymentReconcileAfterMs).toBe(900_000);
+      expect(loadConfig({ DATABASE_URL: 'postgres://a@h/p', SANDBOX_DATABASE_URL: 'postgres://a@h/s' }).paymentProcessors.production).toBe('none');
+    });
+
+    it('uses Stripe where its keys are set: live keys in production, test keys in sandbox, and STRIPE_API_URL for both', () => {
+      const config = loadConfig({ ...live, ...test, STRIPE_API_URL: 'http://127.0.0.1:12111' });
+      expect(config.paymentProcessors).toEqual({ production: 'stripe', sandbox: 'stripe' });
+      expect(config.stripe.production).toEqual({ secretKey: 'sk_live_abc123', publishableKey: 'pk_live_abc123', webhookSecret: 'whsec_abc123', apiUrl: new URL('http://127.0.0.1:12111') });
+      expect(config.stripe.sandbox).toMatchObject({ secretKey: 'sk_test_abc123', publishableKey: 'pk_test_abc123', webhookSecret: 'whsec_def456' });
+      // A restricted key is a secret key too.
+      expect(loadConfig({ ...live, STRIPE_SECRET_KEY: 'rk_live_abc123' }).stripe.production?.secretKey).toBe('rk_live_abc123');
+      // Keys set, but the test processor asked for explicitly.
+      expect(loadConfig({ ...test, SANDBOX_PAYMENT_PROCESSOR: 'test' }).stripe.sandbox).toBeNull();
+    });
+
+    it('refuses a test key in production and a live key in sandbox, naming the variable', () => {
+      expect(refusal({ ...live, STRIPE_SECRET_KEY: 'sk_test_abc123' })).toMatch(/^Invalid configuration: STRIPE_SECRET_KEY .*live-mode key.*got a test-mode key/);
+      expect(refusal({ ...live, STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123' })).toMatch(/^Invalid configuration: STRIPE_PUBLISHABLE_KEY .*live-mode/);
+      expect(refusal({ ...test, SANDBOX_STRIPE_SECRET_KEY: 'sk_live_abc123' })).toMatch(/^Invalid configuration: SANDBOX_STRIPE_SECRET_KEY .*test-mode key.*never charges real cards/);
+      expect(refusal({ ...test, SANDBOX_STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123' })).toMatch(/^Invalid configuration: SANDBOX_STRIPE_PUBLISHABLE_KEY /);
+    });
+
+    it('refuses missing and malformed keys, and a processor it does not know', () => {
+      expect(refusal({ PRODUCTION_PAYMENT_PROCESSOR: 'stripe' })).toMatch(/^Invalid configuration: STRIPE_SECRET_KEY must be set when PRODUCTION_PAYMENT_PROCESSOR is stripe/);
+      expect(refusal({ ...live, STRIPE_WEBHOOK_SECRET: '' })).toMatch(/^Invalid configuration: STRIPE_WEBHOOK_SECRET must be set/);
+      expect(refusal({ ...live, STRIPE_WEBHOOK_SECRET: 'secret' })).toMatch(/^Invalid configuration: STRIPE_WEBHOOK_SECRET must be .*whsec_/);
+      expect(refusal({ ...live, STRIPE_SECRET_KEY: 'pk_live_abc123' })).toMatch(/^Invalid configuration: STRIPE_SECRET_KEY must be a Stripe secret or restricted key/);
+      expect(refusal({ SANDBOX_PAYMENT_PROCESSOR: 'stripe', SANDBOX_STRIPE_SECRET_KEY: 'sk_test_abc123' })).toMatch(/^Invalid configuration: SANDBOX_STRIPE_PUBLISHABLE_KEY must be set/);
+      expect(refusal({ PRODUCTION_PAYMENT_PROCESSOR: 'paypal' })).toMatch(/^Invalid configuration: PRODUCTION_PAYMENT_PROCESSOR must be one of stripe, test, none/);
+      expect(refusal({ SANDBOX_PAYMENT_PROCESSOR: 'none' })).toMatch(/^Invalid configuration: SANDBOX_PAYMENT_PROCESSOR must be one of stripe, test/);
+      expect(refusal({ ...live, STRIPE_API_URL: 'ftp://stripe' })).toMatch(/^Invalid configuration: STRIPE_API_URL must be an absolute http/);
+      expect(refusal({ ...live, STRIPE_API_URL: 'https://proxy.internal/v1' })).toMatch(/^Invalid configuration: STRIPE_API_URL must be a bare origin/);
+      expect(refusal({ PAYMENT_RECONCILE_AFTER_SECONDS: '0' })).toMatch(/^Invalid configuration: PAYMENT_RECONCILE_AFTER_SECONDS /);
+    });
+  });
+
   describe('persisted documents', () => {
     const document = 'query Products { core { products { pagination { totalCount } } } }';
 

@@ -131,7 +131,12 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
   customerBillingName: t.exposeString('customerBillingName', { nullable: true, description: 'The name on the invoice, when not the buyer\'s own; null until given.' }),
   customerBillingAddress: t.field({ type: Address, nullable: true, description: "The buyer's billing address; null until given.", resolve: (c) => c.customerBillingAddress as never }),
   customerTaxId: t.string({ nullable: true, description: "The buyer's tax id, as entered; null until given.", resolve: (c) => (c.customerTaxId as string | null) ?? null }),
-  paymentProcessorMetadata: t.field({ type: MetadataScalar, description: 'Data the checkout page needs from the payment processor: none, an empty object.', resolve: () => ({}) }),
+  paymentProcessorMetadata: t.field({
+    type: MetadataScalar,
+    description:
+      "Data the checkout page needs from the payment processor, all strings. With Stripe: `publishable_key` for Stripe.js; once confirmed, `intent_status` (`requires_action` while the buyer must authenticate, as for 3-D Secure; `processing` while the bank answers) and, for `requires_action`, `intent_client_secret` for Stripe.js's handleNextAction. Empty with the test processor.",
+    resolve: (c, _args, ctx) => ({ ...ctx.environment.paymentProcessor?.pageSettings?.(), ...(c.processorMetadata as Record<string, string>) }),
+  }),
   billingAddressFields: t.field({
     type: BillingAddressFields,
     description: 'Which billing address fields the checkout page asks for, following requireBillingAddress.',

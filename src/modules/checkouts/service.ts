@@ -295,6 +295,9 @@ export async function updateClientCheckout(ctx: Context, clientSecret: string, i
  */
 export async function confirmCheckout(ctx: Context, clientSecret: string, input: CheckoutConfirmInput, query: object) {
   const processor = ctx.environment.paymentProcessor;
+  const token = input.confirmationTokenId;
+  // Asked before the transaction: the processor is across the network. Its tokens are single-use.
+  const tokenProblem = token && processor?.checkPaymentMethod && processor.acceptsPaymentMethod(token) ? await processor.checkPaymentMethod(token) : null;
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const locked = await lockCheckout(db, { clientSecret });
@@ -308,11 +311,18 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     if (checkout.amount > 0) {
       if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
       else if (processor && !processor.acceptsPaymentMethod(input.confirmationTokenId)) {
-        issues.add(['input', 'confirmationTokenId'], unknownPaymentMethod);
+        issues.add(['input', 'confirmationTokenId'], processor.checkPaymentMethod ? 'Unknown payment method: pass the ConfirmationToken (ctoken_…) Stripe.js made on the buyer’s page.' : unknownPaymentMethod);
+      } else if (tokenProblem) {
+        issues.add(['input', 'confirmationTokenId'], tokenProblem);
+      } else if (processor?.checkPaymentMethod && (await db.payment.count({ where: { paymentMethod: input.confirmationTokenId } })) > 0) {
+        // Another checkout took this token already, before the processor heard of it.
+        issues.add(['input', 'confirmationTokenId'], 'This confirmation token was used already: make a new one with Stripe.js.');
       }
     }
     issues.throwIfAny();
     if (checkout.amount > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
+    const amountProblem = checkout.amount > 0 ? processor?.checkAmount?.(checkout.amount, checkout.currency) : null;
+    if (amountProblem) throw paymentError(`This checkout's amount cannot be charged: ${amountProblem}`);
 
     const { order, customer } = await createPendingOrder(ctx, db, checkout, input.confirmationTokenId ?? 'none');
     await db.checkout.update({ where: { id: checkout.id }, data: { status: 'confirmed', customerId: customer.id } });

@@ -7,10 +7,36 @@ export interface ChargeRequest {
   paymentId: string;
   amount: number;
   currency: string;
+  /** A one-time token from the buyer's page (a Stripe ConfirmationToken, a test card) or a saved method. */
   paymentMethod: string;
+  /** Who pays: processors that keep saved methods keep them on their own record of the customer. */
+  customer: { id: string; email: string; name: string | null; processorCustomerId: string | null };
+  /** Keep the method for later charges made without the buyer (a subscription's first payment). */
+  saveForLater: boolean;
+  /** The buyer is not there to authenticate (renewals, retries of past-due periods). */
+  offSession: boolean;
 }
 
-export type ChargeResult = { status: 'succeeded'; processorId: string } | { status: 'failed'; processorId: string; declineReason: string };
+/** What the processor knows of the customer and the method after a charge, for later charges. */
+interface Saved {
+  /** The processor's customer the method is saved on. */
+  processorCustomerId?: string;
+  /** The saved method later charges use (a Stripe PaymentMethod id). */
+  savedPaymentMethod?: string;
+}
+
+export type ChargeResult =
+  | ({ status: 'succeeded'; processorId: string } & Saved)
+  | ({ status: 'failed'; processorId: string; declineReason: string } & Saved)
+  /**
+   * Not settled yet: the buyer must authenticate (`requires_action`, with the secret their page
+   * finishes it with), or the bank has not answered (`processing`). The processor's webhook, or a
+   * reconciliation that asks it, settles the payment later.
+   */
+  | ({ status: 'requires_action'; processorId: string; clientSecret: string } & Saved)
+  | ({ status: 'processing'; processorId: string } & Saved);
+
+export type SettledCharge = Extract<ChargeResult, { status: 'succeeded' | 'failed' }>;
 
 export interface RefundRequest {
   /** Kassa's refund id: the processor's idempotency key. */
@@ -23,12 +49,51 @@ export interface RefundRequest {
   paymentMethod: string;
 }
 
+/** A payment method the processor keeps for a customer, as the portal lists it. */
+export interface SavedPaymentMethod {
+  id: string;
+  type: string;
+  createdAt: Date;
+  card: { brand: string; last4: string; expMonth: number; expYear: number; wallet: string | null } | null;
+  isDefault: boolean;
+}
+
+export type SetupResult =
+  | { status: 'succeeded'; paymentMethod: SavedPaymentMethod }
+  | { status: 'requires_action'; clientSecret: string }
+  | { status: 'failed'; declineReason: string };
+
 export interface PaymentProcessor {
   readonly name: string;
   /** Whether the processor knows this payment method at all (checked when a checkout is confirmed). */
   acceptsPaymentMethod(paymentMethod: string): boolean;
+  /**
+   * Asks the processor about a buyer's one-time token before a checkout is confirmed: a message
+   * saying what is wrong with it (unknown, used, expired), or null. Null also when the processor
+   * cannot be reached: the charge finds out, and the payment waits for it.
+   */
+  checkPaymentMethod?(paymentMethod: string): Promise<string | null>;
+  /** Whether the processor can charge this amount in this currency: what is wrong with it, or null. */
+  checkAmount?(amount: number, currency: string): string | null;
   charge(request: ChargeRequest): Promise<ChargeResult>;
   refund(request: RefundRequest): Promise<{ status: 'succeeded' | 'failed'; processorId: string }>;
+  /**
+   * Asks the processor where a charge stands, for payments whose answer never came (a lost
+   * webhook, a crash): the charge's result, or null when the processor has no charge for the
+   * payment at all.
+   */
+  lookUp?(payment: { paymentId: string; processorId: string | null }): Promise<ChargeResult | null>;
+  /** Gives up a charge still waiting for the buyer: where it stands afterwards (it may have succeeded meanwhile). */
+  cancel?(processorId: string): Promise<ChargeResult>;
+  /** What the buyer's page needs to take a payment method (a publishable key). */
+  pageSettings?(): Record<string, string>;
+  /** Saved methods, for processors that keep them per customer. */
+  savedMethods?: {
+    list(processorCustomerId: string): Promise<SavedPaymentMethod[]>;
+    /** Saves a buyer's one-time token on the customer, made on the processor when it has none yet. */
+    add(customer: ChargeRequest['customer'], token: string, options: { setDefault: boolean; returnUrl: string }): Promise<SetupResult & { processorCustomerId: string }>;
+    remove(processorCustomerId: string, paymentMethodId: string): Promise<boolean>;
+  };
 }
 
 /**

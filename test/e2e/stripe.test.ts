@@ -1,0 +1,279 @@
+// Payments through Stripe, end to end: Kassa's Stripe processor uses the real `stripe` client,
+// pointed by STRIPE_API_URL at the Stripe API double (test/stripe-double), which signs its webhooks
+// and sends them to Kassa's webhook endpoint. The buyer's side (Stripe.js making a
+// ConfirmationToken, the 3-D Secure popup) is played through the double's test helpers.
+import type Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import type { EnvironmentName } from '../../src/config.ts';
+import type { Org } from '../helpers/organizations.ts';
+import { fixedProduct } from '../helpers/purchases.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { eventually } from '../helpers/waiting.ts';
+
+const keys = {
+  production: { secret: 'sk_live_kassa1', publishable: 'pk_live_kassa1', webhook: 'whsec_production1' },
+  sandbox: { secret: 'sk_test_kassa1', publishable: 'pk_test_kassa1', webhook: 'whsec_sandbox1' },
+} as const;
+
+let double: StripeDouble;
+// Filled in once the double listens, before the server starts (hooks run in the order registered).
+const env: Record<string, string> = {
+  STRIPE_SECRET_KEY: keys.production.secret,
+  STRIPE_PUBLISHABLE_KEY: keys.production.publishable,
+  STRIPE_WEBHOOK_SECRET: keys.production.webhook,
+  SANDBOX_STRIPE_SECRET_KEY: keys.sandbox.secret,
+  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.sandbox.publishable,
+  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.sandbox.webhook,
+  PAYMENT_RECONCILE_AFTER_SECONDS: '1',
+};
+beforeAll(async () => {
+  double = await startStripeDouble();
+  env.STRIPE_API_URL = double.url;
+});
+const t = useTestServer({ env, organizations: { shop: 'sandbox', live: 'production', other: 'sandbox' } });
+beforeAll(() => {
+  for (const environment of ['production', 'sandbox'] as const) {
+    double.webhooks.addTarget({ url: webhookUrl(environment), secret: keys[environment].webhook });
+  }
+});
+afterAll(() => double?.close());
+
+const webhookUrl = (environment: EnvironmentName) => `${t.server.base(environment)}/integrations/stripe/webhook`;
+const prisma = (environment: EnvironmentName) => t.server.kassa.environments[environment].environment.prisma;
+
+/** What Stripe.js does on the buyer's page: a ConfirmationToken for a card, in the environment's mode. */
+async function confirmationToken(environment: EnvironmentName, card: string): Promise<string> {
+  if (environment === 'production') return double.confirmationToken(card, { livemode: true }).id;
+  const token = await double.stripe(keys[environment].secret).testHelpers.confirmationTokens.create({ payment_method: card });
+  return token.id;
+}
+
+async function checkoutFor(org: Org, productId: string) {
+  return org.polar.checkouts.create({ products: [productId] });
+}
+
+async function confirm(org: Org, clientSecret: string, token: string, email = 'buyer@example.com') {
+  return org.publicApi('POST', `/checkouts/client/${clientSecret}/confirm`, { customer_email: email, confirmation_token_id: token });
+}
+
+async function checkoutWhen(org: Org, id: string, done: (c: { status: string; payment_processor_metadata: Record<string, string> }) => boolean, what: string) {
+  return eventually(async () => (await org.api('GET', `/checkouts/${id}`)).body, done, what);
+}
+
+async function paymentsOf(environment: EnvironmentName, checkoutId: string) {
+  return prisma(environment).payment.findMany({ where: { order: { checkoutId } }, orderBy: { createdAt: 'asc' } });
+}
+
+const intentsFor = (paymentId: string) => double.objects<Stripe.PaymentIntent>('payment_intent').filter((pi) => pi.metadata?.kassa_payment_id === paymentId);
+
+describe('a purchase through Stripe', () => {
+  it('charges the buyer once, with the payment id as idempotency key, and pays the order on Stripe’s word', async () => {
+    const product = await fixedProduct(t.shop, 'Ebook', 1999);
+    const checkout = await checkoutFor(t.shop, product.id);
+    expect(checkout.paymentProcessorMetadata).toEqual({ publishable_key: keys.sandbox.publishable });
+    const confirmed = await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_visa'));
+    expect(confirmed.status).toBe(200);
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(payment).toMatchObject({ processor: 'stripe', status: 'succeeded', amount: 1999 });
+    const [intent] = intentsFor(payment.id);
+    expect(intentsFor(payment.id)).toHaveLength(1);
+    expect(intent).toMatchObject({ id: payment.processorId, amount: 1999, currency: 'usd', status: 'succeeded', livemode: false });
+    const creates = double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents');
+    expect(creates.filter((r) => r.idempotencyKey === `kassa-payment-${payment.id}`).length).toBeGreaterThanOrEqual(1);
+    const orders = (await t.shop.api('GET', `/orders/?checkout_id=${checkout.id}`)).body.items;
+    expect(orders.map((o: { status: string; paid: boolean }) => [o.status, o.paid])).toEqual([['paid', true]]);
+    // Stripe's own word arrives as well, and changes nothing more.
+    await double.webhooks.waitFor('payment_intent.succeeded', (e) => (e.data.object as Stripe.PaymentIntent).id === intent.id);
+    const deliveries = double.webhooks.sent.filter((d) => d.type === 'payment_intent.succeeded' && d.url === webhookUrl('sandbox'));
+    expect(deliveries.at(-1)?.status).toBe(200);
+  });
+
+  it('takes live payments in production with the live key', async () => {
+    const product = await fixedProduct(t.live, 'Course', 4900);
+    const checkout = await checkoutFor(t.live, product.id);
+    expect(checkout.paymentProcessorMetadata).toEqual({ publishable_key: keys.production.publishable });
+    expect((await confirm(t.live, checkout.clientSecret, await confirmationToken('production', 'pm_card_visa'))).status).toBe(200);
+    await checkoutWhen(t.live, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    const [payment] = await paymentsOf('production', checkout.id);
+    expect(double.object<Stripe.PaymentIntent>(payment.processorId!)).toMatchObject({ livemode: true, amount: 4900 });
+  });
+
+  it('fails the checkout when the card is declined, with Stripe’s decline code', async () => {
+    const product = await fixedProduct(t.shop, 'Declined', 1000);
+    const checkout = await checkoutFor(t.shop, product.id);
+    await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_chargeDeclinedInsufficientFunds'));
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'failed', 'the checkout to fail');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(payment).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds' });
+  });
+
+  it('refuses an unknown, a used or a malformed confirmation token, and changes nothing', async () => {
+    const product = await fixedProduct(t.shop, 'Guarded', 1500);
+    const first = await checkoutFor(t.shop, product.id);
+    const unknown = await confirm(t.shop, first.clientSecret, 'ctoken_doesnotexist');
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(unknown.body)).toMatch(/Unknown confirmation token/);
+    const malformed = await confirm(t.shop, first.clientSecret, 'tok_visa');
+    expect(malformed.status).toBe(422);
+    expect(JSON.stringify(malformed.body)).toMatch(/ConfirmationToken \(ctoken_…\)/);
+    expect((await t.shop.api('GET', `/checkouts/${first.id}`)).body.status).toBe('open');
+
+    const token = await confirmationToken('sandbox', 'pm_card_visa');
+    expect((await confirm(t.shop, first.clientSecret, token)).status).toBe(200);
+    const second = await checkoutFor(t.shop, product.id);
+    const reused = await confirm(t.shop, second.clientSecret, token);
+    expect(reused.status).toBe(422);
+    expect(JSON.stringify(reused.body)).toMatch(/used already/);
+    expect((await t.shop.api('GET', `/checkouts/${second.id}`)).body.status).toBe('open');
+    expect(await paymentsOf('sandbox', second.id)).toEqual([]);
+  });
+});
+
+describe('3-D Secure', () => {
+  it('hands the buyer the intent’s secret, and pays only once Stripe says the buyer authenticated', async () => {
+    const product = await fixedProduct(t.shop, 'Secure', 2500);
+    const checkout = await checkoutFor(t.shop, product.id);
+    await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+    const waiting = await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+    expect(waiting.status).toBe('confirmed');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(payment.status).toBe('pending');
+    expect(waiting.payment_processor_metadata).toEqual({
+      publishable_key: keys.sandbox.publishable,
+      intent_status: 'requires_action',
+      intent_client_secret: double.object<Stripe.PaymentIntent>(payment.processorId!)!.client_secret,
+    });
+    // The buyer's page reads it without a token, by the client secret.
+    const client = await t.shop.publicApi('GET', `/checkouts/client/${checkout.clientSecret}`);
+    expect(client.body.payment_processor_metadata.intent_status).toBe('requires_action');
+
+    double.authenticate(payment.processorId!, 'succeed');
+    const paid = await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    expect(paid.payment_processor_metadata).toEqual({ publishable_key: keys.sandbox.publishable });
+    expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe('succeeded');
+  });
+
+  it('fails the checkout when the buyer does not pass authentication', async () => {
+    const product = await fixedProduct(t.shop, 'Secure fail', 2500);
+    const checkout = await checkoutFor(t.shop, product.id);
+    await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+    await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    double.authenticate(payment.processorId!, 'fail');
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'failed', 'the checkout to fail');
+    expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).declineReason).toBe('payment_intent_authentication_failure');
+  });
+});
+
+describe('Stripe’s webhook endpoint', () => {
+  async function post(environment: EnvironmentName, body: string, signature?: string) {
+    const response = await fetch(webhookUrl(environment), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) },
+      body,
+    });
+    return { status: response.status, body: await response.json() };
+  }
+  const sign = (payload: string, secret: string, timestamp?: number) => double.stripe().webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+  const event = (type: string, object: object, id = `evt_${Math.random().toString(36).slice(2)}`) => JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object } });
+
+  it('refuses a missing, forged, stale or other environment’s signature, changing nothing', async () => {
+    const payload = event('payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent', status: 'succeeded', metadata: {} });
+    expect(await post('sandbox', payload)).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
+    expect(await post('sandbox', payload, sign(payload, 'whsec_wrong'))).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
+    expect(await post('sandbox', payload, sign(payload, keys.production.webhook))).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
+    const stale = sign(payload, keys.sandbox.webhook, Math.floor(Date.now() / 1000) - 600);
+    expect(await post('sandbox', payload, stale)).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
+    const tampered = payload.replace('pi_x', 'pi_y');
+    expect(await post('sandbox', tampered, sign(payload, keys.sandbox.webhook))).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
+    expect(await prisma('sandbox').processorEvent.count({ where: { type: 'payment_intent.succeeded', id: { startsWith: 'evt_' } } })).toBe(
+      await prisma('sandbox').processorEvent.count({ where: { type: 'payment_intent.succeeded' } }),
+    );
+  });
+
+  it('answers 404 for a payment this environment does not have, and records nothing', async () => {
+    const id = 'evt_unknownpayment';
+    const payload = event('payment_intent.succeeded', { id: 'pi_unknown', object: 'payment_intent', status: 'succeeded', metadata: { kassa_payment_id: '00000000-0000-4000-8000-000000000000' } }, id);
+    expect(await post('sandbox', payload, sign(payload, keys.sandbox.webhook))).toMatchObject({ status: 404, body: { error: 'NotFound' } });
+    expect(await prisma('sandbox').processorEvent.findUnique({ where: { id } })).toBeNull();
+    // Events Kassa does not use are acknowledged and ignored.
+    const other = event('customer.created', { id: 'cus_x', object: 'customer' });
+    expect(await post('sandbox', other, sign(other, keys.sandbox.webhook))).toMatchObject({ status: 200, body: { received: true, ignored: true } });
+  });
+
+  it('applies an event once, however often and however concurrently it is delivered', async () => {
+    double.webhooks.mode('hold');
+    try {
+      const product = await fixedProduct(t.shop, 'Held', 1200);
+      const checkout = await checkoutFor(t.shop, product.id);
+      await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+      await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+      const [payment] = await paymentsOf('sandbox', checkout.id);
+      double.authenticate(payment.processorId!, 'succeed');
+      const succeeded = double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
+      const payload = JSON.stringify(succeeded);
+      const signature = sign(payload, keys.sandbox.webhook);
+      const answers = await Promise.all([1, 2, 3, 4].map(() => post('sandbox', payload, signature)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      expect(answers.filter((a) => !a.body.duplicate)).toHaveLength(1);
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+      const orders = await prisma('sandbox').order.findMany({ where: { checkoutId: checkout.id } });
+      expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: orders[0].id } })).toBe(1);
+    } finally {
+      double.webhooks.mode('deliver');
+      await double.webhooks.release({ order: 'forward' });
+    }
+  });
+
+  it('settles a payment whose webhook was lost, by asking Stripe', async () => {
+    double.webhooks.mode('drop');
+    try {
+      const product = await fixedProduct(t.shop, 'Lost', 1300);
+      const checkout = await checkoutFor(t.shop, product.id);
+      await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+      await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+      const [payment] = await paymentsOf('sandbox', checkout.id);
+      double.authenticate(payment.processorId!, 'succeed');
+      // No webhook arrives; the reconciliation (after PAYMENT_RECONCILE_AFTER_SECONDS=1) asks Stripe.
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed without a webhook');
+      expect(double.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${payment.processorId}`)).toBe(true);
+    } finally {
+      double.webhooks.mode('deliver');
+    }
+  });
+});
+
+describe('when Stripe cannot be reached', () => {
+  it('keeps the payment pending and charges once Stripe is back, exactly once', async () => {
+    const product = await fixedProduct(t.shop, 'Patient', 1400);
+    const checkout = await checkoutFor(t.shop, product.id);
+    const token = await confirmationToken('sandbox', 'pm_card_visa');
+    await double.down(true);
+    try {
+      expect((await confirm(t.shop, checkout.clientSecret, token)).status).toBe(200);
+      const [payment] = await eventually(() => paymentsOf('sandbox', checkout.id), (p) => p.length === 1, 'the payment');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe('pending');
+    } finally {
+      await double.down(false);
+    }
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed once Stripe is back');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(intentsFor(payment.id)).toHaveLength(1);
+  });
+
+  it('makes one charge when the answer to the charge is lost', async () => {
+    const product = await fixedProduct(t.shop, 'Lost answer', 1600);
+    const checkout = await checkoutFor(t.shop, product.id);
+    const token = await confirmationToken('sandbox', 'pm_card_visa');
+    // The charge is made at Stripe, and its answer never reaches Kassa.
+    double.failNext(3, 'connection_reset', { when: 'after', path: 'POST /v1/payment_intents' });
+    await confirm(t.shop, checkout.clientSecret, token);
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(intentsFor(payment.id)).toHaveLength(1);
+  });
+});
