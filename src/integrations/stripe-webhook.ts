@@ -17,6 +17,7 @@ import type { Logger } from '../logger.ts';
 import { applyDispute } from '../modules/disputes/service.ts';
 import { applyChargeOutcome, pendingPayment } from '../modules/payments/charge.ts';
 import { chargeResultOf, StripePaymentProcessor } from '../modules/payments/stripe.ts';
+import { reverseRefund } from '../modules/refunds/reversals.ts';
 
 export interface StripeWebhookRequest {
   body: Buffer;
@@ -83,7 +84,7 @@ async function effectOf(job: JobContext, processor: StripePaymentProcessor, even
     case 'refund.created':
     case 'refund.updated':
     case 'refund.failed':
-      return refundsSettled(job, idOf(event.data.object.payment_intent), event.data.object.metadata?.kassa_refund_id ?? null);
+      return refundChanged(job, event.data.object);
     case 'charge.dispute.created':
     case 'charge.dispute.updated':
     case 'charge.dispute.closed':
@@ -128,6 +129,22 @@ async function refundsSettled(job: JobContext, intentId: string | undefined, ref
       select: { id: true },
     });
     for (const refund of pending) await enqueueJob(db, 'refund.process', { refundId: refund.id }, job.now());
+  };
+}
+
+/**
+ * A refund of Kassa's changed at Stripe: one the bank failed after reporting it succeeded is
+ * reversed; pending ones are asked about again.
+ */
+async function refundChanged(job: JobContext, refund: Stripe.Refund): Promise<Effect | null> {
+  const refundId = refund.metadata?.kassa_refund_id;
+  if (!(refund.status === 'failed' || refund.status === 'canceled') || !refundId || !uuid.test(refundId)) return refundsSettled(job, idOf(refund.payment_intent), refundId ?? null);
+  const known = await job.prisma.refund.findUnique({ where: { id: refundId }, select: { status: true, organizationId: true } });
+  if (!known) return null;
+  if (known.status === 'pending') return refundsSettled(job, idOf(refund.payment_intent), refundId);
+  return async (db) => {
+    const ctx = systemContext(job.environment, db, known.organizationId, job.now, `stripe:${refund.id}`);
+    if (await reverseRefund(ctx, db, refundId)) job.logger.warn({ refundId, stripeRefund: refund.id, failureReason: refund.failure_reason }, 'refund failed at the bank after it succeeded: reversed');
   };
 }
 

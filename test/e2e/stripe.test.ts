@@ -277,3 +277,88 @@ describe('when Stripe cannot be reached', () => {
     expect(intentsFor(payment.id)).toHaveLength(1);
   });
 });
+
+/** A one-time purchase paid through Stripe with the card; returns the paid order's id and the PaymentIntent's. */
+async function paidPurchase(org: Org, card: string, amount = 3000) {
+  const product = await fixedProduct(org, `Product ${amount}`, amount);
+  const checkout = await checkoutFor(org, product.id);
+  await confirm(org, checkout.clientSecret, await confirmationToken(org.environment, card));
+  await checkoutWhen(org, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+  const [payment] = await paymentsOf(org.environment, checkout.id);
+  return { orderId: payment.orderId, intentId: payment.processorId! };
+}
+
+describe('refunds through Stripe', () => {
+  it('returns the money at Stripe once, with the refund id as idempotency key and in its metadata', async () => {
+    const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_visa', 3000);
+    const refund = (await t.shop.polar.refunds.create({ orderId, reason: 'customer_request', amount: 1200 }))!;
+    const done = await eventually(async () => (await t.shop.api('GET', `/refunds/${refund.id}`)).body, (r) => r.status !== 'pending', 'the refund to settle');
+    expect(done.status).toBe('succeeded');
+    const atStripe = double.objects<Stripe.Refund>('refund').filter((r) => r.payment_intent === intentId);
+    expect(atStripe).toHaveLength(1);
+    expect(atStripe[0]).toMatchObject({ amount: 1200, status: 'succeeded', metadata: { kassa_refund_id: refund.id } });
+    expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').map((r) => r.idempotencyKey)).toContain(`kassa-refund-${refund.id}`);
+    expect(await prisma('sandbox').refund.findUniqueOrThrow({ where: { id: refund.id } })).toMatchObject({ processorId: atStripe[0].id });
+    // Stripe's charge.refunded that follows finds nothing pending and changes nothing.
+    await double.webhooks.waitFor('charge.refunded', (e) => (e.data.object as Stripe.Charge).payment_intent === intentId);
+    expect((await t.shop.polar.orders.get({ id: orderId })).refundedAmount).toBe(1200);
+  });
+
+  it('gives the amount back to the order when the bank fails a refund it had accepted', async () => {
+    const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_refundFail', 3100);
+    const refund = (await t.shop.polar.refunds.create({ orderId, reason: 'customer_request', amount: 3100 }))!;
+    await double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).payment_intent === intentId);
+    const failed = await eventually(async () => (await t.shop.api('GET', `/refunds/${refund.id}`)).body, (r) => r.status === 'failed', 'the refund to fail');
+    expect(failed.amount).toBe(3100);
+    const order = await t.shop.polar.orders.get({ id: orderId });
+    expect([order.status, order.refundedAmount]).toEqual(['paid', 0]);
+    // The amount can be refunded again.
+    const again = await t.shop.api('POST', '/refunds/', { order_id: orderId, reason: 'customer_request', amount: 100 });
+    expect(again.status).toBe(200);
+  });
+});
+
+describe('disputes through Stripe', () => {
+  const DISPUTES = `query ($id: UUID!) { core { order(id: $id) { disputes { status reason amount currency } } } }`;
+  const disputesOf = async (orderId: string) => (await t.shop.gql(DISPUTES, { id: orderId })).body.data.core.order.disputes;
+
+  it('records a chargeback on its order and sends dispute.created, then dispute.closed when Stripe closes it', async () => {
+    const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_visa', 2200);
+    const opened = double.dispute(intentId, { reason: 'fraudulent' });
+    await eventually(() => disputesOf(orderId), (d) => d.length === 1, 'the dispute to be recorded');
+    expect(await disputesOf(orderId)).toEqual([{ status: 'needs_response', reason: 'fraudulent', amount: 2200, currency: 'usd' }]);
+    double.closeDispute(opened.id, 'lost');
+    await eventually(() => disputesOf(orderId), (d) => d[0]?.status === 'lost', 'the dispute to close');
+    const dispute = await prisma('sandbox').dispute.findUniqueOrThrow({ where: { processorId: opened.id } });
+    const events = await prisma('sandbox').event.findMany({ where: { resourceId: dispute.id }, orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['dispute.created', 'dispute.closed']);
+    expect(dispute.closedAt).not.toBeNull();
+  });
+
+  it('ends in Stripe’s last state when the dispute’s events arrive in reverse, each applied once', async () => {
+    const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_visa', 2300);
+    double.webhooks.mode('hold');
+    let disputeId: string;
+    try {
+      disputeId = double.dispute(intentId, { reason: 'product_not_received' }).id;
+      double.closeDispute(disputeId, 'won');
+    } finally {
+      double.webhooks.mode('deliver');
+    }
+    await double.webhooks.release({ order: 'reverse' });
+    await eventually(() => disputesOf(orderId), (d) => d.length === 1 && d[0].status === 'won', 'the dispute to be recorded, won');
+    // Delivered again, nothing changes.
+    for (const event of double.events.filter((e) => e.type.startsWith('charge.dispute.') && (e.data.object as Stripe.Dispute).id === disputeId!)) {
+      await double.webhooks.redeliver(event.id);
+    }
+    await double.webhooks.idle();
+    const dispute = await prisma('sandbox').dispute.findUniqueOrThrow({ where: { processorId: disputeId! } });
+    const events = await prisma('sandbox').event.findMany({ where: { resourceId: dispute.id }, orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type).sort()).toEqual(['dispute.closed', 'dispute.created']);
+  });
+
+  it('records the dispute Stripe opens by itself on the dispute test card', async () => {
+    const { orderId } = await paidPurchase(t.shop, 'pm_card_createDispute', 2400);
+    await eventually(() => disputesOf(orderId), (d) => d.length === 1, 'the dispute to be recorded');
+  });
+});
