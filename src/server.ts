@@ -243,6 +243,11 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     server.listen(config.port, config.host, () => resolve());
   });
   for (const name of environmentNames) {
+    // The embedded database is this process's alone: claims left in it are a killed process's.
+    if (config.databases[name].kind === 'embedded') {
+      const released = await environments[name].jobs.releaseClaims();
+      if (released) logger.warn({ environment: name, jobs: released }, 'released jobs a previous process left claimed');
+    }
     environments[name].jobs.start();
     environments[name].webhooks.start();
   }

@@ -107,6 +107,15 @@ export class JobRunner {
     this.timer = setTimeout(tick, this.options.pollMs);
   }
 
+  /**
+   * Frees the jobs a process that ended without stopping (killed, crashed) had claimed, so they run
+   * now rather than when their claim expires. Only for a database no other process can use: on a
+   * shared one, a live process may hold them.
+   */
+  async releaseClaims(): Promise<number> {
+    return this.ctx.prisma.$executeRaw`UPDATE jobs SET locked_until = NULL WHERE completed_at IS NULL AND locked_until IS NOT NULL`;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -107,6 +107,8 @@ export class StripeDouble {
   /** Failures to inject, in order; one with a path waits for a request to that path (`POST /v1/payment_intents`). */
   private readonly failures: Array<{ kind: FailureKind; when: 'before' | 'after'; path?: string }> = [];
   private latencyMs = 0;
+  /** Only requests to this endpoint (`POST /v1/payment_intents`) wait, when set. */
+  private latencyPath: string | undefined;
   private clockOffset = 0;
   private listeningPort = 0;
 
@@ -194,8 +196,9 @@ export class StripeDouble {
   }
 
   /** Every answer waits this long after the work is done (the request stays in progress). */
-  latency(ms: number): void {
+  latency(ms: number, { path }: { path?: string } = {}): void {
     this.latencyMs = ms;
+    this.latencyPath = path;
   }
 
   /** Stripe unreachable: the port refuses connections and open ones are cut, until down(false). */
@@ -297,7 +300,7 @@ export class StripeDouble {
     if (scope !== null) this.idempotent.set(scope, 'in_progress');
     const ctx: RequestContext = { livemode: logged.livemode, now: this.now(), requestId: logged.requestId, idempotencyKey };
     const { status, body } = this.run(method, url.pathname, params, ctx);
-    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    if (this.latencyMs > 0 && (!this.latencyPath || this.latencyPath === `${method} ${url.pathname}`)) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     if (scope !== null) {
       if (status === 400 || status === 404) this.idempotent.delete(scope);
       else this.idempotent.set(scope, { endpoint, fingerprint: fingerprint(params), requestId: logged.requestId, status, body });
