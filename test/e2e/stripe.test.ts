@@ -265,6 +265,19 @@ describe('when Stripe cannot be reached', () => {
     expect(intentsFor(payment.id)).toHaveLength(1);
   });
 
+  it('tries again later when Stripe rate-limits the charge, and charges once', async () => {
+    const product = await fixedProduct(t.shop, 'Throttled', 1700);
+    const checkout = await checkoutFor(t.shop, product.id);
+    const token = await confirmationToken('sandbox', 'pm_card_visa');
+    double.failNext(2, 'rate_limit', { path: 'POST /v1/payment_intents' });
+    await confirm(t.shop, checkout.clientSecret, token);
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    expect(intentsFor(payment.id)).toHaveLength(1);
+    const creates = double.requests.filter((r) => r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`);
+    expect(creates.map((r) => r.status)).toEqual([429, 429, 200]);
+  });
+
   it('makes one charge when the answer to the charge is lost', async () => {
     const product = await fixedProduct(t.shop, 'Lost answer', 1600);
     const checkout = await checkoutFor(t.shop, product.id);
