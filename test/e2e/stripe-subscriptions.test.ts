@@ -94,4 +94,27 @@ describe('subscriptions through Stripe', () => {
     expect(renewal.payments.map((p) => [p.status, p.declineReason])).toEqual([['failed', 'authentication_required']]);
     expect(renewal.status).toBe('pending');
   });
+
+  it('gives up a payment whose buyer never authenticates: cancelled at Stripe after a day, the checkout failed', async () => {
+    const product = await t.shop.polar.products.create({ name: 'Abandoned', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1800, priceCurrency: 'usd' }] });
+    const checkout = await t.shop.polar.checkouts.create({ products: [product.id] });
+    const token = await double.stripe(sandboxKeys.SANDBOX_STRIPE_SECRET_KEY).testHelpers.confirmationTokens.create({ payment_method: 'pm_card_authenticationRequired' });
+    await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: 'gone@example.com', confirmation_token_id: token.id });
+    await settle();
+    const payment = await prisma().payment.findFirstOrThrow({ where: { order: { checkoutId: checkout.id } } });
+    expect(payment.status).toBe('pending');
+
+    // Asked about after PAYMENT_RECONCILE_AFTER_SECONDS (15 minutes): still waiting for the buyer.
+    const confirmedAt = t.server.clock.now!;
+    t.server.clock.now = new Date(confirmedAt.getTime() + 16 * 60_000);
+    await settle();
+    expect((await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe('pending');
+    expect(double.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${payment.processorId}`)).toBe(true);
+
+    t.server.clock.now = new Date(confirmedAt.getTime() + 25 * 3600_000);
+    await settle();
+    expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'failed', declineReason: 'authentication_abandoned' });
+    expect(double.object<Stripe.PaymentIntent>(payment.processorId!)!.status).toBe('canceled');
+    expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).status).toBe('failed');
+  });
 });
