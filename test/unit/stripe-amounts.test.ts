@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { minorUnitExponent } from '../../src/currencies.ts';
-import { fromStripeAmount, stripeAmount, stripeMinimumCharge } from '../../src/modules/payments/stripe-amounts.ts';
+import { fromStripeAmount, stripeAmount, stripeMinimumCharge } from '../../src/stripe-amounts.ts';
 
 const sent = (amount: number, currency: string, purpose?: 'charge' | 'refund') => {
   const result = stripeAmount(amount, currency, purpose);
