@@ -1,10 +1,10 @@
 // The hosted checkout page at a checkout's `url`: what the buyer sees and pays on. It is a client of
 // the schema's checkout client fields (`checkoutClient`, `checkoutClientConfirm`), run in-process,
-// not a second implementation. Plain HTML forms that work without JavaScript; the status view
-// refreshes itself (a meta refresh) until the order is paid or the payment failed. When Stripe takes
-// the environment's payments (the checkout's processor metadata carries a publishable key), the card
-// field is Stripe's Payment Element and the status view runs the bank's 3-D Secure check: the only
-// scripts these pages run (pages/stripe.ts).
+// not a second implementation. Plain HTML forms; the status view refreshes itself (a meta refresh)
+// until the order is paid or the payment failed. With the test processor nothing needs JavaScript.
+// When Stripe takes the environment's payments (the checkout's processor metadata carries a
+// publishable key), the card field is Stripe's Payment Element and the status view runs the bank's
+// 3-D Secure check: the only scripts these pages run (pages/stripe.ts).
 // The checkout's client secret in the URL is the buyer's only credential, and the page sets no
 // cookie; its form still carries a token (an HMAC of the client secret under the environment's
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
@@ -134,7 +134,7 @@ function cardField(checkout: CheckoutView, typed: (name: string, fallback?: stri
   }
   const decimals = stripeExponent(checkout.currency);
   if (decimals === null) {
-    return { field: html`<p class="error" id="card-error">Cards cannot pay in ${checkout.currency.toUpperCase()} here. Ask the seller for another checkout.</p>` };
+    return { field: html`<p class="error">Cards cannot pay in ${checkout.currency.toUpperCase()} here. Ask the seller for another checkout.</p>` };
   }
   // What the buyer pays, in Stripe's unit: the typed amount of a pay-what-you-want price.
   const amount = checkout.productPrice.amountType === 'custom' ? (minorUnits(typed('amount') ?? '', checkout.currency) ?? checkout.amount) : checkout.totalAmount;

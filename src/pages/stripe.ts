@@ -74,7 +74,7 @@ const paymentElementScript = `(() => {
       if (made.error) return say(made.error.message);
       form.elements.namedItem('card').value = made.confirmationToken.id;
       form.submit();
-    } catch (error) {
+    } catch {
       say('The card could not be checked. Please try again.');
     } finally {
       button.disabled = false;
