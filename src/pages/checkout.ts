@@ -1,17 +1,22 @@
 // The hosted checkout page at a checkout's `url`: what the buyer sees and pays on. It is a client of
 // the schema's checkout client fields (`checkoutClient`, `checkoutClientConfirm`), run in-process,
-// not a second implementation. Plain HTML forms that work without JavaScript; the status view
-// refreshes itself (a meta refresh) until the order is paid or the payment failed.
+// not a second implementation. Plain HTML forms; the status view refreshes itself (a meta refresh)
+// until the order is paid or the payment failed. With the test processor nothing needs JavaScript.
+// When Stripe takes the environment's payments (the checkout's processor metadata carries a
+// publishable key), the card field is Stripe's Payment Element and the status view runs the bank's
+// 3-D Secure check: the only scripts these pages run (pages/stripe.ts).
 // The checkout's client secret in the URL is the buyer's only credential, and the page sets no
 // cookie; its form still carries a token (an HMAC of the client secret under the environment's
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
-import { formatMoney, majorUnits, parseMajorUnits } from '../currencies.ts';
+import { formatMoney, majorUnits, minorUnitExponent, parseMajorUnits } from '../currencies.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
-import { html, page, type Html } from './html.ts';
+import { stripeExponent } from '../stripe-amounts.ts';
+import { html, page, type Html, type PageScripts } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
+import { nextActionScripts, paymentElementScripts } from './stripe.ts';
 
 const checkoutQuery = parse(`query ($clientSecret: String!) {
   checkoutClient(clientSecret: $clientSecret) {
@@ -19,6 +24,7 @@ const checkoutQuery = parse(`query ($clientSecret: String!) {
     customerEmail customerName requireBillingAddress
     customerBillingAddress { country line1 line2 city postalCode state }
     billingAddressFields { country line1 line2 city postalCode state }
+    paymentProcessorMetadata
     organization { name }
     product { name description }
     productPrice {
@@ -52,6 +58,8 @@ interface CheckoutView {
   requireBillingAddress: boolean;
   customerBillingAddress: Partial<Record<AddressField, string | null>> | null;
   billingAddressFields: Record<AddressField, FieldMode>;
+  /** From the processor: with Stripe, `publishable_key`, and `intent_status` with `intent_client_secret` while the bank asks the buyer. */
+  paymentProcessorMetadata: Partial<Record<'publishable_key' | 'intent_status' | 'intent_client_secret', string>>;
   organization: { name: string };
   product: { name: string; description: string | null };
   productPrice: { amountType: 'fixed' | 'custom' | 'free'; recurringInterval: string | null; priceAmount?: number; minimumAmount?: number | null; maximumAmount?: number | null; presetAmount?: number | null };
@@ -111,6 +119,40 @@ function priceLine(checkout: CheckoutView): string {
   return price.maximumAmount ? `Pay what you want, from ${low} to ${formatMoney(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
 }
 
+/** The card field: Stripe's Payment Element when Stripe takes the payments, else a test card token field. */
+function cardField(checkout: CheckoutView, typed: (name: string, fallback?: string | null) => string | null, errors: FieldErrors, sandbox: boolean): { field: Html; scripts?: PageScripts } {
+  const publishableKey = checkout.paymentProcessorMetadata.publishable_key;
+  if (!publishableKey) {
+    return {
+      field: input('card', 'Card', {
+        value: typed('card', sandbox ? 'tok_visa' : ''),
+        required: true,
+        autocomplete: 'off',
+        hint: sandbox ? 'Sandbox: use a test card token: tok_visa pays, tok_chargeDeclined is declined.' : 'The payment method token.',
+      }, errors),
+    };
+  }
+  const decimals = stripeExponent(checkout.currency);
+  if (decimals === null) {
+    return { field: html`<p class="error">Cards cannot pay in ${checkout.currency.toUpperCase()} here. Ask the seller for another checkout.</p>` };
+  }
+  // What the buyer pays, in Stripe's unit: the typed amount of a pay-what-you-want price.
+  const amount = checkout.productPrice.amountType === 'custom' ? (minorUnits(typed('amount') ?? '', checkout.currency) ?? checkout.amount) : checkout.totalAmount;
+  const stripeUnits = Math.round(amount * 10 ** (decimals - minorUnitExponent(checkout.currency)));
+  // The token is made anew on every submit: a refused post's token is never sent again.
+  return {
+    field: html`<fieldset>
+<legend>Payment</legend>
+${errorFor('card', errors)}
+<p class="error" id="payment-element-error" role="alert" hidden></p>
+<div id="payment-element" data-publishable-key="${publishableKey}" data-mode="${checkout.productPrice.recurringInterval ? 'subscription' : 'payment'}" data-amount="${stripeUnits}" data-amount-decimals="${decimals}" data-currency="${checkout.currency}"></div>
+<noscript><p class="error">Paying by card needs JavaScript: Stripe's card field runs in your browser.</p></noscript>
+<input type="hidden" name="card" value="">
+</fieldset>`,
+    scripts: paymentElementScripts,
+  };
+}
+
 async function checkoutPage(environment: Environment, checkout: CheckoutView, clientSecret: string, typed: URLSearchParams | null, errors: FieldErrors, status = 200): Promise<OAuthResponse> {
   const value = (name: string, fallback: string | null = null) => typed?.get(name) ?? fallback;
   const address = checkout.customerBillingAddress ?? {};
@@ -118,6 +160,7 @@ async function checkoutPage(environment: Environment, checkout: CheckoutView, cl
   const sandbox = environment.name === 'sandbox';
   const general = errors.form ? html`<div class="error" role="alert" id="form-error">${errors.form}</div>` : '';
   const summary = Object.keys(errors).length ? html`<div class="error" role="alert">Please correct the fields marked below.</div>` : '';
+  const card = checkout.isPaymentRequired || price.amountType === 'custom' ? cardField(checkout, value, errors, sandbox) : null;
   const body = html`<p class="muted">${checkout.organization.name}</p>
 <h1>${checkout.product.name}</h1>
 ${checkout.product.description ? html`<p>${checkout.product.description}</p>` : ''}
@@ -140,21 +183,12 @@ ${addressFields
     input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required' || (field === 'country' && checkout.requireBillingAddress), autocomplete: { country: 'country', line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
   )}
 </fieldset>
-${
-  checkout.isPaymentRequired || price.amountType === 'custom'
-    ? input('card', 'Card', {
-        value: value('card', sandbox ? 'tok_visa' : ''),
-        required: true,
-        autocomplete: 'off',
-        hint: sandbox ? 'Sandbox: use a test card token: tok_visa pays, tok_chargeDeclined is declined.' : 'The payment method token.',
-      }, errors)
-    : ''
-}
+${card?.field ?? ''}
 <div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${formatMoney(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
 </form>`;
   // A post may end, through the status page, at the seller's success URL: the policy must allow it.
   const successOrigin = new URL(checkout.successUrl).origin;
-  return page(body, { title: checkout.product.name, environment: environment.name, status, formTargets: successOrigin === new URL(checkout.url).origin ? [] : [successOrigin] });
+  return page(body, { title: checkout.product.name, environment: environment.name, status, formTargets: successOrigin === new URL(checkout.url).origin ? [] : [successOrigin], scripts: card?.scripts });
 }
 
 function notFoundPage(environment: Environment, checkout: 'expired' | null): OAuthResponse {
@@ -225,7 +259,12 @@ async function confirm(environment: Environment, request: OAuthRequest, now: Dat
   return redirect(`${new URL(checkout.url).pathname}/confirmation`);
 }
 
-/** The status view: refreshes itself until the order is paid or the payment failed. */
+/**
+ * The status view: refreshes itself until the order is paid or the payment failed. While the
+ * buyer's bank asks them to confirm (Stripe's `requires_action`), it opens Stripe's 3-D Secure
+ * popup instead, and does not refresh under it; the popup done, the page comes back marked
+ * `?authenticated` and refreshes until Stripe's webhook settles the order.
+ */
 async function confirmation(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const checkout = await loadCheckout(environment, request, now);
   if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
@@ -233,9 +272,23 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
   const ownConfirmation = checkout.successUrl === `${checkout.url}/confirmation`;
   // `href` percent-encodes what an HTTP header cannot carry as it was typed.
   if (checkout.status === 'succeeded' && !ownConfirmation) return redirect(new URL(checkout.successUrl).href);
+  const metadata = checkout.paymentProcessorMetadata;
+  const bankAsks = checkout.status === 'confirmed' && metadata.intent_status === 'requires_action' && metadata.publishable_key && metadata.intent_client_secret;
+  if (bankAsks && !request.query.has('authenticated')) {
+    const title = 'Confirm with your bank';
+    const body = html`<p class="muted">${checkout.organization.name} · ${checkout.product.name} · ${formatMoney(checkout.totalAmount, checkout.currency)}</p>
+<h1>${title}</h1>
+<div role="status" aria-live="polite" id="next-action" data-publishable-key="${metadata.publishable_key}" data-client-secret="${metadata.intent_client_secret}" data-after-url="${home}/confirmation?authenticated">Your bank asks you to confirm this payment in the window that opens.</div>
+<noscript><p class="error">Confirming with your bank needs JavaScript: Stripe's window runs in your browser.</p></noscript>`;
+    return page(body, { title, environment: environment.name, scripts: nextActionScripts });
+  }
   const views: Record<CheckoutView['status'], { title: string; body: Html; refresh?: boolean }> = {
     open: { title: 'Not paid yet', body: html`<p>This checkout has not been paid yet.</p><p><a href="${home}">Go to the checkout</a></p>` },
-    confirmed: { title: 'Processing your payment…', body: html`<p>This page updates by itself when your payment goes through.</p>`, refresh: true },
+    confirmed: {
+      title: 'Processing your payment…',
+      body: html`<p>This page updates by itself when your payment goes through.</p>${bankAsks ? html`<p><a href="${home}/confirmation">Your bank’s window did not open?</a></p>` : ''}`,
+      refresh: true,
+    },
     succeeded: { title: 'Paid', body: html`<p>Thank you: ${checkout.product.name} is yours. A receipt goes to ${checkout.customerEmail ?? 'your email address'}.</p>` },
     failed: { title: 'Payment failed', body: html`<p class="error" role="alert">Your card was declined, and nothing was charged. Ask the seller for a new checkout link to try another card.</p>` },
     expired: { title: 'Checkout expired', body: html`<p class="error" role="alert">This checkout has expired. Ask the seller for a new link.</p>` },

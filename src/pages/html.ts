@@ -1,5 +1,8 @@
 // Server-rendered pages: plain HTML forms that work without JavaScript, one small stylesheet
 // (inline, allowed by its hash), and headers that forbid framing, scripts and foreign resources.
+// A page that must run a script (the checkout's card field when Stripe takes the payments) names
+// it in `scripts`: its inline scripts are allowed by their hashes, never by 'unsafe-inline', and
+// only that page's policy admits the other origins it lists.
 import { createHash } from 'node:crypto';
 import type { EnvironmentName } from '../config.ts';
 import type { OAuthResponse } from '../oauth/http.ts';
@@ -33,7 +36,7 @@ code { font-size: .9rem; word-break: break-all; }
 .error { color: var(--danger); background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 @media (max-width: 30rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
-const styleHash = createHash('sha256').update(style).digest('base64');
+const styleSource = hashSource(style);
 
 const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -59,6 +62,21 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
+/** What a page runs. Every other page runs no script, and its policy admits no other origin. */
+export interface PageScripts {
+  /** Scripts loaded, in order, from another origin that requires serving them itself (Stripe.js). */
+  external: string[];
+  /** The page's own scripts, run after the external ones: each allowed by its SHA-256 hash. */
+  inline: string[];
+  /** Other origins the policy admits, by directive: scripts (with those of `external`), frames, and the scripts' requests. */
+  origins: { script: string[]; frame: string[]; connect: string[] };
+}
+
+/** A CSP hash source of a script or stylesheet: the exact text between its tags. */
+export function hashSource(text: string): string {
+  return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+}
+
 export interface PageOptions {
   title: string;
   environment: EnvironmentName;
@@ -66,10 +84,12 @@ export interface PageOptions {
   /** Origins a form on the page may submit to, or be redirected to after submitting, besides the page's own. */
   formTargets?: string[];
   headers?: Record<string, string | string[]>;
+  scripts?: PageScripts;
 }
 
 /** A complete page with its security headers. */
 export function page(body: Html, options: PageOptions): OAuthResponse {
+  const scriptTags = [...(options.scripts?.external ?? []).map((src) => html`<script src="${src}"></script>\n`), ...(options.scripts?.inline ?? []).map((script) => html`<script>${new Html(script)}</script>\n`)];
   const banner = options.environment === 'sandbox' ? html`<div class="banner" role="note">Sandbox: test data only, no real money moves.</div>` : html``;
   const document = html`<!doctype html>
 <html lang="en">
@@ -85,14 +105,20 @@ ${banner}
 <main>
 ${body}
 </main>
-</body>
+${scriptTags}</body>
 </html>`;
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+  const scripts = options.scripts;
+  const scriptPolicy = scripts
+    ? `; script-src ${[...scripts.inline.map(hashSource), ...scripts.origins.script].join(' ')}` +
+      (scripts.origins.frame.length ? `; frame-src ${scripts.origins.frame.join(' ')}` : '') +
+      (scripts.origins.connect.length ? `; connect-src ${scripts.origins.connect.join(' ')}` : '')
+    : '';
   return {
     status: options.status ?? 200,
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; style-src 'sha256-${styleHash}'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      'content-security-policy': `default-src 'none'; style-src ${styleSource}; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${scriptPolicy}`,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

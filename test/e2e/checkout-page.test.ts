@@ -170,6 +170,21 @@ describe('the checkout page without a browser', () => {
     expect(unknown.text).toContain('Checkout not found');
   });
 
+  test('without Stripe, the card field is the test card token field, and the page and its status page run no script and admit no other origin', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 800, priceCurrency: 'usd' }]);
+    const buyer = new FormBrowser(t.server.url);
+    const shown = await buyer.get(checkout.url);
+    expect(shown.text).toMatch(/<input type="text" id="card" name="card" value="tok_visa" required autocomplete="off" aria-describedby="card-hint">/);
+    expect(shown.text).not.toContain('payment-element');
+    await buyer.post(checkout.url, { ...formFields(shown.text), email: 'plain@example.com', country: 'US', card: 'tok_visa' });
+    const status = await buyer.get(`${checkout.url}/confirmation`);
+    for (const answer of [shown, status]) {
+      const policy = answer.headers.get('content-security-policy')!;
+      expect(policy).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+      expect(answer.text).not.toContain('<script');
+    }
+  });
+
   test('shows a yen price without decimals and a Kuwaiti dinar price with three, and reads a typed amount in them', async () => {
     const buyer = new FormBrowser(t.server.url);
     const yen = await buyer.get((await checkoutFor([{ amountType: 'fixed', priceAmount: 1999, priceCurrency: 'jpy' }])).url);

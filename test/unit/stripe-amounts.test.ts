@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { minorUnitExponent } from '../../src/currencies.ts';
-import { fromStripeAmount, stripeAmount, stripeMinimumCharge } from '../../src/modules/payments/stripe-amounts.ts';
+import { fromStripeAmount, stripeAmount, stripeExponent, stripeMinimumCharge } from '../../src/stripe-amounts.ts';
 
 const sent = (amount: number, currency: string, purpose?: 'charge' | 'refund') => {
   const result = stripeAmount(amount, currency, purpose);
@@ -70,5 +70,12 @@ describe('amounts Stripe reports back', () => {
   it('refuses an amount with no Kassa equivalent: a fractional króna from before Stripe required whole ones', () => {
     expect(fromStripeAmount(4010, 'isk')).toEqual({ ok: false, detail: '4010 from Stripe is not a whole number of ISK minor units.' });
     expect(fromStripeAmount(100, 'iqd').ok).toBe(false);
+  });
+});
+
+describe('the decimals of Stripe’s unit, which the checkout page gives Stripe.js', () => {
+  it('follows Stripe’s tables, not ISO’s, and has none for a currency Stripe documents no unit of', () => {
+    const decimals = Object.fromEntries(['usd', 'jpy', 'isk', 'ugx', 'mga', 'kwd', 'huf', 'iqd'].map((c) => [c, stripeExponent(c)]));
+    expect(decimals).toEqual({ usd: 2, jpy: 0, isk: 2, ugx: 2, mga: 0, kwd: 3, huf: 2, iqd: null });
   });
 });

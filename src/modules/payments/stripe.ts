@@ -12,7 +12,7 @@
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import type { ChargeRequest, ChargeResult, PaymentProcessor, RefundRequest, SavedPaymentMethod, SetupResult } from './processor.ts';
-import { fromStripeAmount, stripeAmount } from './stripe-amounts.ts';
+import { fromStripeAmount, stripeAmount } from '../../stripe-amounts.ts';
 
 /** Stripe's client for one environment's account, pointed at STRIPE_API_URL when set. */
 export function stripeClient(config: StripeConfig): Stripe {

@@ -2,7 +2,8 @@
 // and back. Stripe also counts in a "smallest unit", but its own: for most currencies that is the
 // ISO minor unit, and where it is not, sending Kassa's number unchanged would charge a hundred times
 // too much or too little. So every amount bound for Stripe passes through `stripeAmount`, and every
-// amount Stripe reports (refunds, disputes) through `fromStripeAmount`.
+// amount Stripe reports (refunds, disputes) through `fromStripeAmount`. The checkout page tells
+// Stripe.js the amount in the same unit (`stripeExponent`), for the Payment Element to show.
 //
 // What this relies on, from Stripe's "Supported currencies" page (https://docs.stripe.com/currencies)
 // and the support article it links for ISK:
@@ -34,7 +35,7 @@
 //   rates, so it checks a charge against the entry of the charge's own currency, which is exact
 //   when the two are the same and a lower bound Stripe may still refuse otherwise. Refunds have no
 //   minimum. The maximum (eight digits for most currencies) is left to Stripe.
-import { formatMoney, isKnownCurrency, minorUnitExponent } from '../../currencies.ts';
+import { formatMoney, isKnownCurrency, minorUnitExponent } from './currencies.ts';
 
 export type StripeAmount = { ok: true; amount: number } | { ok: false; detail: string };
 
@@ -54,7 +55,7 @@ export const stripeMinimumCharge: Readonly<Record<string, number>> = {
 };
 
 /** How many decimals Stripe's API amount of `currency` carries, or null when Stripe documents none. */
-function stripeExponent(currency: string): number | null {
+export function stripeExponent(currency: string): number | null {
   if (zeroDecimal.has(currency)) return 0;
   if (twoDecimalForCompatibility.has(currency)) return 2;
   if (threeDecimal.has(currency)) return 3;
