@@ -145,7 +145,7 @@ function cardField(checkout: CheckoutView, typed: (name: string, fallback?: stri
 <legend>Payment</legend>
 ${errorFor('card', errors)}
 <p class="error" id="payment-element-error" role="alert" hidden></p>
-<div id="payment-element" data-publishable-key="${publishableKey}" data-mode="${checkout.productPrice.recurringInterval ? 'subscription' : 'payment'}" data-amount="${stripeUnits}" data-amount-decimals="${decimals}" data-currency="${checkout.currency}"></div>
+<div id="payment-element" data-publishable-key="${publishableKey}" data-setup-future-usage="${checkout.productPrice.recurringInterval ? 'off_session' : ''}" data-amount="${stripeUnits}" data-amount-decimals="${decimals}" data-currency="${checkout.currency}"></div>
 <noscript><p class="error">Paying by card needs JavaScript: Stripe's card field runs in your browser.</p></noscript>
 <input type="hidden" name="card" value="">
 </fieldset>`,

@@ -40,7 +40,10 @@ const paymentElementScript = `(() => {
   }
   const settings = mount.dataset;
   const stripe = Stripe(settings.publishableKey);
-  const elements = stripe.elements({ mode: settings.mode, amount: Number(settings.amount), currency: settings.currency, paymentMethodCreation: 'manual' });
+  // Kassa confirms a PaymentIntent (not a Stripe Subscription); a recurring price's first payment
+  // saves the card for its renewals, and the token must say so too.
+  const saving = settings.setupFutureUsage ? { setupFutureUsage: settings.setupFutureUsage } : {};
+  const elements = stripe.elements({ mode: 'payment', amount: Number(settings.amount), currency: settings.currency, paymentMethodCreation: 'manual', ...saving });
   elements.create('payment').mount(mount);
 
   const typedAmount = form.elements.namedItem('amount');

@@ -82,7 +82,7 @@ describe('the checkout page with Stripe', () => {
     const checkout = await checkoutFor(usd(1999));
     const shown = await new FormBrowser(t.server.url).get(checkout.url);
     expect(shown.status).toBe(200);
-    expect(shown.text).toContain(`<div id="payment-element" data-publishable-key="${publishableKey}" data-mode="payment" data-amount="1999" data-amount-decimals="2" data-currency="usd"></div>`);
+    expect(shown.text).toContain(`<div id="payment-element" data-publishable-key="${publishableKey}" data-setup-future-usage="" data-amount="1999" data-amount-decimals="2" data-currency="usd"></div>`);
     expect(shown.text).toContain('<input type="hidden" name="card" value="">');
     expect(shown.text).not.toContain('tok_visa');
     expect(shown.text).toContain('<script src="https://js.stripe.com/v3/"></script>');
@@ -98,9 +98,9 @@ describe('the checkout page with Stripe', () => {
     expect(shown.headers.get('content-security-policy')).not.toContain('unsafe');
   });
 
-  test('a subscription mounts it in subscription mode; yen and krónur amounts are in Stripe’s unit', async () => {
+  test('a subscription’s element saves the card for renewals; yen and krónur amounts are in Stripe’s unit', async () => {
     const plan = await new FormBrowser(t.server.url).get((await checkoutFor(usd(900), 'month')).url);
-    expect(plan.text).toContain('data-mode="subscription" data-amount="900" data-amount-decimals="2" data-currency="usd"');
+    expect(plan.text).toContain('data-setup-future-usage="off_session" data-amount="900" data-amount-decimals="2" data-currency="usd"');
     const yen = await new FormBrowser(t.server.url).get((await checkoutFor([{ amountType: 'fixed', priceAmount: 1999, priceCurrency: 'jpy' }])).url);
     expect(yen.text).toContain('data-amount="1999" data-amount-decimals="0" data-currency="jpy"');
     // ISK has no decimals in ISO 4217, and two in Stripe's API: 1,000 krónur are 100000.
