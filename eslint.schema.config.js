@@ -44,6 +44,7 @@ export default [
               'OrderInvoice',
               'Pagination',
               'PageInfo',
+              'PaymentMethodCardMetadata',
               'UserSession',
             ],
           },

@@ -19,6 +19,11 @@ export class KassaError extends GraphQLError {
     /** The `error` name in the REST body: `{"error": restError, "detail": message}`. */
     readonly restError: string,
     extra: Record<string, unknown> = {},
+    /**
+     * What the REST body carries besides `error` and `detail`, by wire name: for the few errors a
+     * client acts on (a secret to finish a payment method's authentication with).
+     */
+    readonly restFields: Readonly<Record<string, string>> = {},
   ) {
     super(message, { extensions: { code, http: { status }, ...extra } });
   }
@@ -31,6 +36,8 @@ export interface ErrorKind {
   restError: string;
   /** When it is raised, in a sentence. */
   description: string;
+  /** The REST body's fields besides `error` and `detail`, if any. */
+  restFields?: string[];
 }
 
 /**
@@ -39,7 +46,15 @@ export interface ErrorKind {
  * factory, so its code, status and REST name are the ones the service throws.
  */
 export function raises(...errors: { error: KassaError; when: string }[]): { errors: ErrorKind[] } {
-  return { errors: errors.map(({ error, when }) => ({ code: error.code, status: error.status, restError: error.restError, description: when })) };
+  return {
+    errors: errors.map(({ error, when }) => ({
+      code: error.code,
+      status: error.status,
+      restError: error.restError,
+      description: when,
+      ...(Object.keys(error.restFields).length ? { restFields: Object.keys(error.restFields) } : {}),
+    })),
+  };
 }
 
 export class UnauthenticatedError extends KassaError {

@@ -232,7 +232,7 @@ function errorResponse(error: GraphQLError, route: CompiledRoute, context: Conte
   if (original instanceof RequestValidationError) {
     return validationResponse(original.issues.map((issue) => ({ ...issue, loc: restLoc(issue.loc, route) })));
   }
-  if (original instanceof KassaError) return restError(original.status, original.restError, original.message);
+  if (original instanceof KassaError) return { status: original.status, body: { error: original.restError, detail: original.message, ...original.restFields } };
   return restError(500, 'InternalServerError', `An unexpected error occurred. Quote request id ${context.requestId} when reporting it.`);
 }
 

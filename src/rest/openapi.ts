@@ -217,8 +217,8 @@ function responseComponents(schemas: JsonSchemas, shared: Record<string, SharedR
 }
 
 /** The body of an error response: `{error, detail}` for the named errors, and the bodies of their own for the others. */
-function bodyOf(schemas: JsonSchemas, errors: string[], validation: boolean): JsonSchema {
-  const bodies: JsonSchema[] = [];
+function bodyOf(schemas: JsonSchemas, errors: string[], validation: boolean, others: JsonSchema[] = []): JsonSchema {
+  const bodies: JsonSchema[] = [...others];
   const named = errors.filter((e) => e !== 'RateLimitExceeded');
   if (named.length) bodies.push(errorBody(named));
   if (errors.includes('RateLimitExceeded')) bodies.push(schemas.define('RateLimitExceeded', rateLimitExceeded));
@@ -251,11 +251,14 @@ function responsesOf(route: CompiledRoute, schemas: JsonSchemas, shared: Record<
   // A status the field's own errors share with a generic answer: one response with every body.
   for (const status of new Set(declared.map((e) => e.status))) {
     const alike = generic.map((name) => shared[name]).filter((r) => r.status === status);
-    const errors = [...alike.flatMap((r) => r.errors), ...declared.filter((e) => e.status === status).map((e) => e.restError)];
+    const own = declared.filter((e) => e.status === status);
+    const errors = [...alike.flatMap((r) => r.errors), ...own.filter((e) => !e.restFields).map((e) => e.restError)];
+    // An error whose body carries more than `error` and `detail` has a body of its own.
+    const extended = own.filter((e) => e.restFields).map((e) => errorBody([e.restError], e.restFields));
     const validation = alike.some((r) => !r.errors.length);
     const description = [...alike.map((r) => r.description), ...declared.filter((e) => e.status === status).map((e) => `${e.restError}: ${e.description}`)].join(' ');
     const headers = Object.assign({}, ...alike.map((r) => r.headers ?? {})) as Record<string, unknown>;
-    responses[status] = { description, ...(Object.keys(headers).length && { headers }), content: { 'application/json': { schema: bodyOf(schemas, errors, validation) } } };
+    responses[status] = { description, ...(Object.keys(headers).length && { headers }), content: { 'application/json': { schema: bodyOf(schemas, errors, validation, extended) } } };
   }
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
@@ -266,11 +269,11 @@ function declaredErrors(route: CompiledRoute): ErrorKind[] {
   return Array.isArray(errors) ? (errors as ErrorKind[]) : [];
 }
 
-function errorBody(names: string[]): JsonSchema {
+function errorBody(names: string[], fields: string[] = []): JsonSchema {
   return {
     type: 'object',
-    properties: { error: { type: 'string', enum: [...new Set(names)].sort() }, detail: { type: 'string' } },
-    required: ['error', 'detail'],
+    properties: { error: { type: 'string', enum: [...new Set(names)].sort() }, detail: { type: 'string' }, ...Object.fromEntries(fields.map((f) => [f, { type: 'string' }])) },
+    required: ['error', 'detail', ...fields],
     additionalProperties: false,
   };
 }

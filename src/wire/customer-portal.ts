@@ -1,5 +1,6 @@
 // The documented JSON of the Customer Portal's resources: what a signed-in customer sees of
-// themselves, their orders, subscriptions, benefit grants and license keys, and of the catalogue.
+// themselves, their orders, subscriptions, benefit grants, license keys and saved payment methods,
+// and of the catalogue.
 import { benefitPublicWire, licenseKeysPropertiesWire } from './benefits.ts';
 import { addressWire, customerWire } from './customers.ts';
 import { activationWire } from './license-keys.ts';
@@ -62,3 +63,10 @@ const customerLicenseKeyWire = `
 export const CustomerLicenseKeyWire = /* GraphQL */ `fragment CustomerLicenseKeyWire on CustomerLicenseKey { ${customerLicenseKeyWire} }`;
 export const CustomerLicenseKeyWithActivationsWire = /* GraphQL */ `fragment CustomerLicenseKeyWithActivationsWire on CustomerLicenseKey {
   ${customerLicenseKeyWire} activations { ${activationWire} } }`;
+
+/** A saved payment method: a card with what it shows of itself, or another kind by its type alone. */
+export const CustomerPaymentMethodWire = /* GraphQL */ `
+  fragment CustomerPaymentMethodWire on CustomerPaymentMethod {
+    id createdAt modifiedAt processor customerId type
+    ... on PaymentMethodCard { methodMetadata { brand last4 expMonth expYear wallet } }
+  }`;

@@ -30,6 +30,12 @@ interface Holdings {
   customerId: string;
   email: string;
   ids: Record<Kind_, string[]>;
+  /**
+   * The payment methods the customer's renewals are charged to. With the test processor of this
+   * file nothing is saved at a processor, so these are test cards; the Stripe case is in
+   * portal-payment-methods.test.ts.
+   */
+  paymentMethods: string[];
   /** Every identifying string of the customer's data: ids, email, license keys. */
   secrets: string[];
 }
@@ -84,7 +90,7 @@ async function shopper(shop: Shop, name: string): Promise<{ holdings: Holdings; 
     licenseKey: held.keys.map((k) => k.id),
   };
   return {
-    holdings: { customerId: customer.id, email, ids, secrets: [...Object.values(ids).flat(), email, ...held.keys.map((k) => k.key)] },
+    holdings: { customerId: customer.id, email, ids, paymentMethods: held.subscriptions.map((s) => s.paymentMethod), secrets: [...Object.values(ids).flat(), email, ...held.keys.map((k) => k.key)] },
     checkoutToken: tokens[0],
   };
 }
@@ -262,12 +268,13 @@ const kindOfType: Record<string, Kind_> = {
   CustomerBenefitGrant: 'benefitGrant',
   CustomerLicenseKey: 'licenseKey',
 };
-/** The resource a portal REST path addresses, read from its collection segment. */
-const kindOfCollection: Record<string, Kind_> = {
+/** The resource a portal REST path addresses, read from the collection segment before its {id}. */
+const kindOfCollection: Record<string, Kind_ | 'paymentMethod'> = {
   orders: 'order',
   subscriptions: 'subscription',
   'benefit-grants': 'benefitGrant',
   'license-keys': 'licenseKey',
+  'payment-methods': 'paymentMethod',
 };
 
 function kindOfField(field: Field): Kind_ {
@@ -426,12 +433,12 @@ describe("a customer never reaches another customer's data", () => {
   it('on every portal REST route with an id: 404', async () => {
     const before = await victimsRows();
     for (const route of restRoutes.filter((r) => surfaceOf(r.operation) === 'customerPortal' && r.path.includes('{id}'))) {
-      const collection = /\/v1\/customer-portal\/([\w-]+)\//.exec(route.path)?.[1] ?? '';
+      const collection = /\/([\w-]+)\/\{id\}/.exec(route.path)?.[1] ?? '';
       const resource = kindOfCollection[collection];
       expect(resource, `${route.method} ${route.path}: teach this test which resource {id} names`).toBeDefined();
       const body = route.body ? toWire((validInput[rootFieldOf(route.operation)]?.input ?? {}) as Record<string, unknown>) : undefined;
       for (const { holdings } of victims()) {
-        for (const id of holdings.ids[resource]) {
+        for (const id of resource === 'paymentMethod' ? holdings.paymentMethods : holdings.ids[resource]) {
           const response = await restClient(base(), malloryToken)(route.method, route.path.replace('{id}', id).replace(/^\/v1/, ''), body);
           expect(response.status, `${route.method} ${route.path} with a foreign id: ${JSON.stringify(response.body)}`).toBe(404);
           expect(response.body).toEqual({ error: 'ResourceNotFound', detail: expect.any(String) });

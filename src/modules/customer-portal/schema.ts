@@ -8,6 +8,7 @@ import './orders.ts';
 import './subscriptions.ts';
 import './benefit-grants.ts';
 import './license-keys.ts';
+import './payment-methods.ts';
 
 export { customerOrderNodeLoader } from './orders.ts';
 export { customerSubscriptionNodeLoader } from './subscriptions.ts';

@@ -70,9 +70,11 @@ export interface PaymentProcessor {
   /**
    * Asks the processor about a buyer's one-time token before a checkout is confirmed: a message
    * saying what is wrong with it (unknown, used, expired), or null. Null also when the processor
-   * cannot be reached: the charge finds out, and the payment waits for it.
+   * cannot be reached: the charge finds out, and the payment waits for it. With `setupFor` (a Kassa
+   * customer id), a token already used to save a method on that customer is fine: it is the same
+   * request again, once the customer authenticated.
    */
-  checkPaymentMethod?(paymentMethod: string): Promise<string | null>;
+  checkPaymentMethod?(paymentMethod: string, options?: { setupFor?: string }): Promise<string | null>;
   /** Whether the processor can charge this amount in this currency: what is wrong with it, or null. */
   checkAmount?(amount: number, currency: string): string | null;
   charge(request: ChargeRequest): Promise<ChargeResult>;

@@ -66,7 +66,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
     return /^(ctoken|pm)_[0-9A-Za-z]{1,255}$/.test(paymentMethod);
   }
 
-  async checkPaymentMethod(paymentMethod: string): Promise<string | null> {
+  async checkPaymentMethod(paymentMethod: string, options: { setupFor?: string } = {}): Promise<string | null> {
     if (!paymentMethod.startsWith('ctoken_')) return 'A checkout takes a Stripe ConfirmationToken (ctoken_…), made by Stripe.js on the buyer’s page.';
     let token: Stripe.ConfirmationToken;
     try {
@@ -76,9 +76,20 @@ export class StripePaymentProcessor implements PaymentProcessor {
       // Stripe could not be asked: the charge will be, and the payment waits for it.
       return null;
     }
-    if (token.payment_intent || token.setup_intent) return 'This confirmation token was used already: make a new one with Stripe.js.';
+    const used = 'This confirmation token was used already: make a new one with Stripe.js.';
+    if (token.payment_intent) return used;
+    if (token.setup_intent) return options.setupFor && (await this.setupFor(idOf(token.setup_intent)!)) === options.setupFor ? null : used;
     if (token.expires_at && token.expires_at * 1000 <= Date.now()) return 'This confirmation token has expired: make a new one with Stripe.js.';
     return null;
+  }
+
+  /** The Kassa customer a SetupIntent saves a method for; null when it cannot be told. */
+  private async setupFor(setupIntentId: string): Promise<string | null> {
+    try {
+      return (await this.stripe.setupIntents.retrieve(setupIntentId)).metadata?.kassa_customer_id ?? null;
+    } catch {
+      return null;
+    }
   }
 
   checkAmount(amount: number, currency: string): string | null {
@@ -180,10 +191,13 @@ export class StripePaymentProcessor implements PaymentProcessor {
     add: async (customer: ChargeRequest['customer'], token: string, options: { setDefault: boolean; returnUrl: string }): Promise<SetupResult & { processorCustomerId: string }> => {
       const processorCustomerId = customer.processorCustomerId ?? (await this.customerFor(customer));
       try {
-        const intent = await this.stripe.setupIntents.create(
+        const created = await this.stripe.setupIntents.create(
           { customer: processorCustomerId, confirm: true, confirmation_token: token, usage: 'off_session', return_url: options.returnUrl, metadata: { kassa_customer_id: customer.id } },
           { idempotencyKey: `kassa-setup-${customer.id}-${token}` },
         );
+        // Asked again with the same token after the buyer authenticated, Stripe replays the first
+        // answer (requires_action): where the SetupIntent stands now is what counts.
+        const intent = created.status === 'requires_action' ? await this.stripe.setupIntents.retrieve(created.id) : created;
         if (intent.status === 'requires_action') return { status: 'requires_action', clientSecret: intent.client_secret ?? '', processorCustomerId };
         if (intent.status !== 'succeeded') return { status: 'failed', declineReason: intent.last_setup_error?.decline_code ?? intent.last_setup_error?.code ?? 'setup_failed', processorCustomerId };
         const methodId = idOf(intent.payment_method);

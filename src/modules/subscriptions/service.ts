@@ -471,12 +471,40 @@ export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, 
     const db = tx as Db;
     const subscription = await lockSubscription(ctx, db, id);
     if (subscriptionEnded(subscription)) throw alreadyCanceled('This subscription has ended.');
-    await db.subscription.update({
-      where: { id },
-      data: { paymentMethod, ...(subscription.status === 'past_due' ? { retryAt: ctx.now() } : {}) },
-    });
-    await record(ctx, db, ['subscription.updated'], subscription);
+    await renewWith(ctx, db, subscription, paymentMethod);
     return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
+  });
+}
+
+/** The subscription renews with this method from now on; a past-due one is charged again with it at the scheduler's next pass. */
+async function renewWith(ctx: Context, db: Db, subscription: Subscription, paymentMethod: string) {
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { paymentMethod, ...(subscription.status === 'past_due' ? { retryAt: ctx.now() } : {}) },
+  });
+  await record(ctx, db, ['subscription.updated'], subscription);
+}
+
+/**
+ * A customer's new default payment method (the portal's "update payment method"): every live
+ * subscription the principal reaches renews with it, and the past-due ones are retried with it at
+ * once, as updateSubscriptionPaymentMethod does for one. Called in the caller's transaction.
+ */
+export async function renewLiveSubscriptionsWith(ctx: Context, db: Db, paymentMethod: string): Promise<void> {
+  // Locked one by one in id order, so two of these at once cannot deadlock.
+  const live = await db.subscription.findMany({ where: { AND: [reach(ctx).subscription, liveSubscription, { endedAt: null }] }, select: { id: true }, orderBy: { id: 'asc' } });
+  for (const { id } of live) {
+    const subscription = await lockSubscription(ctx, db, id);
+    // One that ended meanwhile renews with nothing.
+    if (!subscriptionEnded(subscription)) await renewWith(ctx, db, subscription, paymentMethod);
+  }
+}
+
+/** The live subscriptions the principal reaches that will renew with this payment method (those ending at period end will not). */
+export async function subscriptionsRenewingWith(ctx: Context, paymentMethod: string) {
+  return ctx.prisma.subscription.findMany({
+    where: { AND: [reach(ctx).subscription, liveSubscription, { endedAt: null, cancelAtPeriodEnd: false, paymentMethod }] },
+    select: { id: true },
   });
 }
 

@@ -1,6 +1,6 @@
 // The `/v1/customer-portal/...` routes: table entries over the CustomerPortal root.
 import type { RestRoute } from '../route.ts';
-import { CustomerPortalCustomerWire, CustomerOrganizationWire, CustomerOrderWire, CustomerSubscriptionWire, CustomerBenefitGrantWire, CustomerLicenseKeyWire, CustomerLicenseKeyWithActivationsWire } from '../../wire/customer-portal.ts';
+import { CustomerPortalCustomerWire, CustomerOrganizationWire, CustomerOrderWire, CustomerSubscriptionWire, CustomerBenefitGrantWire, CustomerLicenseKeyWire, CustomerLicenseKeyWithActivationsWire, CustomerPaymentMethodWire } from '../../wire/customer-portal.ts';
 
 const portalCustomersRoutes: RestRoute[] = [
   {
@@ -21,6 +21,31 @@ const portalCustomersRoutes: RestRoute[] = [
     body: 'input',
     operation: `mutation ($input: CustomerPortalEmailVerifyInput!) {
       customerPortal { customerEmailVerify(input: $input) { ...CustomerPortalCustomerWire } } } ${CustomerPortalCustomerWire}`,
+  },
+];
+
+// The saved payment methods live at the processor; the customer is always the signed-in one (`me`).
+const portalPaymentMethodsRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    operation: `query ($page: Int, $limit: Int) {
+      customerPortal { paymentMethods(page: $page, limit: $limit) { items { ...CustomerPaymentMethodWire } pagination { totalCount maxPage } } }
+    } ${CustomerPaymentMethodWire}`,
+  },
+  {
+    method: 'POST',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    body: 'input',
+    status: 201,
+    operation: `mutation ($input: CustomerPaymentMethodCreateInput!) {
+      customerPortal { customerPaymentMethodCreate(input: $input) { ...CustomerPaymentMethodWire } } } ${CustomerPaymentMethodWire}`,
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/customer-portal/customers/me/payment-methods/{id}',
+    status: 204,
+    operation: `mutation ($id: ID!) { customerPortal { customerPaymentMethodDelete(id: $id) } }`,
   },
 ];
 
@@ -133,6 +158,7 @@ const portalLicenseKeysRoutes: RestRoute[] = [
 
 export const customerPortalRoutes: RestRoute[] = [
   ...portalCustomersRoutes,
+  ...portalPaymentMethodsRoutes,
   ...portalOrganizationsRoutes,
   ...portalOrdersRoutes,
   ...portalSubscriptionsRoutes,
