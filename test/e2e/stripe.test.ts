@@ -228,6 +228,44 @@ describe('Stripe’s webhook endpoint', () => {
     }
   });
 
+  it('pays once when Stripe delivers each event twice, and once more later', async () => {
+    double.webhooks.mode('duplicate');
+    try {
+      const product = await fixedProduct(t.shop, 'Twice', 1250);
+      const checkout = await checkoutFor(t.shop, product.id);
+      await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+      await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+      const [payment] = await paymentsOf('sandbox', checkout.id);
+      double.authenticate(payment.processorId!, 'succeed');
+      const succeeded = double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+      await double.webhooks.redeliver(succeeded.id);
+      await double.webhooks.idle();
+      const deliveries = double.webhooks.sent.filter((d) => d.eventId === succeeded.id && d.url === webhookUrl('sandbox'));
+      expect(deliveries.length).toBeGreaterThanOrEqual(3);
+      expect(deliveries.every((d) => d.status === 200)).toBe(true);
+      expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: payment.orderId } })).toBe(1);
+    } finally {
+      double.webhooks.mode('deliver');
+    }
+  });
+
+  it('pays when Stripe’s word comes late', async () => {
+    const product = await fixedProduct(t.shop, 'Late', 1260);
+    const checkout = await checkoutFor(t.shop, product.id);
+    await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
+    await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+    const [payment] = await paymentsOf('sandbox', checkout.id);
+    double.webhooks.mode('delay', 500);
+    try {
+      double.authenticate(payment.processorId!, 'succeed');
+      expect((await t.shop.api('GET', `/checkouts/${checkout.id}`)).body.status).toBe('confirmed');
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    } finally {
+      double.webhooks.mode('deliver');
+    }
+  });
+
   it('settles a payment whose webhook was lost, by asking Stripe', async () => {
     double.webhooks.mode('drop');
     try {
