@@ -16,7 +16,7 @@ import { enqueueJob, type JobContext } from '../jobs/runner.ts';
 import type { Logger } from '../logger.ts';
 import { applyDispute } from '../modules/disputes/service.ts';
 import { applyChargeOutcome, pendingPayment } from '../modules/payments/charge.ts';
-import { chargeResultOf, StripePaymentProcessor } from '../modules/payments/stripe.ts';
+import { chargeResultOf, intentFits, StripePaymentProcessor } from '../modules/payments/stripe.ts';
 import { reverseRefund } from '../modules/refunds/reversals.ts';
 
 export interface StripeWebhookRequest {
@@ -110,6 +110,12 @@ async function paymentOf(job: JobContext, intentId: string | undefined, metadata
 async function paymentSettled(job: JobContext, intent: Stripe.PaymentIntent): Promise<Effect | 'ignored' | null> {
   const payment = await paymentOf(job, intent.id, intent.metadata);
   if (!payment) return null;
+  // Kassa makes a payment's PaymentIntent for its amount in its currency: one for another amount
+  // (made elsewhere, naming the payment in its metadata) neither pays nor fails it.
+  if (!intentFits(intent, payment)) {
+    job.logger.warn({ paymentId: payment.id, paymentIntent: intent.id }, 'a PaymentIntent names a payment it is not for: not applied');
+    return null;
+  }
   const result = chargeResultOf(intent);
   if (result.status !== 'succeeded' && result.status !== 'failed') return 'ignored';
   return async (db) => {

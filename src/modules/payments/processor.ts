@@ -84,7 +84,7 @@ export interface PaymentProcessor {
    * webhook, a crash): the charge's result, or null when the processor has no charge for the
    * payment at all.
    */
-  lookUp?(payment: { paymentId: string; processorId: string | null }): Promise<ChargeResult | null>;
+  lookUp?(payment: { paymentId: string; processorId: string | null; amount: number; currency: string }): Promise<ChargeResult | null>;
   /** Gives up a charge still waiting for the buyer: where it stands afterwards (it may have succeeded meanwhile). */
   cancel?(processorId: string): Promise<ChargeResult>;
   /** What the buyer's page needs to take a payment method (a publishable key). */

@@ -1,0 +1,117 @@
+// Abuse cases against the Stripe integration: events that name a payment or a refund they are not
+// about, events of the other mode, and saved cards of another customer. Each is played against
+// the Stripe API double (test/stripe-double), with events signed by the endpoint's own secret: what
+// is checked here is what Kassa does with a validly signed event that does not fit, not the
+// signature itself (stripe.test.ts).
+import type Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import type { EnvironmentName } from '../../src/config.ts';
+import type { Org } from '../helpers/organizations.ts';
+import { fixedProduct } from '../helpers/purchases.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { eventually } from '../helpers/waiting.ts';
+
+const keys = {
+  production: { secret: 'sk_live_abuse1', publishable: 'pk_live_abuse1', webhook: 'whsec_abuseproduction1' },
+  sandbox: { secret: 'sk_test_abuse1', publishable: 'pk_test_abuse1', webhook: 'whsec_abusesandbox1' },
+} as const;
+
+let double: StripeDouble;
+const env: Record<string, string> = {
+  STRIPE_SECRET_KEY: keys.production.secret,
+  STRIPE_PUBLISHABLE_KEY: keys.production.publishable,
+  STRIPE_WEBHOOK_SECRET: keys.production.webhook,
+  SANDBOX_STRIPE_SECRET_KEY: keys.sandbox.secret,
+  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.sandbox.publishable,
+  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.sandbox.webhook,
+  PAYMENT_RECONCILE_AFTER_SECONDS: '1',
+};
+beforeAll(async () => {
+  double = await startStripeDouble();
+  env.STRIPE_API_URL = double.url;
+});
+const t = useTestServer({ env, organizations: { shop: 'sandbox', live: 'production', other: 'sandbox' } });
+beforeAll(() => {
+  for (const environment of ['production', 'sandbox'] as const) {
+    double.webhooks.addTarget({ url: webhookUrl(environment), secret: keys[environment].webhook });
+  }
+});
+afterAll(() => double?.close());
+
+const webhookUrl = (environment: EnvironmentName) => `${t.server.base(environment)}/integrations/stripe/webhook`;
+const prisma = (environment: EnvironmentName) => t.server.kassa.environments[environment].environment.prisma;
+
+async function confirmationToken(environment: EnvironmentName, card: string): Promise<string> {
+  if (environment === 'production') return double.confirmationToken(card, { livemode: true }).id;
+  return (await double.stripe(keys.sandbox.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
+}
+
+async function confirm(org: Org, clientSecret: string, token: string, email = 'buyer@example.com') {
+  return org.publicApi('POST', `/checkouts/client/${clientSecret}/confirm`, { customer_email: email, confirmation_token_id: token });
+}
+
+async function checkoutWhen(org: Org, id: string, done: (c: { status: string; payment_processor_metadata: Record<string, string> }) => boolean, what: string) {
+  return eventually(async () => (await org.api('GET', `/checkouts/${id}`)).body, done, what);
+}
+
+const paymentsOf = (environment: EnvironmentName, checkoutId: string) => prisma(environment).payment.findMany({ where: { order: { checkoutId } }, orderBy: { createdAt: 'asc' } });
+
+/** Posts an event to Kassa's endpoint, signed with the environment's own secret, as Stripe would. */
+async function deliver(environment: EnvironmentName, type: string, object: object, { livemode = environment === 'production' } = {}) {
+  const payload = JSON.stringify({ id: `evt_${Math.random().toString(36).slice(2)}`, object: 'event', type, api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000), livemode, data: { object } });
+  const signature = double.stripe().webhooks.generateTestHeaderString({ payload, secret: keys[environment].webhook });
+  const response = await fetch(webhookUrl(environment), { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  return { status: response.status, body: await response.json() };
+}
+
+/** A PaymentIntent as Stripe's events carry it. */
+const intent = (fields: { id: string; amount: number; currency: string; status: string; paymentId: string; livemode?: boolean }) => ({
+  id: fields.id,
+  object: 'payment_intent',
+  amount: fields.amount,
+  amount_received: fields.status === 'succeeded' ? fields.amount : 0,
+  currency: fields.currency,
+  status: fields.status,
+  livemode: fields.livemode ?? false,
+  customer: null,
+  payment_method: null,
+  setup_future_usage: null,
+  last_payment_error: null,
+  metadata: { kassa_payment_id: fields.paymentId },
+});
+
+/** A checkout confirmed while Stripe cannot be reached: its payment is pending, with no PaymentIntent yet. */
+async function pendingWithoutIntent(org: Org, amount: number) {
+  const product = await fixedProduct(org, `Pending ${amount}`, amount);
+  const checkout = await org.polar.checkouts.create({ products: [product.id] });
+  const token = await confirmationToken(org.environment, 'pm_card_visa');
+  await double.down(true);
+  expect((await confirm(org, checkout.clientSecret, token)).status).toBe(200);
+  const [payment] = await eventually(() => paymentsOf(org.environment, checkout.id), (p) => p.length === 1, 'the payment');
+  return { checkout, payment };
+}
+
+describe('a PaymentIntent event that does not fit the payment it names', () => {
+  it('does not pay a 100-dollar order with a 1-cent or other-currency PaymentIntent whose metadata names it', async () => {
+    const { checkout, payment } = await pendingWithoutIntent(t.shop, 10_000);
+    try {
+      expect(payment).toMatchObject({ status: 'pending', processorId: null, amount: 10_000, currency: 'usd' });
+      const cheap = await deliver('sandbox', 'payment_intent.succeeded', intent({ id: 'pi_cheap1', amount: 1, currency: 'usd', status: 'succeeded', paymentId: payment.id }));
+      expect(cheap.status).toBe(404);
+      const otherCurrency = await deliver('sandbox', 'payment_intent.succeeded', intent({ id: 'pi_yen1', amount: 10_000, currency: 'jpy', status: 'succeeded', paymentId: payment.id }));
+      expect(otherCurrency.status).toBe(404);
+      // Nor fail it: a declined PaymentIntent for another amount is not this payment's.
+      const failed = await deliver('sandbox', 'payment_intent.payment_failed', intent({ id: 'pi_cheap2', amount: 1, currency: 'usd', status: 'requires_payment_method', paymentId: payment.id }));
+      expect(failed.status).toBe(404);
+      expect(await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'pending', processorId: null });
+      expect((await prisma('sandbox').order.findUniqueOrThrow({ where: { id: payment.orderId } })).paid).toBe(false);
+    } finally {
+      await double.down(false);
+    }
+    // The buyer's own charge goes through once Stripe is back, for the whole amount.
+    await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    const paid = await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(double.object<Stripe.PaymentIntent>(paid.processorId!)).toMatchObject({ amount: 10_000, currency: 'usd', status: 'succeeded' });
+  });
+});
