@@ -3,7 +3,7 @@
 //
 // - The Stripe-Signature header is checked over the exact bytes received with the endpoint's
 //   signing secret (STRIPE_WEBHOOK_SECRET), five minutes' tolerance: a forged, altered or replayed
-//   event changes nothing (400).
+//   event changes nothing (400). So does an event of the other mode (live in sandbox, test in production).
 // - Each event is applied once: its id is recorded in the transaction that applies it, so a
 //   second delivery, or two at once, find it and change nothing.
 // - Events may come in any order: each carries the whole object, and an effect is applied only
@@ -50,6 +50,12 @@ export async function receiveStripeWebhook(environment: Environment, request: St
       'InvalidSignature',
       "The Stripe-Signature header does not match the body, or was made more than five minutes ago. If Stripe sent it, check that STRIPE_WEBHOOK_SECRET is this endpoint's signing secret.",
     );
+  }
+  // Production takes live keys only and sandbox test keys only: an event of the other mode (an
+  // endpoint registered in the wrong mode, a secret shared between the two) is not this environment's.
+  const livemode = environment.name === 'production';
+  if (event.livemode !== livemode) {
+    return refusal(400, 'InvalidEvent', `This is a ${event.livemode ? 'live' : 'test'}-mode event; ${environment.name} takes ${livemode ? 'live' : 'test'}-mode events only. Check the endpoint's mode in Stripe's Dashboard.`);
   }
   const job: JobContext = { environment, prisma: environment.prisma, now, logger: logger.child({ stripeEvent: event.id, type: event.type, requestId: request.requestId }) };
   if (await environment.prisma.processorEvent.findUnique({ where: { id: event.id } })) return answer(200, { received: true, duplicate: true });

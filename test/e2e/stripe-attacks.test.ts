@@ -115,3 +115,28 @@ describe('a PaymentIntent event that does not fit the payment it names', () => {
     expect(double.object<Stripe.PaymentIntent>(paid.processorId!)).toMatchObject({ amount: 10_000, currency: 'usd', status: 'succeeded' });
   });
 });
+
+describe('an event of the other mode', () => {
+  /** A payment waiting for the buyer's bank (3-D Secure): pending, with its PaymentIntent. */
+  async function waitingForTheBank(org: Org, amount: number) {
+    const product = await fixedProduct(org, `Secure ${amount}`, amount);
+    const checkout = await org.polar.checkouts.create({ products: [product.id] });
+    await confirm(org, checkout.clientSecret, await confirmationToken(org.environment, 'pm_card_authenticationRequired'));
+    await checkoutWhen(org, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
+    const [payment] = await paymentsOf(org.environment, checkout.id);
+    return { checkout, payment };
+  }
+
+  for (const [environment, org, livemode] of [['production', 'live', false], ['sandbox', 'shop', true]] as const) {
+    it(`is not applied in ${environment} (livemode ${livemode})`, async () => {
+      const { checkout, payment } = await waitingForTheBank(t[org], 2700);
+      const answer = await deliver(environment, 'payment_intent.succeeded', intent({ id: payment.processorId!, amount: 2700, currency: 'usd', status: 'succeeded', paymentId: payment.id, livemode }), { livemode });
+      expect(answer.status).toBe(400);
+      expect(await prisma(environment).payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'pending' });
+      expect((await t[org].api('GET', `/checkouts/${checkout.id}`)).body.status).toBe('confirmed');
+      // The buyer's bank says no: the payment fails on the event of the right mode.
+      double.authenticate(payment.processorId!, 'fail');
+      await checkoutWhen(t[org], checkout.id, (c) => c.status === 'failed', 'the checkout to fail');
+    });
+  }
+});
