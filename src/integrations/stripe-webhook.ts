@@ -151,9 +151,12 @@ async function refundsSettled(job: JobContext, intentId: string | undefined, ref
 async function refundChanged(job: JobContext, refund: Stripe.Refund): Promise<Effect | null> {
   const refundId = refund.metadata?.kassa_refund_id;
   if (!(refund.status === 'failed' || refund.status === 'canceled') || !refundId || !uuid.test(refundId)) return refundsSettled(job, idOf(refund.payment_intent), refundId ?? null);
-  const known = await job.prisma.refund.findUnique({ where: { id: refundId }, select: { status: true, organizationId: true } });
+  const known = await job.prisma.refund.findUnique({ where: { id: refundId }, select: { status: true, organizationId: true, processorId: true } });
   if (!known) return null;
   if (known.status === 'pending') return refundsSettled(job, idOf(refund.payment_intent), refundId);
+  // Only the Stripe refund Kassa recorded for it: another one naming it in its metadata (made
+  // outside Kassa, of another charge) is a refund Kassa did not make, and reverses nothing.
+  if (known.processorId !== refund.id) return refundsSettled(job, idOf(refund.payment_intent), null);
   return async (db) => {
     const ctx = systemContext(job.environment, db, known.organizationId, job.now, `stripe:${refund.id}`);
     if (await reverseRefund(ctx, db, refundId)) job.logger.warn({ refundId, stripeRefund: refund.id, failureReason: refund.failure_reason }, 'refund failed at the bank after it succeeded: reversed');

@@ -140,3 +140,34 @@ describe('an event of the other mode', () => {
     });
   }
 });
+
+/** A one-time purchase paid through Stripe with the card: the paid order's id and its PaymentIntent's. */
+async function paidPurchase(org: Org, card: string, amount: number) {
+  const product = await fixedProduct(org, `Product ${amount}`, amount);
+  const checkout = await org.polar.checkouts.create({ products: [product.id] });
+  await confirm(org, checkout.clientSecret, await confirmationToken(org.environment, card));
+  await checkoutWhen(org, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+  const [payment] = await paymentsOf(org.environment, checkout.id);
+  return { orderId: payment.orderId, intentId: payment.processorId! };
+}
+
+describe('a refund event that names a refund it is not', () => {
+  it('does not reverse another order’s refund when a refund of another charge fails at the bank', async () => {
+    // The victim: an order of another organization, refunded in full at Stripe.
+    const victim = await paidPurchase(t.other, 'pm_card_visa', 2000);
+    const refund = (await t.other.polar.refunds.create({ orderId: victim.orderId, reason: 'customer_request', amount: 2000 }))!;
+    await eventually(async () => (await t.other.api('GET', `/refunds/${refund.id}`)).body, (r) => r.status === 'succeeded', 'the refund to succeed');
+    // A refund of another charge (one whose refunds fail at the bank), made at Stripe outside
+    // Kassa with metadata naming the victim's refund.
+    const decoy = await paidPurchase(t.shop, 'pm_card_refundFail', 3000);
+    const forged = await double.stripe(keys.sandbox.secret).refunds.create({ payment_intent: decoy.intentId, amount: 100, metadata: { kassa_refund_id: refund.id } });
+    await double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).id === forged.id);
+    await double.webhooks.idle();
+
+    expect((await t.other.api('GET', `/refunds/${refund.id}`)).body.status).toBe('succeeded');
+    const order = await t.other.polar.orders.get({ id: victim.orderId });
+    expect([order.status, order.refundedAmount]).toEqual(['refunded', 2000]);
+    // Nothing says the victim's money may be refunded again.
+    expect((await t.other.api('POST', '/refunds/', { order_id: victim.orderId, reason: 'customer_request', amount: 100 })).status).not.toBe(200);
+  });
+});
