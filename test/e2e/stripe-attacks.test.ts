@@ -171,3 +171,34 @@ describe('a refund event that names a refund it is not', () => {
     expect((await t.other.api('POST', '/refunds/', { order_id: victim.orderId, reason: 'customer_request', amount: 100 })).status).not.toBe(200);
   });
 });
+
+describe('a subscription set to renew with another customer’s saved card', () => {
+  const UPDATE = `mutation ($id: UUID!, $pm: String!) { core { subscriptionPaymentMethodUpdate(id: $id, paymentMethod: $pm) { id } } }`;
+
+  /** A monthly subscription bought with the card: it renews with the card saved on the buyer's Stripe customer. */
+  async function subscribed(org: Org, email: string) {
+    const plan = await fixedProduct(org, `Plan of ${email}`, 1500, 'month');
+    const checkout = await org.polar.checkouts.create({ products: [plan.id] });
+    await confirm(org, checkout.clientSecret, await confirmationToken(org.environment, 'pm_card_visa'), email);
+    await checkoutWhen(org, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
+    return prisma(org.environment).subscription.findFirstOrThrow({ where: { checkoutId: checkout.id }, include: { customer: true } });
+  }
+
+  it('is refused, and the subscription keeps its own card; a card saved on its own customer is taken', async () => {
+    const victim = await subscribed(t.other, 'victim@example.com');
+    expect(double.object<Stripe.PaymentMethod>(victim.paymentMethod)?.customer).toBe(victim.customer.processorCustomerId);
+    const mine = await subscribed(t.shop, 'subscriber@example.com');
+
+    for (const paymentMethod of [victim.paymentMethod, 'pm_card_visa', await confirmationToken('sandbox', 'pm_card_visa')]) {
+      const { body } = await t.shop.gql(UPDATE, { id: mine.id, pm: paymentMethod });
+      expect(body.errors?.[0]?.extensions?.code, paymentMethod).toBe('BAD_USER_INPUT');
+      expect((await prisma('sandbox').subscription.findUniqueOrThrow({ where: { id: mine.id } })).paymentMethod).toBe(mine.paymentMethod);
+    }
+
+    // A second card saved on the subscriber's own Stripe customer is a method it may renew with.
+    const own = await double.stripe(keys.sandbox.secret).setupIntents.create({ customer: mine.customer.processorCustomerId!, payment_method: 'pm_card_mastercard', confirm: true, usage: 'off_session' });
+    const { body } = await t.shop.gql(UPDATE, { id: mine.id, pm: own.payment_method as string });
+    expect(body.errors).toBeUndefined();
+    expect((await prisma('sandbox').subscription.findUniqueOrThrow({ where: { id: mine.id } })).paymentMethod).toBe(own.payment_method);
+  });
+});

@@ -75,6 +75,12 @@ export interface PaymentProcessor {
    * request again, once the customer authenticated.
    */
   checkPaymentMethod?(paymentMethod: string, options?: { setupFor?: string }): Promise<string | null>;
+  /**
+   * Whether a subscription may renew with this method, charged without the buyer: what is wrong with
+   * it, or null. Processors that keep saved methods take only one saved on the customer's own record
+   * (`processorCustomerId`). Throws when the processor cannot be asked.
+   */
+  checkRenewalMethod?(paymentMethod: string, processorCustomerId: string | null): Promise<string | null>;
   /** Whether the processor can charge this amount in this currency: what is wrong with it, or null. */
   checkAmount?(amount: number, currency: string): string | null;
   charge(request: ChargeRequest): Promise<ChargeResult>;

@@ -101,6 +101,20 @@ export class StripePaymentProcessor implements PaymentProcessor {
     }
   }
 
+  async checkRenewalMethod(paymentMethod: string, processorCustomerId: string | null): Promise<string | null> {
+    const notSaved = "A subscription renews with a PaymentMethod (pm_…) saved on its customer's Stripe record: the card of its first payment, or one the customer added in the portal.";
+    if (!paymentMethod.startsWith('pm_') || !processorCustomerId) return notSaved;
+    let method: Stripe.PaymentMethod;
+    try {
+      method = await this.stripe.paymentMethods.retrieve(paymentMethod);
+    } catch (error) {
+      if (isInvalidRequest(error) && error.statusCode === 404) return notSaved;
+      throw error;
+    }
+    // Another customer's card (of this organization or another) is as good as unknown.
+    return idOf(method.customer) === processorCustomerId ? null : notSaved;
+  }
+
   checkAmount(amount: number, currency: string): string | null {
     const value = stripeAmount(amount, currency);
     return value.ok ? null : value.detail;
