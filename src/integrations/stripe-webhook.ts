@@ -3,7 +3,7 @@
 //
 // - The Stripe-Signature header is checked over the exact bytes received with the endpoint's
 //   signing secret (STRIPE_WEBHOOK_SECRET), five minutes' tolerance: a forged, altered or replayed
-//   event changes nothing (400).
+//   event changes nothing (400). So does an event of the other mode (live in sandbox, test in production).
 // - Each event is applied once: its id is recorded in the transaction that applies it, so a
 //   second delivery, or two at once, find it and change nothing.
 // - Events may come in any order: each carries the whole object, and an effect is applied only
@@ -16,7 +16,7 @@ import { enqueueJob, type JobContext } from '../jobs/runner.ts';
 import type { Logger } from '../logger.ts';
 import { applyDispute } from '../modules/disputes/service.ts';
 import { applyChargeOutcome, pendingPayment } from '../modules/payments/charge.ts';
-import { chargeResultOf, StripePaymentProcessor } from '../modules/payments/stripe.ts';
+import { chargeResultOf, intentFits, StripePaymentProcessor } from '../modules/payments/stripe.ts';
 import { reverseRefund } from '../modules/refunds/reversals.ts';
 
 export interface StripeWebhookRequest {
@@ -50,6 +50,12 @@ export async function receiveStripeWebhook(environment: Environment, request: St
       'InvalidSignature',
       "The Stripe-Signature header does not match the body, or was made more than five minutes ago. If Stripe sent it, check that STRIPE_WEBHOOK_SECRET is this endpoint's signing secret.",
     );
+  }
+  // Production takes live keys only and sandbox test keys only: an event of the other mode (an
+  // endpoint registered in the wrong mode, a secret shared between the two) is not this environment's.
+  const livemode = environment.name === 'production';
+  if (event.livemode !== livemode) {
+    return refusal(400, 'InvalidEvent', `This is a ${event.livemode ? 'live' : 'test'}-mode event; ${environment.name} takes ${livemode ? 'live' : 'test'}-mode events only. Check the endpoint's mode in Stripe's Dashboard.`);
   }
   const job: JobContext = { environment, prisma: environment.prisma, now, logger: logger.child({ stripeEvent: event.id, type: event.type, requestId: request.requestId }) };
   if (await environment.prisma.processorEvent.findUnique({ where: { id: event.id } })) return answer(200, { received: true, duplicate: true });
@@ -110,6 +116,12 @@ async function paymentOf(job: JobContext, intentId: string | undefined, metadata
 async function paymentSettled(job: JobContext, intent: Stripe.PaymentIntent): Promise<Effect | 'ignored' | null> {
   const payment = await paymentOf(job, intent.id, intent.metadata);
   if (!payment) return null;
+  // Kassa makes a payment's PaymentIntent for its amount in its currency: one for another amount
+  // (made elsewhere, naming the payment in its metadata) neither pays nor fails it.
+  if (!intentFits(intent, payment)) {
+    job.logger.warn({ paymentId: payment.id, paymentIntent: intent.id }, 'a PaymentIntent names a payment it is not for: not applied');
+    return null;
+  }
   const result = chargeResultOf(intent);
   if (result.status !== 'succeeded' && result.status !== 'failed') return 'ignored';
   return async (db) => {
@@ -139,9 +151,12 @@ async function refundsSettled(job: JobContext, intentId: string | undefined, ref
 async function refundChanged(job: JobContext, refund: Stripe.Refund): Promise<Effect | null> {
   const refundId = refund.metadata?.kassa_refund_id;
   if (!(refund.status === 'failed' || refund.status === 'canceled') || !refundId || !uuid.test(refundId)) return refundsSettled(job, idOf(refund.payment_intent), refundId ?? null);
-  const known = await job.prisma.refund.findUnique({ where: { id: refundId }, select: { status: true, organizationId: true } });
+  const known = await job.prisma.refund.findUnique({ where: { id: refundId }, select: { status: true, organizationId: true, processorId: true } });
   if (!known) return null;
   if (known.status === 'pending') return refundsSettled(job, idOf(refund.payment_intent), refundId);
+  // Only the Stripe refund Kassa recorded for it: another one naming it in its metadata (made
+  // outside Kassa, of another charge) is a refund Kassa did not make, and reverses nothing.
+  if (known.processorId !== refund.id) return refundsSettled(job, idOf(refund.payment_intent), null);
   return async (db) => {
     const ctx = systemContext(job.environment, db, known.organizationId, job.now, `stripe:${refund.id}`);
     if (await reverseRefund(ctx, db, refundId)) job.logger.warn({ refundId, stripeRefund: refund.id, failureReason: refund.failure_reason }, 'refund failed at the bank after it succeeded: reversed');

@@ -12,8 +12,12 @@ import { bootstrapEnvironment, type BootstrapOptions } from '../../src/bootstrap
 import { migratedMemoryImage } from '../../src/db/client.ts';
 import { readMigrationFiles } from '../../src/db/migrate.ts';
 
-/** A token, code or secret of any kind Kassa issues, whatever the prefix, or a checkout's client secret; client ids (`_ci_`) are public. */
-const secretInLog = /[a-z][a-z0-9]{1,15}_((oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}|c_[A-Za-z0-9_-]{32})/;
+/**
+ * A token, code or secret of any kind Kassa issues, whatever the prefix, or a checkout's client
+ * secret (client ids, `_ci_`, are public); or a Stripe secret Kassa is configured with: a secret or
+ * restricted API key, or a webhook signing secret (publishable keys are public).
+ */
+const secretInLog = /[a-z][a-z0-9]{1,15}_((oat|us|pat|cst|whs|at|rt|ac|cs|rat)_[0-9A-Za-z]{36}|c_[A-Za-z0-9_-]{32})|\b(sk|rk)_(live|test)_[0-9A-Za-z]+|\bwhsec_[0-9A-Za-z]+/;
 
 export const postgresAdminUrl = process.env.KASSA_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const usePostgres = process.env.KASSA_TEST_DATABASE === 'postgres';

@@ -184,7 +184,7 @@ export const reconcileJob = job<{ paymentId: string; check?: number }>(
     const payment = await pendingPayment(job.prisma, paymentId);
     const processor = job.environment.paymentProcessor;
     if (!payment || !processor?.lookUp) return;
-    const found = await processor.lookUp({ paymentId, processorId: payment.processorId });
+    const found = await processor.lookUp({ paymentId, processorId: payment.processorId, amount: payment.amount, currency: payment.currency });
     if (!found) {
       // The processor never saw the charge: make it now (the payment id keeps it to one charge).
       await enqueueJob(job.prisma, 'payment.charge', { paymentId }, job.now());

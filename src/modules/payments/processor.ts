@@ -75,6 +75,12 @@ export interface PaymentProcessor {
    * request again, once the customer authenticated.
    */
   checkPaymentMethod?(paymentMethod: string, options?: { setupFor?: string }): Promise<string | null>;
+  /**
+   * Whether a subscription may renew with this method, charged without the buyer: what is wrong with
+   * it, or null. Processors that keep saved methods take only one saved on the customer's own record
+   * (`processorCustomerId`). Throws when the processor cannot be asked.
+   */
+  checkRenewalMethod?(paymentMethod: string, processorCustomerId: string | null): Promise<string | null>;
   /** Whether the processor can charge this amount in this currency: what is wrong with it, or null. */
   checkAmount?(amount: number, currency: string): string | null;
   charge(request: ChargeRequest): Promise<ChargeResult>;
@@ -84,7 +90,7 @@ export interface PaymentProcessor {
    * webhook, a crash): the charge's result, or null when the processor has no charge for the
    * payment at all.
    */
-  lookUp?(payment: { paymentId: string; processorId: string | null }): Promise<ChargeResult | null>;
+  lookUp?(payment: { paymentId: string; processorId: string | null; amount: number; currency: string }): Promise<ChargeResult | null>;
   /** Gives up a charge still waiting for the buyer: where it stands afterwards (it may have succeeded meanwhile). */
   cancel?(processorId: string): Promise<ChargeResult>;
   /** What the buyer's page needs to take a payment method (a publishable key). */

@@ -31,6 +31,15 @@ const isInvalidRequest = (error: unknown): error is Stripe.errors.StripeInvalidR
 /** The id of an expandable field, whether Stripe sent the id or the object. */
 const idOf = (value: string | { id: string } | null | undefined): string | undefined => (typeof value === 'string' ? value : value?.id);
 
+/**
+ * Whether a PaymentIntent is for a payment's amount, in its currency: Kassa makes each one so, and
+ * one that is not (made elsewhere, naming the payment in its metadata) says nothing about the payment.
+ */
+export function intentFits(intent: Pick<Stripe.PaymentIntent, 'amount' | 'currency'>, payment: { amount: number; currency: string }): boolean {
+  const amount = stripeAmount(payment.amount, payment.currency);
+  return amount.ok && intent.amount === amount.amount && intent.currency?.toLowerCase() === payment.currency.toLowerCase();
+}
+
 /** A PaymentIntent's state as a charge result. */
 export function chargeResultOf(intent: Stripe.PaymentIntent): ChargeResult {
   const saved = { processorCustomerId: idOf(intent.customer), savedPaymentMethod: intent.setup_future_usage ? idOf(intent.payment_method) : undefined };
@@ -90,6 +99,20 @@ export class StripePaymentProcessor implements PaymentProcessor {
     } catch {
       return null;
     }
+  }
+
+  async checkRenewalMethod(paymentMethod: string, processorCustomerId: string | null): Promise<string | null> {
+    const notSaved = "A subscription renews with a PaymentMethod (pm_…) saved on its customer's Stripe record: the card of its first payment, or one the customer added in the portal.";
+    if (!paymentMethod.startsWith('pm_') || !processorCustomerId) return notSaved;
+    let method: Stripe.PaymentMethod;
+    try {
+      method = await this.stripe.paymentMethods.retrieve(paymentMethod);
+    } catch (error) {
+      if (isInvalidRequest(error) && error.statusCode === 404) return notSaved;
+      throw error;
+    }
+    // Another customer's card (of this organization or another) is as good as unknown.
+    return idOf(method.customer) === processorCustomerId ? null : notSaved;
   }
 
   checkAmount(amount: number, currency: string): string | null {
@@ -159,10 +182,12 @@ export class StripePaymentProcessor implements PaymentProcessor {
     throw new RefundPendingError(refund.id);
   }
 
-  async lookUp({ paymentId, processorId }: { paymentId: string; processorId: string | null }): Promise<ChargeResult | null> {
-    if (processorId?.startsWith('pi_')) return chargeResultOf(await this.stripe.paymentIntents.retrieve(processorId));
-    const found = await this.stripe.paymentIntents.search({ query: `metadata['kassa_payment_id']:'${paymentId}'`, limit: 1 });
-    return found.data[0] ? chargeResultOf(found.data[0]) : null;
+  async lookUp(payment: { paymentId: string; processorId: string | null; amount: number; currency: string }): Promise<ChargeResult | null> {
+    if (payment.processorId?.startsWith('pi_')) return chargeResultOf(await this.stripe.paymentIntents.retrieve(payment.processorId));
+    const found = await this.stripe.paymentIntents.search({ query: `metadata['kassa_payment_id']:'${payment.paymentId}'`, limit: 10 });
+    // Only the PaymentIntent Kassa made for the payment: its amount, in its currency.
+    const made = found.data.find((intent) => intentFits(intent, payment));
+    return made ? chargeResultOf(made) : null;
   }
 
   async cancel(processorId: string): Promise<ChargeResult> {

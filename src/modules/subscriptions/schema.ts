@@ -249,7 +249,7 @@ builder.objectFields(CoreMutation, (t) => ({
     type: 'Subscription',
     authScopes: write,
     description:
-      'Sets the payment method renewals are charged to. A past-due subscription is charged again with it at once. BAD_USER_INPUT for a payment method the processor does not know; ALREADY_CANCELED_SUBSCRIPTION if it has ended.',
+      'Sets the payment method renewals are charged to. A past-due subscription is charged again with it at once. BAD_USER_INPUT for a payment method the processor does not know, or, with Stripe, one that is not a PaymentMethod saved on the subscription’s customer; ALREADY_CANCELED_SUBSCRIPTION if it has ended.',
     args: { id: t.arg({ type: 'UUID', required: true, description: "The subscription's id." }), paymentMethod: t.arg.string({ required: true, description: 'The processor’s payment method token.' }) },
     extensions: raises(canceledAlready),
     resolve: (query, _root, { id, paymentMethod }, ctx) => updateSubscriptionPaymentMethod(ctx, id, paymentMethod, query),

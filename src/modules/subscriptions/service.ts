@@ -467,6 +467,15 @@ export async function updateSubscriptionPaymentMethod(ctx: Context, id: string, 
   if (processor && !processor.acceptsPaymentMethod(paymentMethod)) {
     throw RequestValidationError.at(['paymentMethod'], unknownPaymentMethod);
   }
+  // Renewals charge it without the customer: only a method saved on the customer's own record at
+  // the processor, never another customer's card. Asked before the transaction: it is across the network.
+  const owner = processor?.checkRenewalMethod ? await ctx.prisma.subscription.findFirst({ where: { AND: [reach(ctx).subscription, { id }] }, select: { customer: { select: { processorCustomerId: true } } } }) : null;
+  if (owner && processor?.checkRenewalMethod) {
+    const problem = await processor.checkRenewalMethod(paymentMethod, owner.customer.processorCustomerId).catch(() => {
+      throw new KassaError('The payment processor could not be reached, or failed to answer: nothing was changed. Try again in a moment.', 'PAYMENT_PROCESSOR_UNAVAILABLE', 503, 'PaymentProcessorUnavailable');
+    });
+    if (problem) throw RequestValidationError.at(['paymentMethod'], problem);
+  }
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     const subscription = await lockSubscription(ctx, db, id);
