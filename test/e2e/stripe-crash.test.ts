@@ -13,7 +13,7 @@ import { kassaBin, serveProcess, type ServeProcess } from '../helpers/processes.
 import { eventually } from '../helpers/waiting.ts';
 
 // Two Kassa processes start one after the other, each opening two embedded databases.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 
 let double: StripeDouble;
 let dataDir: string;
@@ -93,7 +93,7 @@ describe('a process killed between the charge and its commit', () => {
       async () => (await api(second, 'GET', `/orders/?checkout_id=${checkout.body.id}`)).body.items as { status: string; paid: boolean }[],
       (items) => items.length === 1 && items[0].status === 'paid',
       'the order to be paid by the next process',
-      30_000,
+      90_000,
     );
     expect(orders[0].paid).toBe(true);
     expect(double.objects<Stripe.PaymentIntent>('payment_intent')).toHaveLength(1);
