@@ -71,7 +71,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
     if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
     if (!match) {
       const hint = !request.path.endsWith('/') && matchRoute(routes, request.method, `${request.path}/`) ? ` Did you mean ${request.path}/ ?` : '';
-      return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
+      return restError(404, 'ResourceNotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
     }
     const { route, params } = match;
     const refusal = surfaceRefusal(route, context);

@@ -49,7 +49,7 @@ const description = `Kassa's REST API, served over the same GraphQL schema as \`
 - Field names are snake_case; lists are \`{items, pagination: {total_count, max_page}}\` with \`page\` (from 1) and \`limit\` (1 to 100).
 - Errors are \`{"error": Name, "detail": sentence}\`; invalid input is 422 \`{"detail": [{"loc", "msg", "type"}]}\`, where \`loc\` starts with \`body\`, \`query\`, \`path\` or \`header\`.
 - A POST may carry an \`Idempotency-Key\`: a retry with the same key and request gets the first answer back without running again.
-- A path served by no operation answers 404 \`NotFound\`; a method the path does not serve, 405 \`MethodNotAllowed\`.
+- A path served by no operation answers 404 \`ResourceNotFound\` (the body the client library parses as its not-found error); a method the path does not serve, 405 \`MethodNotAllowed\`.
 - Production and sandbox are separate servers of this document: tokens and data of one are unknown in the other.`;
 
 /**

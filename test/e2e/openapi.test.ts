@@ -389,7 +389,7 @@ describe('serving the document', () => {
     for (const path of ['/openapi.json/', '/reference/', '/reference/package.json', '/reference/..%2Fopenapi.json', '/reference/swagger-ui-bundle.js.map', '/reference/index.html']) {
       const response = await fetch(`${t.server.base()}${path}`);
       expect(response.status, path).toBe(404);
-      expectErrorBody({ status: response.status, body: await response.json(), headers: response.headers }, 404, 'NotFound');
+      expectErrorBody({ status: response.status, body: await response.json(), headers: response.headers }, 404, 'ResourceNotFound');
     }
   });
 });
