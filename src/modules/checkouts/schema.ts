@@ -83,7 +83,7 @@ function checkoutUrl(environment: Environment, clientSecret: string): string {
 }
 
 // Fields a buyer may see: shared by the organization's view (Checkout) and the buyer's (CheckoutPublic).
-const PaymentProcessor = builder.enumType('PaymentProcessor', {
+export const PaymentProcessor = builder.enumType('PaymentProcessor', {
   description: 'A payment API a checkout speaks.',
   values: { stripe: { description: 'Stripe-style payment method tokens (in sandbox, the test cards).' } },
 });
