@@ -166,7 +166,8 @@ export async function retryOrderPayment(ctx: Context, orderId: string, input: Or
     if (order.paid || order.status !== 'pending') throw orderNotEligibleForRetry(`This order is ${order.status}: there is nothing left to pay.`);
     if (order.subscription && subscriptionEnded(order.subscription)) throw orderNotEligibleForRetry('The subscription this order bills has ended: it is no longer charged.');
     if ((await db.payment.count({ where: { orderId, status: 'pending' } })) > 0) throw paymentAlreadyInProgress();
-    if (input.confirmationTokenId && (await db.payment.count({ where: { paymentMethod: input.confirmationTokenId } })) > 0) {
+    // A processor's one-time tokens (those it checks) are spent by the payment that took them.
+    if (input.confirmationTokenId && processor.checkPaymentMethod && (await db.payment.count({ where: { paymentMethod: input.confirmationTokenId } })) > 0) {
       throw RequestValidationError.at(['input', 'confirmationTokenId'], 'This confirmation token was used already: make a new one.');
     }
     await chargeOrder(ctx, db, order, paymentMethod!);
