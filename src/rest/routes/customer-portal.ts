@@ -125,6 +125,13 @@ const portalBenefitGrantsRoutes: RestRoute[] = [
     path: '/v1/customer-portal/benefit-grants/{id}',
     operation: `query ($id: UUID!) { customerPortal { benefitGrant(id: $id) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
   },
+  {
+    method: 'PATCH',
+    path: '/v1/customer-portal/benefit-grants/{id}',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: CustomerBenefitGrantUpdateInput!) {
+      customerPortal { benefitGrantUpdate(id: $id, input: $input) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
+  },
 ];
 
 const portalLicenseKeysRoutes: RestRoute[] = [
