@@ -37,6 +37,8 @@ export default [
               'BenefitLicenseKeyExpiration',
               'CheckoutBillingAddressFields',
               'CustomerOrderInvoice',
+              'CustomerOrderPaymentConfirmation',
+              'CustomerOrderPaymentStatus',
               'CustomerOrganization',
               'FileLink',
               'FileUploadMultipart',

@@ -31,7 +31,7 @@ export function createProvider(routes: readonly OAuthRoute[]): Provider {
   return async (environment, request, now, logger) => {
     const { method } = request;
     const match = matchOAuthRoute(table, method, request.path);
-    if (match === null) return json(404, { error: 'NotFound', detail: `No endpoint at ${method} ${request.path}.` });
+    if (match === null) return json(404, { error: 'ResourceNotFound', detail: `No endpoint at ${method} ${request.path}.` });
     if (match === 'method-not-allowed') return json(405, { error: 'MethodNotAllowed', detail: `${method} is not allowed on ${request.path}.` });
     const body = await request.readBody(maxOAuthBodyBytes);
     if (body === null) return json(413, { error: 'invalid_request', error_description: `The request body exceeds ${maxOAuthBodyBytes} bytes.` });

@@ -3,6 +3,7 @@
 // (or its error) to the REST body. It holds no business rules.
 import type { RunOperation } from '../graphql/in-process.ts';
 import {
+  type ExecutionResult,
   type GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -17,7 +18,8 @@ import {
 } from 'graphql';
 import type { Context } from '../context.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError, ValidationIssues, type Loc, type ValidationIssue } from '../graphql/errors.ts';
-import { compileRoute, type CompiledRoute, type RestRoute, type VariableBinding } from './route.ts';
+import { compileRoute, type CompiledRoute, type CsvExport, type RestRoute, type VariableBinding } from './route.ts';
+import { csvRow } from './csv.ts';
 import { snakeCase, toWire } from '../wire/shape.ts';
 import { fromWire, graphqlEnumValues } from './input.ts';
 import { nulCharacterIssues } from '../graphql/text.ts';
@@ -40,6 +42,11 @@ export interface RestResponse {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * A body written as it is produced (a CSV export), instead of `body`. It may throw part way:
+   * the status is sent by then, so the edge ends the connection without completing the answer.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export type RestHandler = (request: RestRequest, context: Context) => Promise<RestResponse>;
@@ -71,7 +78,7 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
     if (match === 'method-not-allowed') return restError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${request.path}.`);
     if (!match) {
       const hint = !request.path.endsWith('/') && matchRoute(routes, request.method, `${request.path}/`) ? ` Did you mean ${request.path}/ ?` : '';
-      return restError(404, 'NotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
+      return restError(404, 'ResourceNotFound', `No endpoint at ${request.method} ${request.path}.${hint}`);
     }
     const { route, params } = match;
     const refusal = surfaceRefusal(route, context);
@@ -126,12 +133,40 @@ export function createRestHandler(routes: CompiledRoute[], run: RunOperation): R
     }
     if (issues.list.length) return validationResponse(issues.list);
 
-    const result = await run(route.document, variables, wireOnly.size ? { ...context, wireOnlyValues: wireOnly } : context);
+    const operationContext = wireOnly.size ? { ...context, wireOnlyValues: wireOnly } : context;
+    const result = await run(route.document, variables, operationContext);
     if (result.errors?.length) return errorResponse(result.errors[0], route, context);
+    if (route.csv) return { status: 200, headers: csvHeaders(route.csv), stream: csvPages(route, route.csv, result, (cursor) => run(route.document, { ...variables, [route.csv!.cursor]: cursor }, operationContext)) };
     if (route.status === 204) return { status: 204 };
     const value = resultAt(result.data, route.resultPath);
     return { status: route.status, body: toWire(value, route.shape) };
   };
+}
+
+function csvHeaders(csv: CsvExport): Record<string, string> {
+  return { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${csv.filename}"` };
+}
+
+interface ListPage {
+  items: unknown[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/**
+ * The header row, then the rows of each page as it is read. The first page was read before the
+ * answer started, so a refusal (no token, a bad filter) is an ordinary error answer; a later page
+ * that fails ends the stream with the error.
+ */
+async function* csvPages(route: CompiledRoute, csv: CsvExport, first: ExecutionResult, next: (cursor: string) => Promise<ExecutionResult>): AsyncGenerator<string> {
+  yield csvRow(csv.columns.map((c) => c.header));
+  let page = resultAt(first.data, route.resultPath) as ListPage;
+  for (;;) {
+    if (page.items.length) yield page.items.map((item) => csvRow(csv.columns.map((c) => c.cell(item)))).join('');
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return;
+    const result = await next(page.pageInfo.endCursor);
+    if (result.errors?.length) throw innermost(result.errors[0]);
+    page = resultAt(result.data, route.resultPath) as ListPage;
+  }
 }
 
 /** Puts `value` at `path` inside a variable's value read from the wire (a path graphql-js gave). */

@@ -49,7 +49,7 @@ const description = `Kassa's REST API, served over the same GraphQL schema as \`
 - Field names are snake_case; lists are \`{items, pagination: {total_count, max_page}}\` with \`page\` (from 1) and \`limit\` (1 to 100).
 - Errors are \`{"error": Name, "detail": sentence}\`; invalid input is 422 \`{"detail": [{"loc", "msg", "type"}]}\`, where \`loc\` starts with \`body\`, \`query\`, \`path\` or \`header\`.
 - A POST may carry an \`Idempotency-Key\`: a retry with the same key and request gets the first answer back without running again.
-- A path served by no operation answers 404 \`NotFound\`; a method the path does not serve, 405 \`MethodNotAllowed\`.
+- A path served by no operation answers 404 \`ResourceNotFound\` (the body the client library parses as its not-found error); a method the path does not serve, 405 \`MethodNotAllowed\`.
 - Production and sandbox are separate servers of this document: tokens and data of one are unknown in the other.`;
 
 /**
@@ -92,7 +92,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, schemas: JsonS
   const operation: OpenApiOperation = {
     operationId,
     tags: [tagOf(route.path)],
-    summary: summaryOf(field.description) ?? humanized(field.name),
+    summary: route.csv ? `${humanized(field.name)} as a CSV file` : (summaryOf(field.description) ?? humanized(field.name)),
     description: [field.description, `Runs the GraphQL field \`${graphqlName}\`.`, scopes.note].filter(Boolean).join('\n\n'),
     parameters,
     responses: responsesOf(route, schemas, shared),
@@ -234,7 +234,10 @@ function bodyOf(schemas: JsonSchemas, errors: string[], validation: boolean, oth
 function responsesOf(route: CompiledRoute, schemas: JsonSchemas, shared: Record<string, SharedResponse>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   const success: Record<string, unknown> = { description: reasons[route.status] ?? 'Success', headers: rateLimitHeaderRefs };
-  if (route.status !== 204) success.content = { 'application/json': { schema: schemas.output(route.resultField.type, route.shape) } };
+  if (route.csv) {
+    success.description = `A CSV file (RFC 4180, CRLF line ends), streamed: a header row (${route.csv.columns.map((c) => c.header).join(', ')}), then one row per item. A cell starting with =, +, - or @ is prefixed with a single quote.`;
+    success.content = { 'text/csv': { schema: { type: 'string' } } };
+  } else if (route.status !== 204) success.content = { 'application/json': { schema: schemas.output(route.resultField.type, route.shape) } };
   responses[route.status] = success;
 
   const generic = ['PayloadTooLarge', 'RateLimitExceeded', 'InternalServerError', 'RateLimiterUnavailable', route.admits ? 'Unauthorized' : 'InvalidToken'];
@@ -328,10 +331,12 @@ function tagOf(path: string): string {
  */
 function operationIdsOf(routes: CompiledRoute[]): Map<CompiledRoute, string> {
   const counts = new Map<string, number>();
-  for (const route of routes) counts.set(route.resultPath.join('.'), (counts.get(route.resultPath.join('.')) ?? 0) + 1);
+  // A CSV export runs its list's field: it is that field's export.
+  const baseOf = (route: CompiledRoute) => `${route.resultPath.join('.')}${route.csv ? 'Export' : ''}`;
+  for (const route of routes) counts.set(baseOf(route), (counts.get(baseOf(route)) ?? 0) + 1);
   const ids = new Map<CompiledRoute, string>();
   for (const route of routes) {
-    const base = route.resultPath.join('.');
+    const base = baseOf(route);
     const by = route.pathParams.map((p) => p.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())).join('And');
     const id = counts.get(base)! > 1 && by ? `${base}By${by}` : base;
     if ([...ids.values()].includes(id)) throw new Error(`Two REST routes would share the operationId ${id}`);

@@ -28,6 +28,27 @@ export interface RestRoute {
   body?: string;
   /** The success status: 200 unless said otherwise; 204 sends no body. */
   status?: number;
+  /** Answers a CSV file, streamed page by page, instead of JSON (see CsvExport). */
+  csv?: CsvExport;
+}
+
+/**
+ * A route whose answer is a CSV file. Its operation selects one page of a list, `items` and
+ * `pageInfo { hasNextPage endCursor }`; the adapter runs it again with each page's end cursor in
+ * the `cursor` variable and writes the rows of each page as it comes, so the file is never held
+ * whole. The cursor variable is not a parameter of the route.
+ */
+export interface CsvExport {
+  cursor: string;
+  columns: readonly CsvColumn[];
+  /** The name the download is saved under (Content-Disposition). */
+  filename: string;
+}
+
+export interface CsvColumn {
+  header: string;
+  /** The cell of one item, from the item as GraphQL answers it (camelCase). */
+  cell(item: any): unknown;
 }
 
 export interface VariableBinding {
@@ -77,7 +98,9 @@ export function compileRoute(schema: GraphQLSchema, route: RestRoute): CompiledR
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const pattern = new RegExp(`^${route.path.split(/\{\w+\}/).map(escapeRegExp).join('([^/]+)')}$`);
 
-  const variables: VariableBinding[] = (operation.variableDefinitions ?? []).map((definition) => {
+  const bound = (operation.variableDefinitions ?? []).filter((definition) => definition.variable.name.value !== route.csv?.cursor);
+  if (route.csv && bound.length === (operation.variableDefinitions ?? []).length) throw new RouteDefinitionError(`${where}: no variable $${route.csv.cursor} for the CSV pages' cursor`);
+  const variables: VariableBinding[] = bound.map((definition) => {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType;
     const restType = restInputType(type);

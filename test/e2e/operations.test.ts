@@ -29,7 +29,7 @@ describe('operating Kassa', () => {
   it('answers paths outside the API with a JSON 404', async () => {
     const response = await restClient(t.server.url)('GET', '/nowhere');
     expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ error: 'NotFound' });
+    expect(response.body).toEqual({ error: 'ResourceNotFound', detail: expect.any(String) });
     expect(response.headers.get('content-type')).toContain('application/json');
   });
 

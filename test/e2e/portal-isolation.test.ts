@@ -264,6 +264,8 @@ afterAll(() => {
 const kindOfType: Record<string, Kind_> = {
   CustomerOrder: 'order',
   CustomerOrderInvoice: 'order',
+  CustomerOrderPaymentStatus: 'order',
+  CustomerOrderPaymentConfirmation: 'order',
   CustomerSubscription: 'subscription',
   CustomerBenefitGrant: 'benefitGrant',
   CustomerLicenseKey: 'licenseKey',
@@ -288,6 +290,8 @@ function kindOfField(field: Field): Kind_ {
 const validInput: Record<string, Record<string, unknown>> = {
   orderUpdate: { input: { billingName: 'Mallory Inc.' } },
   subscriptionUpdate: { input: { cancelAtPeriodEnd: true } },
+  orderPaymentConfirm: { input: { confirmationTokenId: 'tok_visa' } },
+  benefitGrantUpdate: { input: { benefitType: 'custom' } },
 };
 
 // ---- The attacks ----

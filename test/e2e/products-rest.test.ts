@@ -676,7 +676,7 @@ describe('refusing malformed requests without a 500', () => {
   });
 
   it('answers an unknown path with a 404 JSON error', async () => {
-    expectErrorBody(await org.api('GET', '/nope'), 404, 'NotFound');
+    expectErrorBody(await org.api('GET', '/nope'), 404, 'ResourceNotFound');
   });
 
   it('answers DELETE on the product collection with a 405 JSON error', async () => {

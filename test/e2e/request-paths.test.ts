@@ -42,7 +42,7 @@ const product = { name: 'Reached by a strange path', recurring_interval: null, p
 
 function expectNotFound(response: { status: number; body: any }, target = '') {
   expect(response.status, `${target} ${JSON.stringify(response.body)}`).toBe(404);
-  expect(response.body).toEqual({ error: 'NotFound', detail: expect.any(String) });
+  expect(response.body).toEqual({ error: 'ResourceNotFound', detail: expect.any(String) });
 }
 
 const strangeTargets = [

@@ -238,6 +238,15 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
     expect(notFound.detail).toMatch(/not found/i);
   });
 
+  it('throws the typed ResourceNotFound for an operation Kassa does not serve, not a validation error', async () => {
+    const { polar } = await newOrganization(t.server, environment);
+    const error = await rejectionOf(polar.discounts.get({ id: randomUUID() }));
+    expect(error).toBeInstanceOf(ResourceNotFound);
+    expect(error).not.toBeInstanceOf(ResponseValidationError);
+    expect((error as ResourceNotFound).statusCode).toBe(404);
+    expect((error as ResourceNotFound).detail).toMatch(/^No endpoint at GET \/v1\/discounts\//);
+  });
+
   it('throws ResourceNotFound when updating an id that does not exist', async () => {
     const { polar } = await newOrganization(t.server, environment);
     const error = await rejectionOf(polar.products.update({ id: randomUUID(), productUpdate: { name: 'Ghost product' } }));

@@ -7,7 +7,7 @@ import type { ApiReference } from '../../rest/reference.ts';
 import { admitted, type EdgeEnvironments, type EndpointHandler } from '../endpoints.ts';
 import { maxBodyBytes, readBody, singleHeader } from '../incoming.ts';
 import { requestContext } from '../principal.ts';
-import { send } from '../send.ts';
+import { send, sendStream } from '../send.ts';
 
 /** The license key endpoints anyone may call without a token, limited per client address. */
 const licenseEndpoint = /^\/v1\/customer-portal\/license-keys\/(validate|activate|deactivate)$/;
@@ -40,6 +40,7 @@ export function answerApi(deps: { environments: EdgeEnvironments; clock: () => D
       { method, path, query: url.searchParams, contentType: facts.mediaType, body, idempotencyKey: singleHeader(req, 'idempotency-key') },
       context,
     );
+    if (response.stream) return sendStream(res, { ...response, stream: response.stream });
     send(res, response);
   };
 }

@@ -4,4 +4,4 @@ import type { EndpointHandler } from '../endpoints.ts';
 import { send } from '../send.ts';
 
 export const answerNowhere: EndpointHandler<'nowhere'> = async ({ res, url }) =>
-  send(res, restError(404, 'NotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));
+  send(res, restError(404, 'ResourceNotFound', `No endpoint at ${url.pathname}. The API lives under /v1 (production) and /sandbox/v1 (sandbox).`));

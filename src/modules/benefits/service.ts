@@ -280,3 +280,22 @@ export async function getCustomerBenefitGrant(ctx: Context, id: string, query: o
   if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
   return grant;
 }
+
+/**
+ * The customer's change to their grant, as the client library sends it: the benefit's type, and
+ * for Discord and GitHub the account to connect. Kassa grants neither (it has no integration with
+ * them), so connecting an account is refused (NOT_PERMITTED); the other types have nothing a
+ * customer changes, and their grant is answered as it is. A type that is not the grant's is a
+ * validation error. Nothing is written either way.
+ */
+export async function updateCustomerBenefitGrant(ctx: Context, id: string, input: { benefitType: BenefitType }, query: object) {
+  const grant = await ctx.prisma.benefitGrant.findFirst({ where: { AND: [reach(ctx).benefitGrant, held, { id }] }, select: { benefit: { select: { type: true } } } });
+  if (!grant) throw new ResourceNotFoundError('Benefit grant not found.');
+  const issues = new ValidationIssues();
+  if (input.benefitType !== grant.benefit.type) issues.add(['input', 'benefitType'], `This grant is of a ${grant.benefit.type} benefit.`);
+  issues.throwIfAny();
+  if (grant.benefit.type === 'discord' || grant.benefit.type === 'github_repository') {
+    throw new NotPermittedError(`Kassa does not connect ${grant.benefit.type === 'discord' ? 'Discord' : 'GitHub'} accounts: this grant has nothing a customer can change.`);
+  }
+  return getCustomerBenefitGrant(ctx, id, query);
+}

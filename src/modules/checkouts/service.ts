@@ -10,12 +10,13 @@ import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIs
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
-import { enqueueJob, sweep, type JobContext } from '../../jobs/runner.ts';
+import { sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../../auth/customer-sessions.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
+import { chargeOrder } from '../payments/service.ts';
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
@@ -327,10 +328,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     const { order, customer } = await createPendingOrder(ctx, db, checkout, input.confirmationTokenId ?? 'none');
     await db.checkout.update({ where: { id: checkout.id }, data: { status: 'confirmed', customerId: customer.id } });
     await record(ctx, db, ['checkout.updated'], checkout);
-    const payment = await db.payment.create({
-      data: { orderId: order.id, processor: processor?.name ?? 'none', amount: order.totalAmount, currency: order.currency, paymentMethod: input.confirmationTokenId ?? 'none' },
-    });
-    await enqueueJob(db, 'payment.charge', { paymentId: payment.id }, ctx.now());
+    await chargeOrder(ctx, db, order, input.confirmationTokenId ?? 'none');
     const { token } = await issueCustomerSession(ctx, db, customer, { checkoutId: checkout.id });
     const confirmed = await db.checkout.findUniqueOrThrow({ ...query, where: { id: checkout.id } });
     return Object.assign(confirmed, { customerSessionToken: token });

@@ -1,12 +1,14 @@
 // The signed-in customer's benefit grants: what they hold, through which purchase. The grants are
 // found through `reach(ctx).benefitGrant` (benefits/service.ts), so a customer reads only their own,
 // and a checkout's session only those of the purchase it made. A revoked grant leaves the portal.
-// Connecting a Discord or GitHub account to a grant (PATCH) is not offered: Kassa grants neither.
+// Connecting a Discord or GitHub account to a grant (PATCH) is refused: Kassa grants neither; the
+// other types have nothing a customer changes, and PATCH answers their grant as it is.
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { MetadataScalar, type Metadata } from '../../graphql/metadata.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
-import { CustomerPortalQuery } from '../../graphql/roots.ts';
+import { CustomerPortalMutation, CustomerPortalQuery } from '../../graphql/roots.ts';
+import { NotPermittedError, raises } from '../../graphql/errors.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
 import {
   benefitFields,
@@ -21,7 +23,7 @@ import {
   type BenefitObjects,
   type StoredProperties,
 } from '../benefits/schema.ts';
-import { customerBenefitGrantSortProperties, getCustomerBenefitGrant, listCustomerBenefitGrants } from '../benefits/service.ts';
+import { customerBenefitGrantSortProperties, getCustomerBenefitGrant, listCustomerBenefitGrants, updateCustomerBenefitGrant } from '../benefits/service.ts';
 import { Organization } from '../organizations/schema.ts';
 import { CustomerPortalCustomer } from './customers.ts';
 
@@ -127,4 +129,32 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
 }));
 
 /** node(id:) answers a customer for their benefit grants as customerPortal.benefitGrant does. */
+const CustomerBenefitGrantPropertiesUpdateInput = builder.inputType('CustomerBenefitGrantPropertiesUpdateInput', {
+  description: 'The account to connect to a Discord or GitHub grant. Kassa connects none: it is refused.',
+  fields: (t) => ({ accountId: t.string({ description: "The customer's Discord or GitHub account, as connected through OAuth." }) }),
+});
+
+const CustomerBenefitGrantUpdateInput = builder.inputType('CustomerBenefitGrantUpdateInput', {
+  description: "A customer's change to their grant: the benefit's type, and for Discord and GitHub the account to connect.",
+  fields: (t) => ({
+    benefitType: t.field({ type: BenefitType, required: true, description: "The grant's benefit type, which must be the grant's own." }),
+    properties: t.field({ type: CustomerBenefitGrantPropertiesUpdateInput, description: 'For discord and github_repository: the account to connect.' }),
+  }),
+});
+
+builder.objectFields(CustomerPortalMutation, (t) => ({
+  benefitGrantUpdate: t.prismaField({
+    type: CustomerBenefitGrant,
+    authScopes: { fullCustomerSession: true },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The grant's id." }),
+      input: t.arg({ type: CustomerBenefitGrantUpdateInput, required: true, description: 'The change.' }),
+    },
+    description:
+      "Changes one of the customer's grants. Custom, downloadables, license keys and meter credit grants have nothing to change and are answered as they are; connecting a Discord or GitHub account is NOT_PERMITTED (Kassa grants neither). BAD_USER_INPUT when benefitType is not the grant's; RESOURCE_NOT_FOUND if it is not theirs or is revoked.",
+    extensions: raises({ error: new NotPermittedError(), when: 'The grant is of a Discord or GitHub benefit: Kassa connects no accounts.' }),
+    resolve: (query, _root, { id, input }, ctx) => updateCustomerBenefitGrant(ctx, id, input, query),
+  }),
+}));
+
 export const customerBenefitGrantNodeLoader: NodeLoader = { surface: 'customerPortal', model: 'benefitGrant', typeName: 'CustomerBenefitGrant', load: getCustomerBenefitGrant };

@@ -13,6 +13,9 @@ import { generateInvoice, invoiceUrl } from '../invoices/service.ts';
 import { invoiceErrors, orderFields, OrderFields, ProductBillingType } from '../orders/schema.ts';
 import { customerOrderSortProperties, getOrder, listOrders, updateOrder } from '../orders/service.ts';
 import { subscriptionFields, SubscriptionFields } from '../subscriptions/schema.ts';
+import { raises } from '../../graphql/errors.ts';
+import { PaymentProcessor } from '../checkouts/schema.ts';
+import { orderNotEligibleForRetry, orderPaymentStatus, paymentAlreadyInProgress, retryOrderPayment } from '../payments/service.ts';
 import { CustomerOrderProduct } from './products.ts';
 
 const CustomerOrderSortOrder = sortOrderEnum(
@@ -79,7 +82,45 @@ const CustomerOrderUpdateInput = builder.inputType('CustomerOrderUpdateInput', {
   }),
 });
 
+const CustomerOrderPaymentStatus = builder.objectRef<{ status: string; error: string | null }>('CustomerOrderPaymentStatus').implement({
+  description: "Where the payment of the customer's order stands: its latest attempt.",
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'pending, succeeded or failed: the status of the latest payment of the order.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Why the latest payment failed, in a sentence; null unless it failed.' }),
+  }),
+});
+
+const CustomerOrderPaymentConfirmation = builder.objectRef<{ status: string; clientSecret: string | null; error: string | null }>('CustomerOrderPaymentConfirmation').implement({
+  description: 'A new payment of the order, scheduled: follow it with orderPaymentStatus.',
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'pending: the payment is charged in the background.' }),
+    clientSecret: t.exposeString('clientSecret', { nullable: true, description: 'Always null: Kassa charges in the background, the page has nothing to finish.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Always null: a failure shows on orderPaymentStatus.' }),
+  }),
+});
+
+const CustomerOrderPaymentConfirmInput = builder.inputType('CustomerOrderPaymentConfirmInput', {
+  description: 'The payment method to pay the order with: a new one-time token or a saved method, one of the two.',
+  fields: (t) => ({
+    confirmationTokenId: t.string({ description: 'A one-time token from the buyer’s page (a Stripe ConfirmationToken, ctoken_…; in sandbox, a test card).' }),
+    paymentMethodId: t.string({ description: 'A saved payment method of the customer (a Stripe PaymentMethod, pm_…).' }),
+    paymentProcessor: t.field({ type: PaymentProcessor, description: 'The payment API the token is for; stripe, the only one.' }),
+  }),
+});
+
+const orderPaymentErrors = raises(
+  { error: paymentAlreadyInProgress(), when: 'A payment of the order is still pending.' },
+  { error: orderNotEligibleForRetry(), when: 'The order is paid or refunded, or bills a subscription that has ended.' },
+);
+
 builder.objectFields(CustomerPortalQuery, (t) => ({
+  orderPaymentStatus: t.field({
+    type: CustomerOrderPaymentStatus,
+    authScopes: { principal: 'customer' },
+    args: { id: t.arg({ type: 'UUID', required: true, description: "The order's id." }) },
+    description: "Where the payment of one of the customer's orders stands. RESOURCE_NOT_FOUND for an order that is not theirs.",
+    resolve: (_root, { id }, ctx) => orderPaymentStatus(ctx, id),
+  }),
   orders: t.field({
     type: CustomerOrderList,
     description: "The signed-in customer's orders (a checkout's session: that checkout's), newest first unless `sorting` says otherwise.",
@@ -112,6 +153,18 @@ builder.objectFields(CustomerPortalQuery, (t) => ({
 }));
 
 builder.objectFields(CustomerPortalMutation, (t) => ({
+  orderPaymentConfirm: t.field({
+    type: CustomerOrderPaymentConfirmation,
+    authScopes: { fullCustomerSession: true },
+    args: {
+      id: t.arg({ type: 'UUID', required: true, description: "The order's id." }),
+      input: t.arg({ type: CustomerOrderPaymentConfirmInput, required: true, description: 'The payment method to pay with.' }),
+    },
+    description:
+      "Pays an unpaid order of the customer's again, with another payment method: a new pending payment, charged in the background. PAYMENT_ALREADY_IN_PROGRESS while one is pending; ORDER_NOT_ELIGIBLE_FOR_RETRY for a paid or refunded order or an ended subscription's; RESOURCE_NOT_FOUND for an order that is not theirs.",
+    extensions: orderPaymentErrors,
+    resolve: (_root, { id, input }, ctx) => retryOrderPayment(ctx, id, input),
+  }),
   orderUpdate: t.prismaField({
     type: CustomerOrder,
     authScopes: { fullCustomerSession: true },

@@ -15,11 +15,13 @@ import { KassaError, RequestValidationError, ResourceNotFoundError } from '../..
 import { metadataWhere } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
-import { enqueueJob, sweep, type JobContext } from '../../jobs/runner.ts';
+import { sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { recordOrderEvents } from '../orders/events.ts';
 import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grants.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
+import { chargeOrder } from '../payments/service.ts';
+import { subscriptionEnded } from './status.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 
@@ -48,8 +50,7 @@ async function lockSubscription(ctx: Context, db: Db, id: string): Promise<Subsc
   return subscription;
 }
 
-export const subscriptionEnded = (subscription: Subscription) =>
-  subscription.endedAt !== null || ['canceled', 'incomplete_expired', 'unpaid'].includes(subscription.status);
+export { subscriptionEnded };
 
 // ---------------------------------------------------------------------------------------------
 // Creation and the outcome of charges
@@ -194,14 +195,6 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
   return order;
 }
 
-async function charge(ctx: Context, db: Db, order: { id: string; totalAmount: number; currency: string }, paymentMethod: string) {
-  const processor = ctx.environment.paymentProcessor;
-  const payment = await db.payment.create({
-    data: { orderId: order.id, processor: processor?.name ?? 'none', amount: order.totalAmount, currency: order.currency, paymentMethod },
-  });
-  await enqueueJob(db, 'payment.charge', { paymentId: payment.id }, ctx.now());
-}
-
 /**
  * One pass of the scheduler. Due subscriptions are claimed with FOR UPDATE SKIP LOCKED, so
  * schedulers in several processes never work on the same one at once; the claim is re-read in a
@@ -232,12 +225,12 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
           where: { subscriptionId_billingPeriodStart: { subscriptionId: id, billingPeriodStart: subscription.currentPeriodEnd } },
         });
         if (subscription.status === 'active' && !billed) {
-          await charge(ctx, db, await createRenewalOrder(ctx, db, subscription), subscription.paymentMethod);
+          await chargeOrder(ctx, db, await createRenewalOrder(ctx, db, subscription), subscription.paymentMethod);
         } else if (subscription.status === 'past_due' && billed && !billed.paid) {
           await db.subscription.update({ where: { id }, data: { retryAt: null } });
           // One attempt at a time: a second payment in flight could charge the period twice.
           const inFlight = await db.payment.count({ where: { orderId: billed.id, status: 'pending' } });
-          if (inFlight === 0) await charge(ctx, db, billed, subscription.paymentMethod);
+          if (inFlight === 0) await chargeOrder(ctx, db, billed, subscription.paymentMethod);
         }
       }
       return due.length;

@@ -80,6 +80,18 @@ const portalOrdersRoutes: RestRoute[] = [
     operation: `mutation ($id: UUID!, $input: CustomerOrderUpdateInput!) {
       customerPortal { orderUpdate(id: $id, input: $input) { ...CustomerOrderWire } } } ${CustomerOrderWire}`,
   },
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/orders/{id}/payment-status',
+    operation: `query ($id: UUID!) { customerPortal { orderPaymentStatus(id: $id) { status error } } }`,
+  },
+  {
+    method: 'POST',
+    path: '/v1/customer-portal/orders/{id}/confirm-payment',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: CustomerOrderPaymentConfirmInput!) {
+      customerPortal { orderPaymentConfirm(id: $id, input: $input) { status clientSecret error } } }`,
+  },
   // 202 as the client library expects, with the order now invoiced as its body.
   {
     method: 'POST',
@@ -137,6 +149,13 @@ const portalBenefitGrantsRoutes: RestRoute[] = [
     method: 'GET',
     path: '/v1/customer-portal/benefit-grants/{id}',
     operation: `query ($id: UUID!) { customerPortal { benefitGrant(id: $id) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/customer-portal/benefit-grants/{id}',
+    body: 'input',
+    operation: `mutation ($id: UUID!, $input: CustomerBenefitGrantUpdateInput!) {
+      customerPortal { benefitGrantUpdate(id: $id, input: $input) { ...CustomerBenefitGrantWire } } } ${CustomerBenefitGrantWire}`,
   },
 ];
 

@@ -10,6 +10,7 @@ import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
 import { licenseKeyRoutes } from './license-keys.ts';
 import { orderRoutes } from './orders.ts';
+import { paymentRoutes } from './payments.ts';
 import { productRoutes } from './products.ts';
 import { refundRoutes } from './refunds.ts';
 import { subscriptionRoutes } from './subscriptions.ts';
@@ -24,6 +25,7 @@ export const restRoutes: RestRoute[] = [
   ...orderRoutes,
   ...refundRoutes,
   ...disputeRoutes,
+  ...paymentRoutes,
   ...benefitRoutes,
   ...subscriptionRoutes,
   ...licenseKeyRoutes,

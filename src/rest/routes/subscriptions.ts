@@ -1,6 +1,6 @@
 import type { RestRoute } from '../route.ts';
 import { wireResources } from '../../wire/resources.ts';
-import { SubscriptionWire } from '../../wire/subscriptions.ts';
+import { SubscriptionExportWire, subscriptionExportColumns, SubscriptionWire } from '../../wire/subscriptions.ts';
 
 export const subscriptionRoutes: RestRoute[] = [
   {
@@ -12,6 +12,16 @@ export const subscriptionRoutes: RestRoute[] = [
           externalCustomerId: $externalCustomerId, discountId: $discountId, active: $active, metadata: $metadata, sorting: $sorting) {
         items { ...SubscriptionWire } pagination { totalCount maxPage } } }
     } ${SubscriptionWire}`,
+  },
+  // Before /v1/subscriptions/{id}, which it would also match.
+  {
+    method: 'GET',
+    path: '/v1/subscriptions/export',
+    operation: `query ($organizationId: [UUID!], $after: String) {
+      core { subscriptions(organizationId: $organizationId, first: 100, after: $after) {
+        items { ...SubscriptionExportWire } pageInfo { hasNextPage endCursor } } }
+    } ${SubscriptionExportWire}`,
+    csv: { cursor: 'after', columns: subscriptionExportColumns, filename: 'kassa-subscriptions.csv' },
   },
   {
     method: 'GET',

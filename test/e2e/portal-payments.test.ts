@@ -1,0 +1,114 @@
+// The customer paying their declined order again from the portal, through the official client:
+// GET /v1/customer-portal/orders/{id}/payment-status and POST …/confirm-payment. A retry is a new
+// pending payment charged by the payment job; it is refused, with nothing written, while one is
+// pending, once the order is paid, for another customer's order and for bad input. The job runner
+// is stopped: the test runs the due work itself, so each step is seen in between.
+import { Polar } from '@polar-sh/sdk';
+import { OrderNotEligibleForRetry } from '@polar-sh/sdk/models/errors/ordernoteligibleforretry.js';
+import { PaymentAlreadyInProgress } from '@polar-sh/sdk/models/errors/paymentalreadyinprogress.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { sdkServerURL } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
+import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
+import { restClient } from '../helpers/server.ts';
+import { rejectionOf } from '../helpers/waiting.ts';
+
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, organizations: { org: 'sandbox' } });
+
+const sandbox = () => t.server.kassa.environments.sandbox;
+const portal = () => new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') });
+
+async function settle() {
+  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+}
+
+/** A purchase whose card is declined: the customer's session and the unpaid order. */
+async function declinedPurchase(productId: string, email: string) {
+  const checkout = await createAndConfirmCheckout(t.org, productId, email, { card: 'tok_chargeDeclined' });
+  await settle();
+  const [order] = (await t.org.polar.orders.list({ checkoutId: checkout.id })).result.items;
+  expect([order.status, order.paid]).toEqual(['pending', false]);
+  const session = await t.org.polar.customerSessions.create({ customerId: order.customerId });
+  return { order, token: session.token };
+}
+
+const paymentsOf = (orderId: string) => sandbox().environment.prisma.payment.findMany({ where: { orderId }, orderBy: { createdAt: 'asc' } });
+
+describe('paying a declined order again from the portal', () => {
+  let productId: string;
+  let ada: Awaited<ReturnType<typeof declinedPurchase>>;
+  let bob: Awaited<ReturnType<typeof declinedPurchase>>;
+
+  beforeAll(async () => {
+    productId = (await fixedProduct(t.org, 'Course', 4900)).id;
+    ada = await declinedPurchase(productId, 'ada@example.com');
+    bob = await declinedPurchase(productId, 'bob@example.com');
+  });
+
+  it('shows the decline, takes a new card, refuses a second attempt while it is pending, and pays the order', async () => {
+    const session = { customerSession: ada.token };
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: ada.order.id })).toEqual({ status: 'failed', error: 'The card was declined.' });
+
+    const confirmation = await portal().customerPortal.orders.confirmRetryPayment(session, { id: ada.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } });
+    expect(confirmation).toEqual({ status: 'pending', clientSecret: null, error: null });
+    expect((await paymentsOf(ada.order.id)).map((p) => [p.status, p.paymentMethod])).toEqual([['failed', 'tok_chargeDeclined'], ['pending', 'tok_visa']]);
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: ada.order.id })).toEqual({ status: 'pending', error: null });
+
+    const again = await rejectionOf(portal().customerPortal.orders.confirmRetryPayment(session, { id: ada.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } }));
+    expect(again).toBeInstanceOf(PaymentAlreadyInProgress);
+    expect((again as PaymentAlreadyInProgress).statusCode).toBe(409);
+    expect(await paymentsOf(ada.order.id)).toHaveLength(2);
+
+    await settle();
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: ada.order.id })).toEqual({ status: 'succeeded', error: null });
+    expect(await t.org.polar.orders.get({ id: ada.order.id })).toMatchObject({ status: 'paid', paid: true });
+    const payments = (await t.org.polar.payments.list({ orderId: ada.order.id, sorting: ['created_at'] })).result.items;
+    expect(payments.map((p) => p.status)).toEqual(['failed', 'succeeded']);
+
+    const paid = await rejectionOf(portal().customerPortal.orders.confirmRetryPayment(session, { id: ada.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } }));
+    expect(paid).toBeInstanceOf(OrderNotEligibleForRetry);
+    expect((paid as OrderNotEligibleForRetry).statusCode).toBe(422);
+    expect(await paymentsOf(ada.order.id)).toHaveLength(2);
+  });
+
+  it('a retry declined again leaves the order unpaid, with the new decline', async () => {
+    const session = { customerSession: bob.token };
+    await portal().customerPortal.orders.confirmRetryPayment(session, { id: bob.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_chargeDeclined' } });
+    await settle();
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: bob.order.id })).toEqual({ status: 'failed', error: 'The card was declined.' });
+    expect(await t.org.polar.orders.get({ id: bob.order.id })).toMatchObject({ status: 'pending', paid: false });
+    expect(await paymentsOf(bob.order.id)).toHaveLength(2);
+  });
+
+  it("answers another customer's order as one that does not exist, and writes nothing", async () => {
+    const before = await paymentsOf(bob.order.id);
+    const status = await rejectionOf(portal().customerPortal.orders.getPaymentStatus({ customerSession: ada.token }, { id: bob.order.id }));
+    expect(status).toBeInstanceOf(ResourceNotFound);
+    const retry = await rejectionOf(
+      portal().customerPortal.orders.confirmRetryPayment({ customerSession: ada.token }, { id: bob.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } }),
+    );
+    expect(retry).toBeInstanceOf(ResourceNotFound);
+    expect(await paymentsOf(bob.order.id)).toEqual(before);
+  });
+
+  it('refuses no token, an organization token and bad input, writing nothing', async () => {
+    const path = `/customer-portal/orders/${bob.order.id}`;
+    const before = await paymentsOf(bob.order.id);
+    const anonymous = restClient(t.server.base('sandbox'));
+    expectErrorBody(await anonymous('GET', `${path}/payment-status`), 401, 'Unauthorized');
+    expectErrorBody(await anonymous('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa' }), 401, 'Unauthorized');
+    expectErrorBody(await t.org.api('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa' }), 403, 'NotPermitted');
+
+    const customer = restClient(t.server.base('sandbox'), bob.token);
+    expectValidationError(await customer('GET', '/customer-portal/orders/not-a-uuid/payment-status'), ['path', 'id']);
+    expectValidationError(await customer('POST', '/customer-portal/orders/not-a-uuid/confirm-payment', { confirmation_token_id: 'tok_visa' }), ['path', 'id']);
+    expectValidationError(await customer('POST', `${path}/confirm-payment`, {}), ['body', 'confirmation_token_id'], 'missing');
+    expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_unknown' }), ['body', 'confirmation_token_id']);
+    expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa', payment_method_id: 'tok_visa' }), ['body', 'payment_method_id']);
+    expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa', payment_processor: 'paypal' }), ['body', 'payment_processor']);
+    expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa', amount: 1 }), ['body', 'amount'], 'extra_forbidden');
+    expect(await paymentsOf(bob.order.id)).toEqual(before);
+  });
+});
