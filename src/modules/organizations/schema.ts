@@ -138,10 +138,12 @@ export const Organization = builder.prismaObject('Organization', {
   description: 'A merchant: it owns products, customers and everything sold.',
   fields: (t) => ({
     ...organizationFields(t as unknown as OrganizationFieldBuilder),
+    // Checkouts and products embed this type for buyers too: the business details need the scope.
     details: t.field({
       type: OrganizationDetails,
       nullable: true,
-      description: 'What the organization told about its business; null if nothing yet. Only its members see it.',
+      authScopes: { scope: ['organizations:read', 'organizations:write'] },
+      description: 'What the organization told about its business; null if nothing yet. Needs organizations:read: a buyer reading a checkout does not see it.',
       resolve: (o) => o.details as StoredDetails | null,
     }),
   }),
