@@ -26,6 +26,7 @@ export const eventTypes = [
   'benefit_grant.updated',
   'benefit_grant.revoked',
   'customer.state_changed',
+  'organization.updated',
   // Not in the client library's list: reaches only endpoints that subscribe to it by name.
   'token.leaked',
   // Not in the client library's list either: chargebacks the payment processor reports.

@@ -6,6 +6,7 @@ import { CheckoutWire } from './checkouts.ts';
 import { CustomerStateWire, CustomerWire } from './customers.ts';
 import { DisputeWire } from './disputes.ts';
 import { OrderWire } from './orders.ts';
+import { OrganizationWire } from './organizations.ts';
 import { RefundWire } from './refunds.ts';
 import { SubscriptionWire } from './subscriptions.ts';
 
@@ -18,6 +19,7 @@ export const wireResources = {
   customer_state: `query ($id: UUID!) { core { customerState(id: $id) { ...CustomerStateWire } } } ${CustomerStateWire}`,
   dispute: `query ($id: UUID!) { core { dispute(id: $id) { ...DisputeWire } } } ${DisputeWire}`,
   order: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
+  organization: `query ($id: UUID!) { core { organization(id: $id) { ...OrganizationWire } } } ${OrganizationWire}`,
   refund: `query ($id: UUID!) { core { refund(id: $id) { ...RefundWire } } } ${RefundWire}`,
   subscription: `query ($id: UUID!) { core { subscription(id: $id) { ...SubscriptionWire } } } ${SubscriptionWire}`,
 } as const;

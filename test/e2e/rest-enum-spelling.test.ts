@@ -177,7 +177,7 @@ describe('webhook event types over REST', () => {
     'checkout.created', 'checkout.updated', 'customer.created', 'customer.updated', 'customer.deleted', 'order.created', 'order.updated', 'order.paid',
     'order.refunded', 'refund.created', 'subscription.created', 'subscription.updated', 'subscription.active', 'subscription.canceled', 'subscription.uncanceled',
     'subscription.revoked', 'benefit.created', 'benefit.updated', 'benefit_grant.created', 'benefit_grant.updated', 'benefit_grant.revoked',
-    'customer.state_changed', 'token.leaked', 'dispute.created', 'dispute.closed', 'refund.updated', 'product.created', 'product.updated', 'benefit_grant.cycled', 'organization.updated',
+    'customer.state_changed', 'organization.updated', 'token.leaked', 'dispute.created', 'dispute.closed', 'refund.updated', 'product.created', 'product.updated', 'benefit_grant.cycled',
   ];
   const unknownType = (index: number, type: string) => ({
     loc: ['body', 'events', index],

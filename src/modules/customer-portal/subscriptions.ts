@@ -53,7 +53,7 @@ const CustomerSubscriptionUpdateInput = builder.inputType('CustomerSubscriptionU
     cancelAtPeriodEnd: t.boolean({ description: 'true: end at the end of the paid period; false: renew again (resume).' }),
     cancellationReason: t.field({ type: CustomerCancellationReason, description: 'With cancelAtPeriodEnd true: why.' }),
     cancellationComment: t.string({ description: 'With cancelAtPeriodEnd true: a free-text comment.' }),
-    productId: t.field({ type: 'UUID', description: 'A recurring, live product of the same organization.' }),
+    productId: t.field({ type: 'UUID', description: "A recurring, live product of the same organization; refused while the organization's allow_customer_updates is off." }),
   }),
 });
 const read = { principal: 'customer' } as const;

@@ -51,7 +51,7 @@ export const CustomerCancellationReason = builder.enumType('CustomerCancellation
     other: { description: 'Another reason; see the comment.' },
   } satisfies Record<CancellationReasons, object>,
 });
-const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
+export const ProrationBehavior = builder.enumType('SubscriptionProrationBehavior', {
   description: 'How a change of product is billed.',
   values: {
     prorate: { description: 'Credit the unused time and charge the rest of the period on the next order.' },

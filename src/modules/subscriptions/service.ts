@@ -17,6 +17,7 @@ import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
+import { subscriptionSettingsOf } from '../organizations/service.ts';
 import { recordOrderEvents } from '../orders/events.ts';
 import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grants.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
@@ -582,7 +583,22 @@ function customerChange(input: CustomerSubscriptionUpdateInput): SubscriptionUpd
   };
 }
 
-/** A customer's change, by the same rules, proration and events as the Core update. */
-export function updateSubscriptionAsCustomer(ctx: Context, id: string, input: CustomerSubscriptionUpdateInput, query: object) {
-  return updateSubscription(ctx, id, customerChange(input), query);
+/**
+ * A customer's change, by the same rules, proration and events as the Core update. A change of
+ * product is the customer's to make only while the organization allows it (allow_customer_updates);
+ * cancelling is always theirs.
+ */
+export async function updateSubscriptionAsCustomer(ctx: Context, id: string, input: CustomerSubscriptionUpdateInput, query: object) {
+  const change = customerChange(input);
+  if (change.productId !== undefined) await checkCustomerMayChangeProduct(ctx, id);
+  return updateSubscription(ctx, id, change, query);
+}
+
+async function checkCustomerMayChangeProduct(ctx: Context, id: string) {
+  const subscription = await ctx.prisma.subscription.findFirst({ where: { AND: [reach(ctx).subscription, { id }] }, select: { organizationId: true } });
+  if (!subscription) throw new ResourceNotFoundError('Subscription not found.');
+  const settings = await subscriptionSettingsOf(ctx.prisma, subscription.organizationId);
+  if (!settings.allow_customer_updates) {
+    throw RequestValidationError.at(['input', 'productId'], "This organization does not let customers change their subscription's product; cancel it, or ask the organization to change it.");
+  }
 }

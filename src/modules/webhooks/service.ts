@@ -14,7 +14,7 @@ import { encryptSecret, newWebhookSecret, secretHint } from '../../webhooks/secr
 import { organizationFilter, owningOrganization } from '../organizations/access.ts';
 
 /** Types the client library offers that Kassa does not record (yet): an endpoint may subscribe to them, and receives none. */
-export const unemittedEventTypes = ['refund.updated', 'product.created', 'product.updated', 'benefit_grant.cycled', 'organization.updated'] as const;
+export const unemittedEventTypes = ['refund.updated', 'product.created', 'product.updated', 'benefit_grant.cycled'] as const;
 export type UnemittedEventType = (typeof unemittedEventTypes)[number];
 /** Every type an endpoint may subscribe to: the client library's WebhookEventType. */
 export const webhookEventTypes: readonly string[] = [...eventTypes, ...unemittedEventTypes];

@@ -10,6 +10,7 @@ import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
 import { licenseKeyRoutes } from './license-keys.ts';
 import { orderRoutes } from './orders.ts';
+import { organizationRoutes } from './organizations.ts';
 import { paymentRoutes } from './payments.ts';
 import { productRoutes } from './products.ts';
 import { refundRoutes } from './refunds.ts';
@@ -18,6 +19,7 @@ import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookEndpointRoutes } from './webhooks.ts';
 
 export const restRoutes: RestRoute[] = [
+  ...organizationRoutes,
   ...productRoutes,
   ...customerRoutes,
   ...customerSessionRoutes,
