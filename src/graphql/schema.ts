@@ -15,6 +15,7 @@ import { orderNodeLoader } from '../modules/orders/schema.ts';
 import { checkoutNodeLoader } from '../modules/checkouts/schema.ts';
 import { refundNodeLoader } from '../modules/refunds/schema.ts';
 import { disputeNodeLoader } from '../modules/disputes/schema.ts';
+import { discountNodeLoader } from '../modules/discounts/schema.ts';
 import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
 import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
 import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
@@ -32,6 +33,7 @@ nodeFields([
   checkoutNodeLoader,
   refundNodeLoader,
   disputeNodeLoader,
+  discountNodeLoader,
   benefitNodeLoader,
   benefitGrantNodeLoader,
   subscriptionNodeLoader,
