@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
+import type { Checkout } from '@polar-sh/sdk/models/components/checkout.js';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { tokenWithScopes } from '../helpers/organizations.ts';
-import { fixedProduct } from '../helpers/purchases.ts';
+import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { checkoutWhen, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, expectValidationError } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
@@ -127,5 +128,195 @@ describe('the discounts resource through the client library', () => {
     expect((await productsOnly('GET', '/discounts/')).status).toBe(403);
     const error = await rejectionOf(t.org.buyer.discounts.list({}));
     expect(error).toBeInstanceOf(SDKError);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Discounts applied to checkouts
+// ---------------------------------------------------------------------------------------------
+
+const HOUR = 3_600_000;
+const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
+
+/** The buyer confirms with a test card; `discountCode` is entered at the same time when given. */
+function confirm(org: Org, checkout: Checkout, customerEmail: string, discountCode?: string) {
+  return org.buyer.checkouts.clientConfirm({
+    clientSecret: checkout.clientSecret,
+    checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa', ...(discountCode ? { discountCode } : {}) },
+  });
+}
+
+/** Everything a confirm would write for a checkout: its orders, redemption and state, and the customer of an email. */
+async function writtenFor(checkoutId: string, email: string, discountId: string) {
+  const [orders, redemptions, checkout, customers, discount] = await Promise.all([
+    prisma().order.count({ where: { checkoutId } }),
+    prisma().discountRedemption.count({ where: { checkoutId } }),
+    prisma().checkout.findUniqueOrThrow({ where: { id: checkoutId } }),
+    prisma().customer.count({ where: { email } }),
+    prisma().discount.findUniqueOrThrow({ where: { id: discountId } }),
+  ]);
+  return { orders, redemptions, status: checkout.status, customerEmail: checkout.customerEmail, customers, redemptionsCount: discount.redemptionsCount };
+}
+
+describe('a discount applied to a checkout', () => {
+  it('by the organization (discount_id): a percentage rounded half up, reflected in every amount, the order and the redemption count', async () => {
+    const product = await fixedProduct(t.org, 'Ten percent book', 1995);
+    const discount = await t.org.polar.discounts.create({ name: 'Tenth', type: 'percentage', basisPoints: 1000, duration: 'once' });
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id], discountId: discount.id });
+    // 10% of 1995 is 199.5: rounded half up, 200.
+    expect(checkout).toMatchObject({ amount: 1995, discountAmount: 200, netAmount: 1795, totalAmount: 1795, discountId: discount.id, allowDiscountCodes: true, isDiscountApplicable: true });
+    expect(checkout.discount).toEqual({ id: discount.id, name: 'Tenth', code: null, type: 'percentage', duration: 'once', basisPoints: 1000 });
+    const seen = await t.org.buyer.checkouts.clientGet({ clientSecret: checkout.clientSecret });
+    expect(seen).toMatchObject({ discountAmount: 200, totalAmount: 1795, discount: { name: 'Tenth' } });
+    expect(seen.discount).not.toHaveProperty('metadata');
+
+    await confirm(t.org, checkout, `tenth-${randomUUID()}@example.com`);
+    const order = await paidOrderOf(t.org, checkout.id);
+    expect(order).toMatchObject({ subtotalAmount: 1995, discountAmount: 200, netAmount: 1795, totalAmount: 1795, discountId: discount.id });
+    expect(order.discount).toMatchObject({ id: discount.id, name: 'Tenth', basisPoints: 1000, redemptionsCount: 1 });
+    const payments = await prisma().payment.findMany({ where: { orderId: order.id } });
+    expect(payments.map((p) => p.amount)).toEqual([1795]);
+    expect((await t.org.polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(1);
+  });
+
+  it('by the buyer (discount_code), in any case, at update or at confirm; refused where the checkout takes no codes', async () => {
+    const product = await fixedProduct(t.org, 'Coded book', 1999);
+    const shared = code();
+    const discount = await t.org.polar.discounts.create({ name: 'Five off', type: 'fixed', amount: 500, currency: 'usd', duration: 'once', code: shared });
+
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id] });
+    const updated = await t.org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { discountCode: shared.toLowerCase() } });
+    expect(updated).toMatchObject({ discountId: discount.id, discountAmount: 500, netAmount: 1499, totalAmount: 1499 });
+    expect(updated.discount).toEqual({ id: discount.id, name: 'Five off', code: shared, type: 'fixed', duration: 'once', amount: 500, currency: 'usd' });
+    const removed = await t.org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { discountCode: null } });
+    expect(removed).toMatchObject({ discountId: null, discountAmount: 0, totalAmount: 1999, discount: null });
+
+    await confirm(t.org, checkout, `coded-${randomUUID()}@example.com`, shared.toUpperCase());
+    const order = await paidOrderOf(t.org, checkout.id);
+    expect(order).toMatchObject({ discountId: discount.id, discountAmount: 500, netAmount: 1499, totalAmount: 1499 });
+
+    const unknown = await rejectionOf(t.org.buyer.checkouts.clientUpdate({ clientSecret: (await t.org.polar.checkouts.create({ products: [product.id] })).clientSecret, checkoutUpdatePublic: { discountCode: 'NOSUCHCODE' } }));
+    expect(unknown).toBeInstanceOf(HTTPValidationError);
+    expect((unknown as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'discount_code']);
+
+    const closed = await t.org.polar.checkouts.create({ products: [product.id], allowDiscountCodes: false });
+    expect(closed.allowDiscountCodes).toBe(false);
+    const refused = await rejectionOf(confirm(t.org, closed, `closed-${randomUUID()}@example.com`, shared));
+    expect(refused).toBeInstanceOf(HTTPValidationError);
+    expect((refused as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'discount_code']);
+    expect((await t.org.polar.checkouts.get({ id: closed.id })).status).toBe('open');
+  });
+
+  it('a fixed discount never takes more than the price: a free order needs no card', async () => {
+    const product = await fixedProduct(t.org, 'Cheap book', 300);
+    const discount = await t.org.polar.discounts.create({ name: 'Big', type: 'fixed', amount: 1000, currency: 'usd', duration: 'once' });
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id], discountId: discount.id });
+    expect(checkout).toMatchObject({ amount: 300, discountAmount: 300, netAmount: 0, totalAmount: 0, isPaymentRequired: false });
+    await t.org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: `free-${randomUUID()}@example.com` } });
+    expect(await paidOrderOf(t.org, checkout.id)).toMatchObject({ subtotalAmount: 300, discountAmount: 300, netAmount: 0, totalAmount: 0 });
+  });
+
+  it('refuses a discount not started, ended, used up, for another product, in another currency or of another organization, writing nothing', async () => {
+    const now = Date.now();
+    const product = await fixedProduct(t.org, 'Guarded book', 2000);
+    const otherProduct = await fixedProduct(t.org, 'Other book', 2000);
+    const euroProduct = await t.org.polar.products.create({ name: 'Euro book', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 2000, priceCurrency: 'eur' }] });
+    const create = (body: Parameters<typeof t.org.polar.discounts.create>[0]) => t.org.polar.discounts.create(body);
+    const base = { type: 'percentage' as const, basisPoints: 2500, duration: 'once' as const };
+    const refusals: [string, string, string][] = [
+      ['not started', (await create({ ...base, name: 'Later', startsAt: new Date(now + 24 * HOUR) })).id, product.id],
+      ['ended', (await create({ ...base, name: 'Over', startsAt: new Date(now - 48 * HOUR), endsAt: new Date(now - 24 * HOUR) })).id, product.id],
+      ['for another product', (await create({ ...base, name: 'Other', products: [otherProduct.id] })).id, product.id],
+      ['in another currency', (await create({ name: 'Dollars', type: 'fixed', amount: 100, currency: 'usd', duration: 'once' })).id, euroProduct.id],
+      ['of another organization', (await t.other.polar.discounts.create({ ...base, name: 'Theirs' })).id, product.id],
+    ];
+    const usedUp = await create({ ...base, name: 'Once only', maxRedemptions: 1 });
+    const first = await t.org.polar.checkouts.create({ products: [product.id], discountId: usedUp.id });
+    await confirm(t.org, first, `first-${randomUUID()}@example.com`);
+    refusals.push(['used up', usedUp.id, product.id]);
+
+    for (const [why, discountId, productId] of refusals) {
+      const before = await prisma().checkout.count();
+      const response = await t.org.api('POST', '/checkouts/', { products: [productId], discount_id: discountId });
+      expectValidationError(response, ['body', 'discount_id']);
+      expect(await prisma().checkout.count(), why).toBe(before);
+    }
+  });
+
+  it('re-checks the discount at confirm: one that ended or was deleted since is refused with 422 and nothing is written', async () => {
+    const product = await fixedProduct(t.org, 'Late book', 2000);
+    for (const change of ['ended', 'deleted'] as const) {
+      const discount = await t.org.polar.discounts.create({ name: `Soon ${change}`, type: 'percentage', basisPoints: 5000, duration: 'once' });
+      const checkout = await t.org.polar.checkouts.create({ products: [product.id], discountId: discount.id });
+      if (change === 'ended') await t.org.polar.discounts.update({ id: discount.id, discountUpdate: { endsAt: new Date(Date.now() - 1000) } });
+      else await t.org.polar.discounts.delete({ id: discount.id });
+      const email = `late-${randomUUID()}@example.com`;
+      const refused = await rejectionOf(confirm(t.org, checkout, email));
+      expect(refused, change).toBeInstanceOf(HTTPValidationError);
+      expect((refused as HTTPValidationError).detail?.[0]).toMatchObject({ loc: ['body', 'discount_id'], msg: expect.stringContaining('can no longer be used') });
+      expect(await writtenFor(checkout.id, email, discount.id)).toEqual({ orders: 0, redemptions: 0, status: 'open', customerEmail: null, customers: 0, redemptionsCount: 0 });
+    }
+  });
+
+  it('a buyer cannot pass discount_id on the client endpoints, nor use another organization’s code', async () => {
+    const product = await fixedProduct(t.org, 'Buyer book', 2000);
+    const mine = await t.org.polar.discounts.create({ name: 'Org only', type: 'percentage', basisPoints: 9000, duration: 'once' });
+    const theirs = await t.other.polar.discounts.create({ name: 'Theirs', type: 'percentage', basisPoints: 9000, duration: 'once', code: code() });
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id] });
+    for (const path of [`/checkouts/client/${checkout.clientSecret}`, `/checkouts/client/${checkout.clientSecret}/confirm`]) {
+      const body = { discount_id: mine.id, customer_email: `sneaky-${randomUUID()}@example.com`, confirmation_token_id: 'tok_visa' };
+      const response = await t.org.publicApi(path.endsWith('confirm') ? 'POST' : 'PATCH', path, body);
+      expectValidationError(response, ['body', 'discount_id'], 'extra_forbidden');
+    }
+    const foreign = await t.org.publicApi('PATCH', `/checkouts/client/${checkout.clientSecret}`, { discount_code: theirs.code });
+    expectValidationError(foreign, ['body', 'discount_code']);
+    expect(await t.org.polar.checkouts.get({ id: checkout.id })).toMatchObject({ discountId: null, discountAmount: 0, status: 'open' });
+    // Nor can the other organization's token apply its own discount to this organization's checkout.
+    expect((await t.other.api('PATCH', `/checkouts/${checkout.id}`, { discount_id: theirs.id })).status).toBe(404);
+    expectValidationError(await t.org.api('PATCH', `/checkouts/${checkout.id}`, { discount_id: theirs.id }), ['body', 'discount_id']);
+  });
+
+  it('drops the discount when the buyer switches to a product it does not cover, and recomputes it on a new amount', async () => {
+    const covered = await fixedProduct(t.org, 'Covered', 1000);
+    const pwyw = await t.org.polar.products.create({ name: 'Pay what you want', recurringInterval: null, prices: [{ amountType: 'custom', minimumAmount: 500, presetAmount: 1000, priceCurrency: 'usd' }] });
+    const discount = await t.org.polar.discounts.create({ name: 'Quarter', type: 'percentage', basisPoints: 2500, duration: 'once', products: [pwyw.id] });
+    const checkout = await t.org.polar.checkouts.create({ products: [pwyw.id, covered.id], discountId: discount.id });
+    expect(checkout).toMatchObject({ amount: 1000, discountAmount: 250 });
+    const more = await t.org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { amount: 2002 } });
+    // 25% of 2002 is 500.5: 501.
+    expect(more).toMatchObject({ amount: 2002, discountAmount: 501, netAmount: 1501 });
+    const switched = await t.org.buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { productId: covered.id } });
+    expect(switched).toMatchObject({ productId: covered.id, discountId: null, discountAmount: 0, totalAmount: 1000 });
+  });
+
+  it('max_redemptions holds under 50 concurrent confirms: exactly 5 orders get the discount, the other 45 are refused with 422', async () => {
+    const product = await fixedProduct(t.org, 'Rush book', 1000);
+    const discount = await t.org.polar.discounts.create({ name: 'First five', type: 'fixed', amount: 100, currency: 'usd', duration: 'once', maxRedemptions: 5 });
+    const checkouts: Checkout[] = [];
+    for (let i = 0; i < 50; i++) checkouts.push(await t.org.polar.checkouts.create({ products: [product.id], discountId: discount.id }));
+    const results = await Promise.all(checkouts.map((checkout, i) => t.org.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
+      customer_email: `rush-${i}-${randomUUID()}@example.com`, confirmation_token_id: 'tok_visa',
+    })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(45);
+    for (const refused of results.filter((r) => r.status === 422)) {
+      expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'discount_id'], msg: expect.stringContaining('maximum number of times') });
+    }
+    const ids = checkouts.map((c) => c.id);
+    expect(await prisma().order.count({ where: { checkoutId: { in: ids } } })).toBe(5);
+    expect(await prisma().order.count({ where: { discountId: discount.id } })).toBe(5);
+    expect(await prisma().discountRedemption.count({ where: { discountId: discount.id } })).toBe(5);
+    expect((await t.org.polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(5);
+    expect(await prisma().checkout.count({ where: { id: { in: ids }, status: 'open' } })).toBe(45);
+    await Promise.all(checkouts.filter((_, i) => statuses[i] === 200).map((c) => checkoutWhen(t.org, c.id, 'succeeded')));
+  });
+
+  it('once redeemed, what a discount takes off can no longer change; its name and limit still can', async () => {
+    const product = await fixedProduct(t.org, 'Locked book', 1000);
+    const discount = await t.org.polar.discounts.create({ name: 'Fixed terms', type: 'percentage', basisPoints: 1000, duration: 'once' });
+    await confirm(t.org, await t.org.polar.checkouts.create({ products: [product.id], discountId: discount.id }), `locked-${randomUUID()}@example.com`);
+    expectValidationError(await t.org.api('PATCH', `/discounts/${discount.id}`, { basis_points: 2000 }), ['body']);
+    expect(await t.org.polar.discounts.update({ id: discount.id, discountUpdate: { name: 'Renamed', maxRedemptions: 3 } })).toMatchObject({ name: 'Renamed', basisPoints: 1000, maxRedemptions: 3 });
   });
 });

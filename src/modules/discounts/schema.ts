@@ -41,16 +41,22 @@ const DiscountSortOrder = sortOrderEnum(
 
 type DiscountFieldBuilder = PrismaFieldBuilder<'Discount'>;
 
-/** What every discount has, whatever its type and duration. */
-const discountFields = (t: DiscountFieldBuilder) => ({
-  id: t.exposeID('id', { description: "The discount's id. Its global id (see Node)." }),
-  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the discount was created.' }),
-  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the discount was last changed; null if never.' }),
-  metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data.", resolve: (d) => d.metadata as Metadata }),
+/** What a buyer sees of a discount applied to their checkout. */
+const checkoutDiscountFields = (t: DiscountFieldBuilder) => ({
+  id: t.exposeID('id', { description: "The discount's id." }),
   name: t.exposeString('name', { description: 'Shown to the buyer when the discount is applied.' }),
   code: t.exposeString('code', { nullable: true, description: 'What a buyer types at checkout to apply it, in any case; null: applied by the organization only.' }),
   type: t.expose('type', { type: DiscountType, description: 'fixed or percentage.' }),
   duration: t.expose('duration', { type: DiscountDuration, description: 'Which payments of a subscription it reduces.' }),
+});
+
+/** What every discount has, whatever its type and duration. */
+const discountFields = (t: DiscountFieldBuilder) => ({
+  ...checkoutDiscountFields(t),
+  id: t.exposeID('id', { description: "The discount's id. Its global id (see Node)." }),
+  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the discount was created.' }),
+  modifiedAt: t.expose('modifiedAt', { type: 'DateTime', nullable: true, description: 'When the discount was last changed; null if never.' }),
+  metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data.", resolve: (d) => d.metadata as Metadata }),
   startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true, description: 'When it becomes redeemable; null: at once.' }),
   endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true, description: 'When it stops being redeemable; null: never.' }),
   maxRedemptions: t.exposeInt('maxRedemptions', { nullable: true, description: 'How many checkouts may redeem it; null: no limit.' }),
@@ -65,18 +71,38 @@ const discountFields = (t: DiscountFieldBuilder) => ({
 });
 
 const variants = {
-  DiscountFixedOnceForeverDuration: 'A fixed amount off the first payment (once) or every payment (forever).',
-  DiscountFixedRepeatDuration: 'A fixed amount off the payments of the first durationInMonths months.',
-  DiscountPercentageOnceForeverDuration: 'A percentage off the first payment (once) or every payment (forever).',
-  DiscountPercentageRepeatDuration: 'A percentage off the payments of the first durationInMonths months.',
+  FixedOnceForeverDuration: 'A fixed amount off the first payment (once) or every payment (forever).',
+  FixedRepeatDuration: 'A fixed amount off the payments of the first durationInMonths months.',
+  PercentageOnceForeverDuration: 'A percentage off the first payment (once) or every payment (forever).',
+  PercentageRepeatDuration: 'A percentage off the payments of the first durationInMonths months.',
 } as const;
+type Variant = keyof typeof variants;
 
-/** The object type of a discount row: by its type, and whether it repeats. */
-export function discountObjectType(discount: Pick<DiscountRow, 'type' | 'duration'>): keyof typeof variants {
+/** The variant of a discount row: by its type, and whether it repeats. */
+function variantOf(discount: Pick<DiscountRow, 'type' | 'duration'>): Variant {
   const repeats = discount.duration === 'repeating';
-  if (discount.type === 'fixed') return repeats ? 'DiscountFixedRepeatDuration' : 'DiscountFixedOnceForeverDuration';
-  return repeats ? 'DiscountPercentageRepeatDuration' : 'DiscountPercentageOnceForeverDuration';
+  if (discount.type === 'fixed') return repeats ? 'FixedRepeatDuration' : 'FixedOnceForeverDuration';
+  return repeats ? 'PercentageRepeatDuration' : 'PercentageOnceForeverDuration';
 }
+
+/** The object type of a discount row, as a full Discount. */
+export const discountObjectType = (discount: Pick<DiscountRow, 'type' | 'duration'>) => `Discount${variantOf(discount)}`;
+
+/** What a discount takes off: the fields of its variant. */
+const termFields = (t: DiscountFieldBuilder, variant: Variant) => ({
+  ...(variant.startsWith('Fixed')
+    ? {
+        amount: t.int({ description: 'The amount off, in minor units of currency; never more than the price.', resolve: (d) => d.amount ?? 0 }),
+        currency: t.string({ description: 'The currency of amount: an ISO 4217 code, lowercase. It applies only to prices in this currency.', resolve: (d) => d.currency ?? 'usd' }),
+      }
+    : {
+        basisPoints: t.int({
+          description: 'The share off in basis points, 1 to 10000 (1000 = 10%); the amount off is rounded half up to the minor unit.',
+          resolve: (d) => d.basisPoints ?? 0,
+        }),
+      }),
+  ...(variant.endsWith('RepeatDuration') ? { durationInMonths: t.int({ description: 'How many months of payments it reduces, from the first.', resolve: (d) => d.durationInMonths ?? 1 }) } : {}),
+});
 
 export const Discount = builder.prismaInterface('Discount', {
   interfaces: [Node],
@@ -85,28 +111,25 @@ export const Discount = builder.prismaInterface('Discount', {
   resolveType: discountObjectType,
 });
 
-for (const [variant, description] of Object.entries(variants) as [keyof typeof variants, string][]) {
-  const fixed = variant.startsWith('DiscountFixed');
-  const repeats = variant.endsWith('RepeatDuration');
+export const CheckoutDiscount = builder.prismaInterface('Discount', {
+  variant: 'CheckoutDiscount',
+  description: 'A discount as the buyer of a checkout sees it: its name and code and what it takes off.',
+  fields: (t) => checkoutDiscountFields(t as unknown as DiscountFieldBuilder),
+  resolveType: (discount) => `CheckoutDiscount${variantOf(discount)}`,
+});
+
+for (const [variant, description] of Object.entries(variants) as [Variant, string][]) {
   builder.prismaObject('Discount', {
-    variant,
+    variant: `Discount${variant}`,
     description,
     interfaces: [Node, Discount],
-    fields: (t) => ({
-      ...discountFields(t as unknown as DiscountFieldBuilder),
-      ...(fixed
-        ? {
-            amount: t.int({ description: 'The amount off, in minor units of currency; never more than the price.', resolve: (d) => d.amount ?? 0 }),
-            currency: t.string({ description: 'The currency of amount: an ISO 4217 code, lowercase. It applies only to prices in this currency.', resolve: (d) => d.currency ?? 'usd' }),
-          }
-        : {
-            basisPoints: t.int({
-              description: 'The share off in basis points, 1 to 10000 (1000 = 10%); the amount off is rounded half up to the minor unit.',
-              resolve: (d) => d.basisPoints ?? 0,
-            }),
-          }),
-      ...(repeats ? { durationInMonths: t.int({ description: 'How many months of payments it reduces, from the first.', resolve: (d) => d.durationInMonths ?? 1 }) } : {}),
-    }),
+    fields: (t) => ({ ...discountFields(t as unknown as DiscountFieldBuilder), ...termFields(t as unknown as DiscountFieldBuilder, variant) }),
+  });
+  builder.prismaObject('Discount', {
+    variant: `CheckoutDiscount${variant}`,
+    description: `${description} As the buyer of a checkout sees it.`,
+    interfaces: [CheckoutDiscount],
+    fields: (t) => ({ ...checkoutDiscountFields(t as unknown as DiscountFieldBuilder), ...termFields(t as unknown as DiscountFieldBuilder, variant) }),
   });
 }
 
