@@ -320,3 +320,75 @@ describe('a discount applied to a checkout', () => {
     expect(await t.org.polar.discounts.update({ id: discount.id, discountUpdate: { name: 'Renamed', maxRedemptions: 3 } })).toMatchObject({ name: 'Renamed', basisPoints: 1000, maxRedemptions: 3 });
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Subscriptions keep their discount for its duration
+// ---------------------------------------------------------------------------------------------
+
+describe('a subscription bought with a discount', () => {
+  const start = new Date('2027-03-15T09:00:00.000Z');
+  const s = useTestServer({ stopSandboxJobs: true, clock: start, organizations: { org: 'sandbox' } });
+  const environment = () => s.server.kassa.environments.sandbox;
+
+  /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
+  async function settle() {
+    for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+  }
+
+  /** Buys the monthly plan with the discount, then renews it `renewals` times; returns its orders, oldest first. */
+  async function subscribeAndRenew(discountId: string, renewals: number) {
+    s.server.clock.now = start;
+    const plan = await s.org.polar.products.create({ name: `Plan ${randomUUID().slice(0, 6)}`, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' }] });
+    const checkout = await s.org.polar.checkouts.create({ products: [plan.id], discountId });
+    await confirm(s.org, checkout, `sub-${randomUUID()}@example.com`);
+    await settle();
+    const [subscription] = (await s.org.polar.subscriptions.list({ productId: plan.id })).result.items;
+    for (let i = 0; i < renewals; i++) {
+      const current = await s.org.polar.subscriptions.get({ id: subscription.id });
+      s.server.clock.now = new Date(current.currentPeriodEnd!.getTime() + 60_000);
+      await settle();
+    }
+    const orders = await environment().environment.prisma.order.findMany({ where: { subscriptionId: subscription.id }, orderBy: { billingPeriodStart: 'asc' } });
+    return { subscription: await s.org.polar.subscriptions.get({ id: subscription.id }), orders };
+  }
+
+  it('repeating for 2 months: the first two monthly orders are discounted, the later ones are not', async () => {
+    const discount = await s.org.polar.discounts.create({ name: 'Half, two months', type: 'percentage', basisPoints: 5000, duration: 'repeating', durationInMonths: 2 });
+    const { subscription, orders } = await subscribeAndRenew(discount.id, 3);
+    expect(subscription).toMatchObject({ status: 'active', discountId: discount.id, discount: { id: discount.id, durationInMonths: 2 } });
+    expect(orders.map((o) => [o.billingReason, o.subtotalAmount, o.discountAmount, o.netAmount, o.totalAmount, o.discountId, o.paid])).toEqual([
+      ['subscription_create', 1000, 500, 500, 500, discount.id, true],
+      ['subscription_cycle', 1000, 500, 500, 500, discount.id, true],
+      ['subscription_cycle', 1000, 0, 1000, 1000, null, true],
+      ['subscription_cycle', 1000, 0, 1000, 1000, null, true],
+    ]);
+    const payments = await environment().environment.prisma.payment.findMany({ where: { orderId: { in: orders.map((o) => o.id) } }, orderBy: { createdAt: 'asc' } });
+    expect(payments.map((p) => p.amount)).toEqual([500, 500, 1000, 1000]);
+    expect((await s.org.polar.subscriptions.list({ discountId: [discount.id] })).result.items.map((i) => i.id)).toEqual([subscription.id]);
+  });
+
+  it('once: only the first order; forever: every order, even after the discount is deleted', async () => {
+    const once = await s.org.polar.discounts.create({ name: 'First month', type: 'fixed', amount: 300, currency: 'usd', duration: 'once' });
+    const first = await subscribeAndRenew(once.id, 2);
+    expect(first.orders.map((o) => o.discountAmount)).toEqual([300, 0, 0]);
+
+    const forever = await s.org.polar.discounts.create({ name: 'Always', type: 'percentage', basisPoints: 1000, duration: 'forever' });
+    s.server.clock.now = start;
+    const plan = await s.org.polar.products.create({ name: 'Forever plan', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' }] });
+    await confirm(s.org, await s.org.polar.checkouts.create({ products: [plan.id], discountId: forever.id }), `forever-${randomUUID()}@example.com`);
+    await settle();
+    await s.org.polar.discounts.delete({ id: forever.id });
+    const [subscription] = (await s.org.polar.subscriptions.list({ productId: plan.id })).result.items;
+    for (let i = 0; i < 2; i++) {
+      const current = await s.org.polar.subscriptions.get({ id: subscription.id });
+      s.server.clock.now = new Date(current.currentPeriodEnd!.getTime() + 60_000);
+      await settle();
+    }
+    const orders = await s.org.polar.orders.list({ productId: plan.id, sorting: ['created_at'] });
+    expect(orders.result.items.map((o) => [o.discountAmount, o.netAmount, o.discountId])).toEqual([
+      [100, 900, forever.id],
+      [100, 900, forever.id],
+      [100, 900, forever.id],
+    ]);
+  });
+});
