@@ -321,7 +321,7 @@ builder.objectFields(CoreMutation, (t) => ({
   checkoutCreate: t.prismaField({
     type: 'Checkout',
     description:
-      'Opens a checkout for an hour; send the buyer to its url. BAD_USER_INPUT names each problem: no or repeated products, a product not found or archived, products of two organizations, an amount out of bounds, an unknown customer, a discount or subscription id.',
+      'Opens a checkout for an hour; send the buyer to its url. BAD_USER_INPUT names each problem: no or repeated products, a product not found or archived, products of two organizations, an amount out of bounds, an unknown customer, a discount that does not apply (see discountId), a subscription id.',
     authScopes: { scope: 'checkouts:write' },
     args: { input: t.arg({ type: CheckoutCreateInput, required: true, description: 'The checkout to open.' }) },
     resolve: (query, _root, { input }, ctx) => createCheckout(ctx, input, query),
