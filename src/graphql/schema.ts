@@ -16,6 +16,7 @@ import { checkoutNodeLoader } from '../modules/checkouts/schema.ts';
 import { refundNodeLoader } from '../modules/refunds/schema.ts';
 import { disputeNodeLoader } from '../modules/disputes/schema.ts';
 import { paymentNodeLoader } from '../modules/payments/schema.ts';
+import { discountNodeLoader } from '../modules/discounts/schema.ts';
 import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
 import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
 import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
@@ -34,6 +35,7 @@ nodeFields([
   refundNodeLoader,
   disputeNodeLoader,
   paymentNodeLoader,
+  discountNodeLoader,
   benefitNodeLoader,
   benefitGrantNodeLoader,
   subscriptionNodeLoader,

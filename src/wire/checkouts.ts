@@ -3,6 +3,7 @@
 import { addressWire } from './customers.ts';
 import { organizationWire } from './organizations.ts';
 import { priceWire, productWire } from './products.ts';
+import { checkoutDiscountWire } from './discounts.ts';
 
 const publicFields = `
   id createdAt modifiedAt paymentProcessor status clientSecret url expiresAt successUrl embedOrigin amount discountAmount
@@ -12,7 +13,8 @@ const publicFields = `
   customerBillingAddress { ${addressWire} }
   customerTaxId paymentProcessorMetadata
   billingAddressFields { country state city postalCode line1 line2 }
-  products { ${productWire} } product { ${productWire} } productPrice { ${priceWire} }`;
+  products { ${productWire} } product { ${productWire} } productPrice { ${priceWire} }
+  discount { ${checkoutDiscountWire} }`;
 
 export const CheckoutWire = `fragment CheckoutWire on Checkout {
   ${publicFields} metadata customerMetadata externalCustomerId customerExternalId subscriptionId }`;

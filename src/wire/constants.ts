@@ -6,8 +6,8 @@ import { organizationProfileConstants } from './organizations.ts';
 
 type Constants = Readonly<Record<string, unknown>>;
 
-// Discounts and custom fields are not modelled; checkouts carry them empty.
-const checkout: Constants = { discount: null, attached_custom_fields: [], custom_field_data: {} };
+// Custom fields are not modelled; checkouts carry them empty.
+const checkout: Constants = { attached_custom_fields: [], custom_field_data: {} };
 // Product media are not modelled; the portal's products carry none.
 const portalProduct: Constants = { medias: [] };
 
@@ -17,14 +17,14 @@ const table: Record<string, Constants> = {
   CheckoutPublicConfirmed: checkout,
   // Meters are not modelled; the customer state carries none.
   CustomerState: { active_meters: [] },
-  // Discounts and custom fields are not modelled; orders carry them empty.
-  Order: { discount_id: null, discount: null, custom_field_data: {} },
+  // Custom fields are not modelled; orders carry them empty.
+  Order: { custom_field_data: {} },
   Organization: organizationProfileConstants,
   // Media files and custom fields are not modelled. Products embedded without their benefits (in
   // orders) carry none.
   Product: { benefits: [], medias: [], attached_custom_fields: [] },
-  // Discounts, custom fields and meters are not modelled; subscriptions carry them empty.
-  Subscription: { discount_id: null, discount: null, custom_field_data: {}, meters: [] },
+  // Custom fields and meters are not modelled; subscriptions carry them empty.
+  Subscription: { custom_field_data: {}, meters: [] },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
   // Discounts and meters are not modelled.

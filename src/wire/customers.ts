@@ -12,7 +12,7 @@ export const CustomerStateWire = /* GraphQL */ `
     ${customerWire}
     activeSubscriptions {
       id createdAt modifiedAt metadata status amount currency recurringInterval currentPeriodStart currentPeriodEnd
-      cancelAtPeriodEnd canceledAt startedAt endsAt productId
+      cancelAtPeriodEnd canceledAt startedAt endsAt productId discountId
     }
     grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }
   }`;

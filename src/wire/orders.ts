@@ -3,6 +3,7 @@
 import { addressWire, customerWire } from './customers.ts';
 import { priceWire, productFieldsWire } from './products.ts';
 import { subscriptionFieldsWire } from './subscriptions.ts';
+import { discountBaseWire } from './discounts.ts';
 
 export const orderItemWire = 'id createdAt modifiedAt label amount taxAmount proration productPriceId';
 
@@ -12,5 +13,5 @@ export const OrderWire = /* GraphQL */ `
     refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
     isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata productPriceId
     productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
-    items { ${orderItemWire} }
+    items { ${orderItemWire} } discountId discount { ${discountBaseWire} }
   }`;

@@ -4,6 +4,7 @@
 import { benefitGrantWire, BenefitWire, benefitWire } from './benefits.ts';
 import { CheckoutWire } from './checkouts.ts';
 import { CustomerStateWire, CustomerWire } from './customers.ts';
+import { DiscountWire } from './discounts.ts';
 import { DisputeWire } from './disputes.ts';
 import { OrderWire } from './orders.ts';
 import { OrganizationWire } from './organizations.ts';
@@ -17,6 +18,7 @@ export const wireResources = {
   checkout: `query ($id: UUID!) { core { checkout(id: $id) { ...CheckoutWire } } } ${CheckoutWire}`,
   customer: `query ($id: UUID!) { core { customer(id: $id) { ...CustomerWire } } } ${CustomerWire}`,
   customer_state: `query ($id: UUID!) { core { customerState(id: $id) { ...CustomerStateWire } } } ${CustomerStateWire}`,
+  discount: `query ($id: UUID!) { core { discount(id: $id) { ...DiscountWire } } } ${DiscountWire}`,
   dispute: `query ($id: UUID!) { core { dispute(id: $id) { ...DisputeWire } } } ${DisputeWire}`,
   order: `query ($id: UUID!) { core { order(id: $id) { ...OrderWire } } } ${OrderWire}`,
   organization: `query ($id: UUID!) { core { organization(id: $id) { ...OrganizationWire } } } ${OrganizationWire}`,

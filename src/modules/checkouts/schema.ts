@@ -11,6 +11,7 @@ import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/
 import { Address, AddressInput } from '../customers/schema.ts';
 import { Product, ProductPrice } from '../products/schema.ts';
 import { testCards } from '../payments/processor.ts';
+import { CheckoutDiscount } from '../discounts/schema.ts';
 import {
   checkoutSortProperties,
   confirmCheckout,
@@ -107,22 +108,28 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
   }),
   embedOrigin: t.string({ nullable: true, description: 'The origin of a page embedding the checkout. Embedding is not supported: always null.', resolve: () => null }),
   amount: t.exposeInt('amount', { description: 'Before discount and tax, in integer minor units of currency (cents for usd).' }),
-  discountAmount: t.exposeInt('discountAmount', { description: 'The discount, in minor units of currency. Discounts are not supported: always 0.' }),
+  discountAmount: t.exposeInt('discountAmount', {
+    description: 'What the discount takes off amount, in minor units of currency: never more than amount; 0 without a discount. A percentage is rounded half up.',
+  }),
   netAmount: t.int({ description: 'amount less discountAmount, in minor units of currency.', resolve: (c) => c.amount - c.discountAmount }),
   taxAmount: t.exposeInt('taxAmount', { nullable: true, description: 'The tax, in minor units of currency. Kassa charges no tax: 0.' }),
   totalAmount: t.int({ description: 'What the buyer pays: netAmount plus taxAmount, in minor units of currency.', resolve: (c) => c.amount - c.discountAmount + c.taxAmount }),
   currency: t.exposeString('currency', { description: "The selected price's currency: an ISO 4217 code, lowercase." }),
   productId: t.expose('productId', { type: 'UUID', description: 'The selected product.' }),
   productPriceId: t.expose('productPriceId', { type: 'UUID', description: "The selected product's price the buyer pays." }),
-  discountId: t.field({ type: 'UUID', nullable: true, description: 'The discount applied. Discounts are not supported: always null.', resolve: () => null }),
-  allowDiscountCodes: t.boolean({ description: 'Whether the buyer may enter a discount code. Discounts are not supported: always false.', resolve: () => false }),
+  discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount applied; null if none.' }),
+  discount: t.relation('discount', { type: CheckoutDiscount, nullable: true, description: 'The discount applied, as the buyer sees it; null if none.' }),
+  allowDiscountCodes: t.exposeBoolean('allowDiscountCodes', { description: 'Whether the buyer may enter a discount code.' }),
   requireBillingAddress: t.exposeBoolean('requireBillingAddress', { description: 'Whether the buyer must give a full billing address; otherwise only the country is required.' }),
-  isDiscountApplicable: t.boolean({ description: 'Whether a discount could apply. Discounts are not supported: always false.', resolve: () => false }),
+  isDiscountApplicable: t.boolean({ description: 'Whether a discount could apply: the selected price is not free.', resolve: (c) => c.amount > 0 }),
   // Paid prices are at least 50 minor units, so nothing is due exactly when the price is free.
   isFreeProductPrice: t.boolean({ description: 'Whether the selected price costs nothing.', resolve: (c) => c.amount === 0 }),
-  isPaymentRequired: t.boolean({ description: 'Whether the buyer must pay (the amount is above 0); confirming then needs confirmationTokenId.', resolve: (c) => c.amount > 0 }),
+  isPaymentRequired: t.boolean({
+    description: 'Whether the buyer must pay (totalAmount is above 0); confirming then needs confirmationTokenId.',
+    resolve: (c) => c.amount - c.discountAmount + c.taxAmount > 0,
+  }),
   isPaymentSetupRequired: t.boolean({ description: 'Whether a payment method must be saved without a payment now. Never the case: always false.', resolve: () => false }),
-  isPaymentFormRequired: t.boolean({ description: 'Whether the checkout page shows a payment form: when a payment is required.', resolve: (c) => c.amount > 0 }),
+  isPaymentFormRequired: t.boolean({ description: 'Whether the checkout page shows a payment form: when a payment is required.', resolve: (c) => c.amount - c.discountAmount + c.taxAmount > 0 }),
   customerId: t.expose('customerId', { type: 'UUID', nullable: true, description: 'The customer buying: set when the checkout names one, and at confirmation; null before.' }),
   isBusinessCustomer: t.exposeBoolean('isBusinessCustomer', { description: 'Whether the buyer buys as a business rather than as an individual.' }),
   customerName: t.exposeString('customerName', { nullable: true, description: "The buyer's name; null until given." }),
@@ -232,8 +239,11 @@ const CheckoutCreateInput = builder.inputType('CheckoutCreateInput', {
     customerMetadata: t.field({ type: MetadataScalar, description: 'Copied to the customer created at confirmation.' }),
     successUrl: t.string({ description: 'Where the buyer goes after paying: an http(s) URL, which may contain {CHECKOUT_ID}.' }),
     requireBillingAddress: t.boolean({ description: 'Whether the buyer must give a full billing address; false when omitted.' }),
-    allowDiscountCodes: t.boolean({ description: `Whether the buyer may enter a discount code. ${ignored}` }),
-    discountId: t.field({ type: 'UUID', description: 'A discount to apply. Discounts are not supported: BAD_USER_INPUT when given.' }),
+    allowDiscountCodes: t.boolean({ description: 'Whether the buyer may enter a discount code; true when omitted.' }),
+    discountId: t.field({
+      type: 'UUID',
+      description: "A discount of the organization to apply: started, not ended, with redemptions left, for the selected product (and, if fixed, in the price's currency); BAD_USER_INPUT otherwise.",
+    }),
     subscriptionId: t.field({ type: 'UUID', description: 'A subscription to upgrade. Upgrades are not supported: BAD_USER_INPUT when given.' }),
     embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
     customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
@@ -250,8 +260,8 @@ const CheckoutUpdateInput = builder.inputType('CheckoutUpdateInput', {
     customerIpAddress: t.string({ description: "The buyer's IP address." }),
     successUrl: t.string({ description: 'Where the buyer goes after paying: an http(s) URL, which may contain {CHECKOUT_ID}.' }),
     requireBillingAddress: t.boolean({ description: 'Whether the buyer must give a full billing address.' }),
-    allowDiscountCodes: t.boolean({ description: `Whether the buyer may enter a discount code. ${ignored}` }),
-    discountId: t.field({ type: 'UUID', description: `A discount to apply. ${ignored}` }),
+    allowDiscountCodes: t.boolean({ description: 'Whether the buyer may enter a discount code.' }),
+    discountId: t.field({ type: 'UUID', description: 'A discount of the organization to apply, checked as at checkoutCreate; null removes the discount.' }),
     embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
     customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
   }),
@@ -262,7 +272,9 @@ const CheckoutUpdatePublicInput = builder.inputType('CheckoutUpdatePublicInput',
   fields: (t) => ({
     ...buyerFields(t),
     productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId', description: `The former way to select a product. ${ignored}` }),
-    discountCode: t.string({ description: `A discount code. ${ignored}` }),
+    discountCode: t.string({
+      description: 'A discount code of the organization, in any case, when the checkout allows codes; checked as discountId is at checkoutCreate. null removes the discount.',
+    }),
     customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
   }),
 });
@@ -272,7 +284,9 @@ const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
   fields: (t) => ({
     ...buyerFields(t),
     productPriceId: t.field({ type: 'UUID', deprecationReason: 'use productId', description: `The former way to select a product. ${ignored}` }),
-    discountCode: t.string({ description: `A discount code. ${ignored}` }),
+    discountCode: t.string({
+      description: 'A discount code of the organization, in any case, when the checkout allows codes; checked as discountId is at checkoutCreate. null removes the discount.',
+    }),
     customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
     confirmationTokenId: t.string({ description: `The payment method token; in sandbox a test card: ${Object.values(testCards).join(', ')}.` }),
   }),
@@ -307,7 +321,7 @@ builder.objectFields(CoreMutation, (t) => ({
   checkoutCreate: t.prismaField({
     type: 'Checkout',
     description:
-      'Opens a checkout for an hour; send the buyer to its url. BAD_USER_INPUT names each problem: no or repeated products, a product not found or archived, products of two organizations, an amount out of bounds, an unknown customer, a discount or subscription id.',
+      'Opens a checkout for an hour; send the buyer to its url. BAD_USER_INPUT names each problem: no or repeated products, a product not found or archived, products of two organizations, an amount out of bounds, an unknown customer, a discount that does not apply (see discountId), a subscription id.',
     authScopes: { scope: 'checkouts:write' },
     args: { input: t.arg({ type: CheckoutCreateInput, required: true, description: 'The checkout to open.' }) },
     resolve: (query, _root, { input }, ctx) => createCheckout(ctx, input, query),

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Checkout, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
@@ -17,6 +17,8 @@ import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../../auth/customer-sessions.ts';
 import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
+import { discountAmount } from '../discounts/amounts.ts';
+import { discountFits, findDiscount, redeemDiscount, type DiscountWithProducts } from '../discounts/service.ts';
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
@@ -35,6 +37,11 @@ interface BuyerFields {
   customerBillingName?: string | null;
   customerBillingAddress?: AddressInput | null;
   customerTaxId?: string | null;
+}
+
+/** What the buyer sends: their fields, and a discount code when the checkout allows codes. */
+interface BuyerInput extends BuyerFields {
+  discountCode?: string | null;
 }
 
 export interface CheckoutCreateInput extends BuyerFields {
@@ -60,9 +67,11 @@ export interface CheckoutUpdateInput extends BuyerFields {
   customerIpAddress?: string | null;
   successUrl?: string | null;
   requireBillingAddress?: boolean | null;
+  allowDiscountCodes?: boolean | null;
+  discountId?: string | null;
 }
 
-export interface CheckoutConfirmInput extends BuyerFields {
+export interface CheckoutConfirmInput extends BuyerInput {
   confirmationTokenId?: string | null;
 }
 
@@ -107,9 +116,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
   const issues = new ValidationIssues();
   if (input.products.length === 0) issues.add(['input', 'products'], 'List should have at least 1 item after validation, not 0', 'too_short');
   if (new Set(input.products).size !== input.products.length) issues.add(['input', 'products'], 'Each product may be offered once.');
-  for (const [field, value] of [['discountId', input.discountId], ['subscriptionId', input.subscriptionId]] as const) {
-    if (value) issues.add(['input', field], 'Discounts and subscription upgrades are not available on this server yet.');
-  }
+  if (input.subscriptionId) issues.add(['input', 'subscriptionId'], 'Subscription upgrades are not available on this server yet.');
   issues.throwIfAny();
   const products = await ctx.prisma.product.findMany({ where: { id: { in: input.products }, organizationId: organizationFilter(ctx) } });
   input.products.forEach((id, i) => {
@@ -124,6 +131,11 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
   const price = await livePriceOf(ctx.prisma, chosen);
   if (!price) throw RequestValidationError.at(['input', 'products', 0], 'This product has no price to sell at.');
   const amount = amountFor(price, input.amount, issues, ['input', 'amount']);
+  const discount = input.discountId
+    ? await findDiscount(ctx.prisma, { organizationId, productId: chosen, currency: price.priceCurrency, now: ctx.now(), loc: ['input', 'discountId'] }, { id: input.discountId }).catch(
+        (error: RequestValidationError) => void issues.list.push(...error.issues),
+      )
+    : null;
 
   const externalCustomerId = input.externalCustomerId ?? input.customerExternalId ?? null;
   let customerId: string | null = null;
@@ -150,6 +162,9 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         productPriceId: price.id,
         amount,
         currency: price.priceCurrency,
+        discountId: discount ? discount.id : null,
+        discountAmount: discount ? discountAmount(discount, amount) : 0,
+        allowDiscountCodes: input.allowDiscountCodes ?? true,
         customerId,
         externalCustomerId,
         customerName: input.customerName ?? null,
@@ -233,6 +248,46 @@ async function buyerChanges(tx: Db, checkout: { id: string; productId: string; a
   return data;
 }
 
+/**
+ * The discount fields after a change to an open checkout: the discount asked for (the
+ * organization's by id, the buyer's by code, null to remove it) or else the one it has, dropped
+ * when it no longer goes with the selected product or currency; and its amount on the price.
+ */
+async function discountChanges(
+  ctx: Context,
+  db: Db,
+  checkout: Checkout,
+  data: Prisma.CheckoutUncheckedUpdateInput,
+  request: { discountId?: string | null; discountCode?: string | null },
+  issues: ValidationIssues,
+) {
+  const use = {
+    organizationId: checkout.organizationId,
+    productId: (data.productId as string | undefined) ?? checkout.productId,
+    currency: (data.currency as string | undefined) ?? checkout.currency,
+    now: ctx.now(),
+  };
+  const found = (loc: Loc, key: { id: string } | { code: string }) =>
+    findDiscount(db, { ...use, loc }, key).catch((error: RequestValidationError) => void issues.list.push(...error.issues));
+  let discount: DiscountWithProducts | null | undefined;
+  if (request.discountId !== undefined) {
+    discount = request.discountId === null ? null : await found(['input', 'discountId'], { id: request.discountId });
+  }
+  if (request.discountCode !== undefined) {
+    if (!checkout.allowDiscountCodes) issues.add(['input', 'discountCode'], 'This checkout does not take discount codes.');
+    else discount = request.discountCode === null ? null : await found(['input', 'discountCode'], { code: request.discountCode });
+  }
+  if (discount === undefined && checkout.discountId) {
+    const current = await db.discount.findUniqueOrThrow({ where: { id: checkout.discountId }, include: { products: { select: { productId: true } } } });
+    discount = discountFits(current, use) ? current : null;
+  }
+  const amount = (data.amount as number | undefined) ?? checkout.amount;
+  return { discountId: discount?.id ?? null, discountAmount: discount ? discountAmount(discount, amount) : 0 };
+}
+
+/** What the buyer pays: the amount less the discount, plus tax. */
+const totalOf = (checkout: { amount: number; discountAmount: number; taxAmount: number }) => checkout.amount - checkout.discountAmount + checkout.taxAmount;
+
 function assertOpen(ctx: Context, checkout: { status: string; expiresAt: Date }, publicEndpoint: boolean) {
   if (checkout.status === 'expired' || (checkout.status === 'open' && checkout.expiresAt <= ctx.now())) {
     if (publicEndpoint) throw expired();
@@ -248,6 +303,8 @@ export async function updateCheckout(ctx: Context, id: string, input: CheckoutUp
     assertOpen(ctx, checkout, false);
     const issues = new ValidationIssues();
     const data = await buyerChanges(tx as Db, checkout, input, issues);
+    if (input.allowDiscountCodes != null) data.allowDiscountCodes = input.allowDiscountCodes;
+    Object.assign(data, await discountChanges(ctx, tx as Db, checkout, data, { discountId: input.discountId }, issues));
     checkSuccessUrl(issues, input.successUrl);
     if (input.successUrl !== undefined) data.successUrl = input.successUrl;
     if (input.metadata != null) data.metadata = input.metadata;
@@ -275,13 +332,14 @@ export async function getClientCheckout(ctx: Context, clientSecret: string, quer
   return checkout;
 }
 
-export async function updateClientCheckout(ctx: Context, clientSecret: string, input: BuyerFields, query: object) {
+export async function updateClientCheckout(ctx: Context, clientSecret: string, input: BuyerInput, query: object) {
   return ctx.prisma.$transaction(async (tx) => {
     const checkout = await lockCheckout(tx as Db, { clientSecret });
     if (!checkout) throw new ResourceNotFoundError('Checkout not found.');
     assertOpen(ctx, checkout, true);
     const issues = new ValidationIssues();
     const data = await buyerChanges(tx as Db, checkout, input, issues);
+    Object.assign(data, await discountChanges(ctx, tx as Db, checkout, data, { discountCode: input.discountCode }, issues));
     issues.throwIfAny();
     await tx.checkout.update({ where: { id: checkout.id }, data });
     await record(ctx, tx as Db, ['checkout.updated'], checkout);
@@ -306,10 +364,12 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     assertOpen(ctx, locked, true);
     const issues = new ValidationIssues();
     const changes = await buyerChanges(db, locked, input, issues);
+    Object.assign(changes, await discountChanges(ctx, db, locked, changes, { discountCode: input.discountCode }, issues));
     const checkout = { ...locked, ...(await db.checkout.update({ where: { id: locked.id }, data: changes })) };
     if (!checkout.customerEmail && !checkout.customerId) issues.add(['input', 'customerEmail'], 'Field required: the buyer’s email address', 'missing');
     if (checkout.requireBillingAddress && !checkout.customerBillingAddress) issues.add(['input', 'customerBillingAddress'], 'Field required: this checkout asks for a billing address', 'missing');
-    if (checkout.amount > 0) {
+    const total = totalOf(checkout);
+    if (total > 0) {
       if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
       else if (processor && !processor.acceptsPaymentMethod(input.confirmationTokenId)) {
         issues.add(['input', 'confirmationTokenId'], processor.checkPaymentMethod ? 'Unknown payment method: pass the ConfirmationToken (ctoken_…) Stripe.js made on the buyer’s page.' : unknownPaymentMethod);
@@ -321,9 +381,10 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
       }
     }
     issues.throwIfAny();
-    if (checkout.amount > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
-    const amountProblem = checkout.amount > 0 ? processor?.checkAmount?.(checkout.amount, checkout.currency) : null;
+    if (total > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
+    const amountProblem = total > 0 ? processor?.checkAmount?.(total, checkout.currency) : null;
     if (amountProblem) throw paymentError(`This checkout's amount cannot be charged: ${amountProblem}`);
+    if (checkout.discountId) await redeemDiscount(db, { ...checkout, discountId: checkout.discountId }, ctx.now());
 
     const { order, customer } = await createPendingOrder(ctx, db, checkout, input.confirmationTokenId ?? 'none');
     await db.checkout.update({ where: { id: checkout.id }, data: { status: 'confirmed', customerId: customer.id } });

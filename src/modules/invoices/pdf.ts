@@ -13,6 +13,8 @@ export interface InvoiceDocument {
   lines: { label: string; amount: number }[];
   subtotal: number;
   discount: number;
+  /** The name of the discount that took `discount` off, shown beside it. */
+  discountName: string | null;
   net: number;
   tax: number;
   total: number;
@@ -53,7 +55,7 @@ export function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer> {
   doc.moveDown();
   for (const [label, amount, bold] of [
     ['Subtotal', invoice.subtotal, false],
-    ['Discount', -invoice.discount, false],
+    [invoice.discountName ? `Discount (${invoice.discountName})` : 'Discount', -invoice.discount, false],
     ['Net amount', invoice.net, false],
     ['Tax', invoice.tax, false],
     ['Total', invoice.total, true],

@@ -28,7 +28,7 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
     await db.$queryRaw`SELECT id FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
     const order = await db.order.findFirst({
       where: { AND: [reach(ctx).order, { id: orderId }] },
-      include: { items: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] }, invoice: { select: { id: true } }, organization: true },
+      include: { items: { orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] }, invoice: { select: { id: true } }, organization: true, discount: { select: { name: true } } },
     });
     if (!order) throw new ResourceNotFoundError('Order not found.');
     if (order.invoice) throw invoiceAlreadyExists();
@@ -52,6 +52,7 @@ export async function generateInvoice(ctx: Context, orderId: string, query: obje
       lines: order.items.map((item) => ({ label: item.label, amount: item.amount })),
       subtotal: order.subtotalAmount,
       discount: order.discountAmount,
+      discountName: order.discount?.name ?? null,
       net: order.netAmount,
       tax: order.taxAmount,
       total: order.totalAmount,

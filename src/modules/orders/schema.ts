@@ -9,6 +9,7 @@ import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { OrderBillingReason as OrderBillingReasons, OrderStatus as OrderStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput, Customer } from '../customers/schema.ts';
 import { ProductPrice } from '../products/schema.ts';
+import { Discount } from '../discounts/schema.ts';
 import { getOrder, listOrders, orderSortProperties, updateOrder } from './service.ts';
 import { generateInvoice, invoiceAlreadyExists, invoiceUrl, missingBillingDetails, notPaidOrder } from '../invoices/service.ts';
 
@@ -83,7 +84,7 @@ export const orderFields = (t: OrderFieldBuilder) => ({
   status: t.expose('status', { type: OrderStatus, description: 'Where the order is in its payment and refunds.' }),
   paid: t.exposeBoolean('paid', { description: 'Whether the payment went through; stays true after refunds.' }),
   subtotalAmount: t.exposeInt('subtotalAmount', { description: 'The sum of the lines before discount and tax, in integer minor units of currency.' }),
-  discountAmount: t.exposeInt('discountAmount', { description: 'The discount, in minor units of currency. Discounts are not supported: 0.' }),
+  discountAmount: t.exposeInt('discountAmount', { description: 'What the discount took off subtotalAmount, in minor units of currency; 0 without one.' }),
   netAmount: t.exposeInt('netAmount', { description: 'subtotalAmount less discountAmount, in minor units of currency: what refunds are measured against.' }),
   taxAmount: t.exposeInt('taxAmount', { description: 'The tax, in minor units of currency.' }),
   totalAmount: t.exposeInt('totalAmount', { description: 'What the customer paid: netAmount plus taxAmount, in minor units of currency.' }),
@@ -115,6 +116,8 @@ export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
     ...orderFields(t as unknown as OrderFieldBuilder),
     amount: t.exposeInt('netAmount', { deprecationReason: 'use netAmount', description: 'The former name of netAmount.' }),
+    discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount that took discountAmount off; null if none.' }),
+    discount: t.relation('discount', { type: Discount, nullable: true, description: 'The discount that took discountAmount off, even if deleted since; null if none.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data: the checkout's, on an order a checkout made; empty on a renewal.", resolve: (order) => order.metadata as Metadata }),
     customer: t.relation('customer', { description: 'The customer who bought.' }),
     product: t.relation('product', { description: 'The product bought.' }),

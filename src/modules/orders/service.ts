@@ -82,6 +82,7 @@ export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkou
     data: {
       organizationId: checkout.organizationId,
       subtotalAmount: subtotal,
+      discountId: checkout.discountId,
       discountAmount: checkout.discountAmount,
       netAmount: net,
       taxAmount: checkout.taxAmount,

@@ -11,6 +11,7 @@ import { ProductPrice, RecurringInterval, billingInterval } from '../products/sc
 import { Order } from '../orders/schema.ts';
 import { Customer, CustomerState } from '../customers/schema.ts';
 import { BenefitGrant, BenefitType } from '../benefits/schema.ts';
+import { Discount } from '../discounts/schema.ts';
 import {
   alreadyCanceled,
   getSubscription,
@@ -68,7 +69,7 @@ const SubscriptionSortOrder = sortOrderEnum(
   current_period_end: 'the end of the current period',
   amount: 'the amount billed each period',
   product: "the product's name",
-  discount: 'the discount; Kassa has no discounts, so this is by when the subscription was created',
+  discount: 'the name of the discount it was bought with',
   } satisfies Record<(typeof subscriptionSortProperties)[number], string>,
   'SubscriptionSortProperty',
 );
@@ -130,6 +131,8 @@ export const Subscription = builder.prismaObject('Subscription', {
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data, copied from the checkout.", resolve: (subscription) => subscription.metadata as Metadata }),
+    discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount it was bought with, which its orders get for the discount duration; null if none.' }),
+    discount: t.relation('discount', { type: Discount, nullable: true, description: 'The discount it was bought with, even if deleted since; null if none.' }),
     customer: t.relation('customer', { description: 'The customer subscribed.' }),
     product: t.relation('product', { description: 'The product subscribed to now.' }),
     prices: subscriptionPricesField(t as unknown as SubscriptionFieldBuilder),
@@ -208,7 +211,7 @@ builder.objectFields(CoreQuery, (t) => ({
       productId: t.arg({ type: ['UUID'], description: 'Only subscriptions to these products.' }),
       customerId: t.arg({ type: ['UUID'], description: 'Only subscriptions of these customers.' }),
       externalCustomerId: t.arg({ type: ['String'], description: 'Only subscriptions of the customers with these external ids.' }),
-      discountId: t.arg({ type: ['UUID'], description: 'Only subscriptions with these discounts. Discounts are not supported: matches none.' }),
+      discountId: t.arg({ type: ['UUID'], description: 'Only subscriptions bought with these discounts.' }),
       active: t.arg.boolean({ description: 'true: active, trialing or past due; false: the others.' }),
       metadata: t.arg({ type: 'JSONObject', description: 'Filter by metadata: {key: value or [values]}.' }),
       sorting: t.arg({ type: [SubscriptionSortOrder], description: 'The order of the list, by the first entry, then the next for ties. Default: started_at_desc.' }),

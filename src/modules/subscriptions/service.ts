@@ -23,6 +23,7 @@ import { recordCustomerStateChanged, scheduleGrantSync } from '../benefits/grant
 import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { subscriptionEnded } from './status.ts';
+import { discountAppliesToPeriod, discountedAmounts } from '../discounts/amounts.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 
@@ -60,7 +61,7 @@ export { subscriptionEnded };
 export async function startSubscription(
   ctx: Context,
   db: Db,
-  checkout: { id: string; organizationId: string; productId: string; productPriceId: string; amount: number; currency: string; metadata: unknown },
+  checkout: { id: string; organizationId: string; productId: string; productPriceId: string; amount: number; currency: string; discountId: string | null; metadata: unknown },
   customerId: string,
   paymentMethod: string,
 ): Promise<Subscription> {
@@ -73,6 +74,7 @@ export async function startSubscription(
       customerId,
       productId: product.id,
       checkoutId: checkout.id,
+      discountId: checkout.discountId,
       status: 'incomplete',
       amount: checkout.amount,
       currency: checkout.currency,
@@ -153,6 +155,20 @@ async function recordEntitlementChange(ctx: Context, db: Db, subscription: Subsc
 // ---------------------------------------------------------------------------------------------
 // The renewal scheduler
 
+/**
+ * The discount the order for the period after the current one gets: the subscription's, while its
+ * duration covers that period (counted from the subscription's first period), and, for a fixed
+ * discount, only in its own currency. A discount deleted since still applies: it was sold with it.
+ */
+async function renewalDiscount(db: Db, subscription: Subscription) {
+  if (!subscription.discountId) return null;
+  const discount = await db.discount.findUniqueOrThrow({ where: { id: subscription.discountId } });
+  const firstPeriodStart = subscription.startedAt ?? subscription.createdAt;
+  if (!discountAppliesToPeriod(discount, firstPeriodStart, subscription.currentPeriodEnd)) return null;
+  if (discount.type === 'fixed' && discount.currency !== subscription.currency) return null;
+  return discount;
+}
+
 /** The order for the period after the current one, charged to the subscription's payment method. */
 async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription) {
   const [customer, product, prices, pending] = await Promise.all([
@@ -172,12 +188,16 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
   // A credit larger than the period's price is carried to the next order rather than lost.
   const carried = Math.min(sum, 0);
   const subtotal = sum - carried;
+  const discount = await renewalDiscount(db, subscription);
+  const { discountAmount, netAmount, totalAmount } = discountedAmounts(discount, subtotal);
   const order = await db.order.create({
     data: {
       organizationId: subscription.organizationId,
       subtotalAmount: subtotal,
-      netAmount: subtotal,
-      totalAmount: subtotal,
+      discountId: discount?.id ?? null,
+      discountAmount,
+      netAmount,
+      totalAmount,
       currency: subscription.currency,
       billingReason: 'subscription_cycle',
       billingName: customer.name,
@@ -266,7 +286,7 @@ export async function listSubscriptions(ctx: Context, args: SubscriptionListArgs
     ...(args.productId?.length ? { productId: { in: args.productId } } : {}),
     ...(args.customerId?.length ? { customerId: { in: args.customerId } } : {}),
     ...(args.externalCustomerId?.length ? { customer: { externalId: { in: args.externalCustomerId } } } : {}),
-    ...(args.discountId?.length ? { id: { in: [] } } : {}),
+    ...(args.discountId?.length ? { discountId: { in: args.discountId } } : {}),
     ...(args.active == null ? {} : args.active ? liveSubscription : { NOT: liveSubscription }),
     AND: metadataWhere(args.metadata),
   };
@@ -285,7 +305,7 @@ export async function listSubscriptions(ctx: Context, args: SubscriptionListArgs
       case 'product':
         return { product: { name: sort } };
       case 'discount':
-        return { createdAt: sort };
+        return { discount: { name: sort } };
     }
   });
   const [items, total] = await Promise.all([

@@ -6,6 +6,7 @@ import { checkoutRoutes } from './checkouts.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customerSessionRoutes } from './customer-sessions.ts';
 import { customerRoutes } from './customers.ts';
+import { discountRoutes } from './discounts.ts';
 import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
 import { licenseKeyRoutes } from './license-keys.ts';
@@ -28,6 +29,7 @@ export const restRoutes: RestRoute[] = [
   ...refundRoutes,
   ...disputeRoutes,
   ...paymentRoutes,
+  ...discountRoutes,
   ...benefitRoutes,
   ...subscriptionRoutes,
   ...licenseKeyRoutes,
