@@ -1,4 +1,4 @@
-import { builder, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
+import { builder, holdsAnyScope, type BuilderTypes, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
@@ -138,13 +138,14 @@ export const Organization = builder.prismaObject('Organization', {
   description: 'A merchant: it owns products, customers and everything sold.',
   fields: (t) => ({
     ...organizationFields(t as unknown as OrganizationFieldBuilder),
-    // Checkouts and products embed this type for buyers too: the business details need the scope.
+    // Checkouts, products and the portal embed this type for buyers and customers too: the business
+    // details are the organization's own, null to anyone else (not an error, so their pages still
+    // get whole answers).
     details: t.field({
       type: OrganizationDetails,
       nullable: true,
-      authScopes: { scope: ['organizations:read', 'organizations:write'] },
-      description: 'What the organization told about its business; null if nothing yet. Needs organizations:read: a buyer reading a checkout does not see it.',
-      resolve: (o) => o.details as StoredDetails | null,
+      description: 'What the organization told about its business; null if nothing yet, and null to a token without organizations:read (a buyer reading a checkout, a customer in the portal).',
+      resolve: (o, _args, ctx) => (holdsAnyScope(ctx.principal, ['organizations:read', 'organizations:write']) ? (o.details as StoredDetails | null) : null),
     }),
   }),
 });
