@@ -4,7 +4,7 @@
 // through the processor; renewed, then revoked (the paid period kept); or revoked before the
 // charge began (nothing charged). Never a revoked subscription keeping a charge it did not renew
 // for. In sandbox, with the background runner stopped: the test runs the due work itself.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
@@ -19,6 +19,17 @@ const t = useTestServer({
   stopSandboxJobs: true,
   clock: start,
   organizations: { org: 'sandbox' },
+});
+
+/** Payments whose charge the processor has been asked for: a revocation sent after that lands while the charge is under way. */
+const chargesBegun = new Set<string>();
+beforeAll(() => {
+  const processor = t.server.kassa.environments.sandbox.environment.paymentProcessor!;
+  const charge = processor.charge.bind(processor);
+  processor.charge = (request) => {
+    chargesBegun.add(request.paymentId);
+    return charge(request);
+  };
 });
 
 const jobs = () => t.server.kassa.environments.sandbox.jobs;
@@ -42,18 +53,14 @@ async function subscription(card: string) {
   return found;
 }
 
-/** The charge of the subscription's pending payment has begun: its job is claimed (the processor is being called). */
+/** The charge of the subscription's pending payment has begun: the processor has been asked for it. */
 async function chargeUnderWay(subscriptionId: string) {
   const payment = await eventually(
     () => prisma().payment.findFirst({ where: { status: 'pending', order: { subscriptionId } } }),
     (found) => found !== null,
     'a pending payment',
   );
-  await eventually(
-    () => prisma().job.findFirst({ where: { kind: 'payment.charge', completedAt: null, lockedUntil: { not: null }, payload: { path: ['paymentId'], equals: payment!.id } } }),
-    (job) => job !== null,
-    'its payment job to be claimed',
-  );
+  await eventually(async () => chargesBegun.has(payment!.id), (begun) => begun, 'the processor to be asked for its charge');
 }
 
 async function renewalOf(subscriptionId: string) {
