@@ -4,63 +4,21 @@
 // is checked here is what Kassa does with a validly signed event that does not fit, not the
 // signature itself (stripe.test.ts).
 import type Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
-import { useTestServer } from '../helpers/use-test-server.ts';
+import { stripeKeys, useStripeServer } from '../helpers/stripe.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-const keys = {
-  production: { secret: 'sk_live_abuse1', publishable: 'pk_live_abuse1', webhook: 'whsec_abuseproduction1' },
-  sandbox: { secret: 'sk_test_abuse1', publishable: 'pk_test_abuse1', webhook: 'whsec_abusesandbox1' },
-} as const;
-
-let double: StripeDouble;
-const env: Record<string, string> = {
-  STRIPE_SECRET_KEY: keys.production.secret,
-  STRIPE_PUBLISHABLE_KEY: keys.production.publishable,
-  STRIPE_WEBHOOK_SECRET: keys.production.webhook,
-  SANDBOX_STRIPE_SECRET_KEY: keys.sandbox.secret,
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.sandbox.publishable,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.sandbox.webhook,
-  PAYMENT_RECONCILE_AFTER_SECONDS: '1',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
-const t = useTestServer({ env, organizations: { shop: 'sandbox', live: 'production', other: 'sandbox' } });
-beforeAll(() => {
-  for (const environment of ['production', 'sandbox'] as const) {
-    double.webhooks.addTarget({ url: webhookUrl(environment), secret: keys[environment].webhook });
-  }
-});
-afterAll(() => double?.close());
-
-const webhookUrl = (environment: EnvironmentName) => `${t.server.base(environment)}/integrations/stripe/webhook`;
-const prisma = (environment: EnvironmentName) => t.server.kassa.environments[environment].environment.prisma;
-
-async function confirmationToken(environment: EnvironmentName, card: string): Promise<string> {
-  if (environment === 'production') return double.confirmationToken(card, { livemode: true }).id;
-  return (await double.stripe(keys.sandbox.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
-}
-
-async function confirm(org: Org, clientSecret: string, token: string, email = 'buyer@example.com') {
-  return org.publicApi('POST', `/checkouts/client/${clientSecret}/confirm`, { customer_email: email, confirmation_token_id: token });
-}
-
-async function checkoutWhen(org: Org, id: string, done: (c: { status: string; payment_processor_metadata: Record<string, string> }) => boolean, what: string) {
-  return eventually(async () => (await org.api('GET', `/checkouts/${id}`)).body, done, what);
-}
-
-const paymentsOf = (environment: EnvironmentName, checkoutId: string) => prisma(environment).payment.findMany({ where: { order: { checkoutId } }, orderBy: { createdAt: 'asc' } });
+const s = useStripeServer({ shop: 'sandbox', live: 'production', other: 'sandbox' });
+const { t, webhookUrl, prisma, confirmationToken, confirm, checkoutWhen, paymentsOf } = s;
+const keys = stripeKeys;
 
 /** Posts an event to Kassa's endpoint, signed with the environment's own secret, as Stripe would. */
 async function deliver(environment: EnvironmentName, type: string, object: object, { livemode = environment === 'production' } = {}) {
   const payload = JSON.stringify({ id: `evt_${Math.random().toString(36).slice(2)}`, object: 'event', type, api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000), livemode, data: { object } });
-  const signature = double.stripe().webhooks.generateTestHeaderString({ payload, secret: keys[environment].webhook });
+  const signature = s.double.stripe().webhooks.generateTestHeaderString({ payload, secret: keys[environment].webhook });
   const response = await fetch(webhookUrl(environment), { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
   return { status: response.status, body: await response.json() };
 }
@@ -86,7 +44,7 @@ async function pendingWithoutIntent(org: Org, amount: number) {
   const product = await fixedProduct(org, `Pending ${amount}`, amount);
   const checkout = await org.polar.checkouts.create({ products: [product.id] });
   const token = await confirmationToken(org.environment, 'pm_card_visa');
-  await double.down(true);
+  await s.double.down(true);
   expect((await confirm(org, checkout.clientSecret, token)).status).toBe(200);
   const [payment] = await eventually(() => paymentsOf(org.environment, checkout.id), (p) => p.length === 1, 'the payment');
   return { checkout, payment };
@@ -107,12 +65,12 @@ describe('a PaymentIntent event that does not fit the payment it names', () => {
       expect(await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'pending', processorId: null });
       expect((await prisma('sandbox').order.findUniqueOrThrow({ where: { id: payment.orderId } })).paid).toBe(false);
     } finally {
-      await double.down(false);
+      await s.double.down(false);
     }
     // The buyer's own charge goes through once Stripe is back, for the whole amount.
     await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     const paid = await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } });
-    expect(double.object<Stripe.PaymentIntent>(paid.processorId!)).toMatchObject({ amount: 10_000, currency: 'usd', status: 'succeeded' });
+    expect(s.double.object<Stripe.PaymentIntent>(paid.processorId!)).toMatchObject({ amount: 10_000, currency: 'usd', status: 'succeeded' });
   });
 });
 
@@ -135,7 +93,7 @@ describe('an event of the other mode', () => {
       expect(await prisma(environment).payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'pending' });
       expect((await t[org].api('GET', `/checkouts/${checkout.id}`)).body.status).toBe('confirmed');
       // The buyer's bank says no: the payment fails on the event of the right mode.
-      double.authenticate(payment.processorId!, 'fail');
+      s.double.authenticate(payment.processorId!, 'fail');
       await checkoutWhen(t[org], checkout.id, (c) => c.status === 'failed', 'the checkout to fail');
     });
   }
@@ -160,9 +118,9 @@ describe('a refund event that names a refund it is not', () => {
     // A refund of another charge (one whose refunds fail at the bank), made at Stripe outside
     // Kassa with metadata naming the victim's refund.
     const decoy = await paidPurchase(t.shop, 'pm_card_refundFail', 3000);
-    const forged = await double.stripe(keys.sandbox.secret).refunds.create({ payment_intent: decoy.intentId, amount: 100, metadata: { kassa_refund_id: refund.id } });
-    await double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).id === forged.id);
-    await double.webhooks.idle();
+    const forged = await s.double.stripe(keys.sandbox.secret).refunds.create({ payment_intent: decoy.intentId, amount: 100, metadata: { kassa_refund_id: refund.id } });
+    await s.double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).id === forged.id);
+    await s.double.webhooks.idle();
 
     expect((await t.other.api('GET', `/refunds/${refund.id}`)).body.status).toBe('succeeded');
     const order = await t.other.polar.orders.get({ id: victim.orderId });
@@ -186,7 +144,7 @@ describe('a subscription set to renew with another customer’s saved card', () 
 
   it('is refused, and the subscription keeps its own card; a card saved on its own customer is taken', async () => {
     const victim = await subscribed(t.other, 'victim@example.com');
-    expect(double.object<Stripe.PaymentMethod>(victim.paymentMethod)?.customer).toBe(victim.customer.processorCustomerId);
+    expect(s.double.object<Stripe.PaymentMethod>(victim.paymentMethod)?.customer).toBe(victim.customer.processorCustomerId);
     const mine = await subscribed(t.shop, 'subscriber@example.com');
 
     for (const paymentMethod of [victim.paymentMethod, 'pm_card_visa', await confirmationToken('sandbox', 'pm_card_visa')]) {
@@ -196,7 +154,7 @@ describe('a subscription set to renew with another customer’s saved card', () 
     }
 
     // A second card saved on the subscriber's own Stripe customer is a method it may renew with.
-    const own = await double.stripe(keys.sandbox.secret).setupIntents.create({ customer: mine.customer.processorCustomerId!, payment_method: 'pm_card_mastercard', confirm: true, usage: 'off_session' });
+    const own = await s.double.stripe(keys.sandbox.secret).setupIntents.create({ customer: mine.customer.processorCustomerId!, payment_method: 'pm_card_mastercard', confirm: true, usage: 'off_session' });
     const { body } = await t.shop.gql(UPDATE, { id: mine.id, pm: own.payment_method as string });
     expect(body.errors).toBeUndefined();
     expect((await prisma('sandbox').subscription.findUniqueOrThrow({ where: { id: mine.id } })).paymentMethod).toBe(own.payment_method);

@@ -3,69 +3,20 @@
 // and sends them to Kassa's webhook endpoint. The buyer's side (Stripe.js making a
 // ConfirmationToken, the 3-D Secure popup) is played through the double's test helpers.
 import type Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
-import { useTestServer } from '../helpers/use-test-server.ts';
+import { stripeKeys, useStripeServer } from '../helpers/stripe.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-const keys = {
-  production: { secret: 'sk_live_kassa1', publishable: 'pk_live_kassa1', webhook: 'whsec_production1' },
-  sandbox: { secret: 'sk_test_kassa1', publishable: 'pk_test_kassa1', webhook: 'whsec_sandbox1' },
-} as const;
-
-let double: StripeDouble;
-// Filled in once the double listens, before the server starts (hooks run in the order registered).
-const env: Record<string, string> = {
-  STRIPE_SECRET_KEY: keys.production.secret,
-  STRIPE_PUBLISHABLE_KEY: keys.production.publishable,
-  STRIPE_WEBHOOK_SECRET: keys.production.webhook,
-  SANDBOX_STRIPE_SECRET_KEY: keys.sandbox.secret,
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.sandbox.publishable,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.sandbox.webhook,
-  PAYMENT_RECONCILE_AFTER_SECONDS: '1',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
-const t = useTestServer({ env, organizations: { shop: 'sandbox', live: 'production', other: 'sandbox' } });
-beforeAll(() => {
-  for (const environment of ['production', 'sandbox'] as const) {
-    double.webhooks.addTarget({ url: webhookUrl(environment), secret: keys[environment].webhook });
-  }
-});
-afterAll(() => double?.close());
-
-const webhookUrl = (environment: EnvironmentName) => `${t.server.base(environment)}/integrations/stripe/webhook`;
-const prisma = (environment: EnvironmentName) => t.server.kassa.environments[environment].environment.prisma;
-
-/** What Stripe.js does on the buyer's page: a ConfirmationToken for a card, in the environment's mode. */
-async function confirmationToken(environment: EnvironmentName, card: string): Promise<string> {
-  if (environment === 'production') return double.confirmationToken(card, { livemode: true }).id;
-  const token = await double.stripe(keys[environment].secret).testHelpers.confirmationTokens.create({ payment_method: card });
-  return token.id;
-}
+const s = useStripeServer({ shop: 'sandbox', live: 'production', other: 'sandbox' });
+const { t, webhookUrl, prisma, confirmationToken, confirm, checkoutWhen, paymentsOf, intentsFor } = s;
+const keys = stripeKeys;
 
 async function checkoutFor(org: Org, productId: string) {
   return org.polar.checkouts.create({ products: [productId] });
 }
-
-async function confirm(org: Org, clientSecret: string, token: string, email = 'buyer@example.com') {
-  return org.publicApi('POST', `/checkouts/client/${clientSecret}/confirm`, { customer_email: email, confirmation_token_id: token });
-}
-
-async function checkoutWhen(org: Org, id: string, done: (c: { status: string; payment_processor_metadata: Record<string, string> }) => boolean, what: string) {
-  return eventually(async () => (await org.api('GET', `/checkouts/${id}`)).body, done, what);
-}
-
-async function paymentsOf(environment: EnvironmentName, checkoutId: string) {
-  return prisma(environment).payment.findMany({ where: { order: { checkoutId } }, orderBy: { createdAt: 'asc' } });
-}
-
-const intentsFor = (paymentId: string) => double.objects<Stripe.PaymentIntent>('payment_intent').filter((pi) => pi.metadata?.kassa_payment_id === paymentId);
 
 describe('a purchase through Stripe', () => {
   it('charges the buyer once, with the payment id as idempotency key, and pays the order on Stripe’s word', async () => {
@@ -81,13 +32,13 @@ describe('a purchase through Stripe', () => {
     const [intent] = intentsFor(payment.id);
     expect(intentsFor(payment.id)).toHaveLength(1);
     expect(intent).toMatchObject({ id: payment.processorId, amount: 1999, currency: 'usd', status: 'succeeded', livemode: false });
-    const creates = double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents');
+    const creates = s.double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents');
     expect(creates.filter((r) => r.idempotencyKey === `kassa-payment-${payment.id}`).length).toBeGreaterThanOrEqual(1);
     const orders = (await t.shop.api('GET', `/orders/?checkout_id=${checkout.id}`)).body.items;
     expect(orders.map((o: { status: string; paid: boolean }) => [o.status, o.paid])).toEqual([['paid', true]]);
     // Stripe's own word arrives as well, and changes nothing more.
-    await double.webhooks.waitFor('payment_intent.succeeded', (e) => (e.data.object as Stripe.PaymentIntent).id === intent.id);
-    const deliveries = double.webhooks.sent.filter((d) => d.type === 'payment_intent.succeeded' && d.url === webhookUrl('sandbox'));
+    await s.double.webhooks.waitFor('payment_intent.succeeded', (e) => (e.data.object as Stripe.PaymentIntent).id === intent.id);
+    const deliveries = s.double.webhooks.sent.filter((d) => d.type === 'payment_intent.succeeded' && d.url === webhookUrl('sandbox'));
     expect(deliveries.at(-1)?.status).toBe(200);
   });
 
@@ -98,7 +49,7 @@ describe('a purchase through Stripe', () => {
     expect((await confirm(t.live, checkout.clientSecret, await confirmationToken('production', 'pm_card_visa'))).status).toBe(200);
     await checkoutWhen(t.live, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     const [payment] = await paymentsOf('production', checkout.id);
-    expect(double.object<Stripe.PaymentIntent>(payment.processorId!)).toMatchObject({ livemode: true, amount: 4900 });
+    expect(s.double.object<Stripe.PaymentIntent>(payment.processorId!)).toMatchObject({ livemode: true, amount: 4900 });
   });
 
   it('fails the checkout when the card is declined, with Stripe’s decline code', async () => {
@@ -144,13 +95,13 @@ describe('3-D Secure', () => {
     expect(waiting.payment_processor_metadata).toEqual({
       publishable_key: keys.sandbox.publishable,
       intent_status: 'requires_action',
-      intent_client_secret: double.object<Stripe.PaymentIntent>(payment.processorId!)!.client_secret,
+      intent_client_secret: s.double.object<Stripe.PaymentIntent>(payment.processorId!)!.client_secret,
     });
     // The buyer's page reads it without a token, by the client secret.
     const client = await t.shop.publicApi('GET', `/checkouts/client/${checkout.clientSecret}`);
     expect(client.body.payment_processor_metadata.intent_status).toBe('requires_action');
 
-    double.authenticate(payment.processorId!, 'succeed');
+    s.double.authenticate(payment.processorId!, 'succeed');
     const paid = await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     expect(paid.payment_processor_metadata).toEqual({ publishable_key: keys.sandbox.publishable });
     expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe('succeeded');
@@ -162,7 +113,7 @@ describe('3-D Secure', () => {
     await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
     await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
     const [payment] = await paymentsOf('sandbox', checkout.id);
-    double.authenticate(payment.processorId!, 'fail');
+    s.double.authenticate(payment.processorId!, 'fail');
     await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'failed', 'the checkout to fail');
     expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).declineReason).toBe('payment_intent_authentication_failure');
   });
@@ -177,7 +128,7 @@ describe('Stripe’s webhook endpoint', () => {
     });
     return { status: response.status, body: await response.json() };
   }
-  const sign = (payload: string, secret: string, timestamp?: number) => double.stripe().webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+  const sign = (payload: string, secret: string, timestamp?: number) => s.double.stripe().webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
   const event = (type: string, object: object, id = `evt_${Math.random().toString(36).slice(2)}`) => JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object } });
 
   it('refuses a missing, forged, stale or other environment’s signature, changing nothing', async () => {
@@ -205,15 +156,15 @@ describe('Stripe’s webhook endpoint', () => {
   });
 
   it('applies an event once, however often and however concurrently it is delivered', async () => {
-    double.webhooks.mode('hold');
+    s.double.webhooks.mode('hold');
     try {
       const product = await fixedProduct(t.shop, 'Held', 1200);
       const checkout = await checkoutFor(t.shop, product.id);
       await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
       await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
       const [payment] = await paymentsOf('sandbox', checkout.id);
-      double.authenticate(payment.processorId!, 'succeed');
-      const succeeded = double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
+      s.double.authenticate(payment.processorId!, 'succeed');
+      const succeeded = s.double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
       const payload = JSON.stringify(succeeded);
       const signature = sign(payload, keys.sandbox.webhook);
       const answers = await Promise.all([1, 2, 3, 4].map(() => post('sandbox', payload, signature)));
@@ -223,30 +174,30 @@ describe('Stripe’s webhook endpoint', () => {
       const orders = await prisma('sandbox').order.findMany({ where: { checkoutId: checkout.id } });
       expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: orders[0].id } })).toBe(1);
     } finally {
-      double.webhooks.mode('deliver');
-      await double.webhooks.release({ order: 'forward' });
+      s.double.webhooks.mode('deliver');
+      await s.double.webhooks.release({ order: 'forward' });
     }
   });
 
   it('pays once when Stripe delivers each event twice, and once more later', async () => {
-    double.webhooks.mode('duplicate');
+    s.double.webhooks.mode('duplicate');
     try {
       const product = await fixedProduct(t.shop, 'Twice', 1250);
       const checkout = await checkoutFor(t.shop, product.id);
       await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
       await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
       const [payment] = await paymentsOf('sandbox', checkout.id);
-      double.authenticate(payment.processorId!, 'succeed');
-      const succeeded = double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
+      s.double.authenticate(payment.processorId!, 'succeed');
+      const succeeded = s.double.events.find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as Stripe.PaymentIntent).id === payment.processorId)!;
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
-      await double.webhooks.redeliver(succeeded.id);
-      await double.webhooks.idle();
-      const deliveries = double.webhooks.sent.filter((d) => d.eventId === succeeded.id && d.url === webhookUrl('sandbox'));
+      await s.double.webhooks.redeliver(succeeded.id);
+      await s.double.webhooks.idle();
+      const deliveries = s.double.webhooks.sent.filter((d) => d.eventId === succeeded.id && d.url === webhookUrl('sandbox'));
       expect(deliveries.length).toBeGreaterThanOrEqual(3);
       expect(deliveries.every((d) => d.status === 200)).toBe(true);
       expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: payment.orderId } })).toBe(1);
     } finally {
-      double.webhooks.mode('deliver');
+      s.double.webhooks.mode('deliver');
     }
   });
 
@@ -256,30 +207,30 @@ describe('Stripe’s webhook endpoint', () => {
     await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
     await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
     const [payment] = await paymentsOf('sandbox', checkout.id);
-    double.webhooks.mode('delay', 500);
+    s.double.webhooks.mode('delay', 500);
     try {
-      double.authenticate(payment.processorId!, 'succeed');
+      s.double.authenticate(payment.processorId!, 'succeed');
       expect((await t.shop.api('GET', `/checkouts/${checkout.id}`)).body.status).toBe('confirmed');
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     } finally {
-      double.webhooks.mode('deliver');
+      s.double.webhooks.mode('deliver');
     }
   });
 
   it('settles a payment whose webhook was lost, by asking Stripe', async () => {
-    double.webhooks.mode('drop');
+    s.double.webhooks.mode('drop');
     try {
       const product = await fixedProduct(t.shop, 'Lost', 1300);
       const checkout = await checkoutFor(t.shop, product.id);
       await confirm(t.shop, checkout.clientSecret, await confirmationToken('sandbox', 'pm_card_authenticationRequired'));
       await checkoutWhen(t.shop, checkout.id, (c) => c.payment_processor_metadata.intent_status === 'requires_action', 'the checkout to ask for authentication');
       const [payment] = await paymentsOf('sandbox', checkout.id);
-      double.authenticate(payment.processorId!, 'succeed');
+      s.double.authenticate(payment.processorId!, 'succeed');
       // No webhook arrives; the reconciliation (after PAYMENT_RECONCILE_AFTER_SECONDS=1) asks Stripe.
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed without a webhook');
-      expect(double.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${payment.processorId}`)).toBe(true);
+      expect(s.double.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${payment.processorId}`)).toBe(true);
     } finally {
-      double.webhooks.mode('deliver');
+      s.double.webhooks.mode('deliver');
     }
   });
 });
@@ -289,14 +240,14 @@ describe('when Stripe cannot be reached', () => {
     const product = await fixedProduct(t.shop, 'Patient', 1400);
     const checkout = await checkoutFor(t.shop, product.id);
     const token = await confirmationToken('sandbox', 'pm_card_visa');
-    await double.down(true);
+    await s.double.down(true);
     try {
       expect((await confirm(t.shop, checkout.clientSecret, token)).status).toBe(200);
       const [payment] = await eventually(() => paymentsOf('sandbox', checkout.id), (p) => p.length === 1, 'the payment');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect((await prisma('sandbox').payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe('pending');
     } finally {
-      await double.down(false);
+      await s.double.down(false);
     }
     await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed once Stripe is back');
     const [payment] = await paymentsOf('sandbox', checkout.id);
@@ -307,12 +258,12 @@ describe('when Stripe cannot be reached', () => {
     const product = await fixedProduct(t.shop, 'Throttled', 1700);
     const checkout = await checkoutFor(t.shop, product.id);
     const token = await confirmationToken('sandbox', 'pm_card_visa');
-    double.failNext(2, 'rate_limit', { path: 'POST /v1/payment_intents' });
+    s.double.failNext(2, 'rate_limit', { path: 'POST /v1/payment_intents' });
     await confirm(t.shop, checkout.clientSecret, token);
     await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     const [payment] = await paymentsOf('sandbox', checkout.id);
     expect(intentsFor(payment.id)).toHaveLength(1);
-    const creates = double.requests.filter((r) => r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`);
+    const creates = s.double.requests.filter((r) => r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`);
     expect(creates.map((r) => r.status)).toEqual([429, 429, 200]);
   });
 
@@ -321,7 +272,7 @@ describe('when Stripe cannot be reached', () => {
     const checkout = await checkoutFor(t.shop, product.id);
     const token = await confirmationToken('sandbox', 'pm_card_visa');
     // The charge is made at Stripe, and its answer never reaches Kassa.
-    double.failNext(3, 'connection_reset', { when: 'after', path: 'POST /v1/payment_intents' });
+    s.double.failNext(3, 'connection_reset', { when: 'after', path: 'POST /v1/payment_intents' });
     await confirm(t.shop, checkout.clientSecret, token);
     await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     const [payment] = await paymentsOf('sandbox', checkout.id);
@@ -345,20 +296,20 @@ describe('refunds through Stripe', () => {
     const refund = (await t.shop.polar.refunds.create({ orderId, reason: 'customer_request', amount: 1200 }))!;
     const done = await eventually(async () => (await t.shop.api('GET', `/refunds/${refund.id}`)).body, (r) => r.status !== 'pending', 'the refund to settle');
     expect(done.status).toBe('succeeded');
-    const atStripe = double.objects<Stripe.Refund>('refund').filter((r) => r.payment_intent === intentId);
+    const atStripe = s.double.objects<Stripe.Refund>('refund').filter((r) => r.payment_intent === intentId);
     expect(atStripe).toHaveLength(1);
     expect(atStripe[0]).toMatchObject({ amount: 1200, status: 'succeeded', metadata: { kassa_refund_id: refund.id } });
-    expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').map((r) => r.idempotencyKey)).toContain(`kassa-refund-${refund.id}`);
+    expect(s.double.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').map((r) => r.idempotencyKey)).toContain(`kassa-refund-${refund.id}`);
     expect(await prisma('sandbox').refund.findUniqueOrThrow({ where: { id: refund.id } })).toMatchObject({ processorId: atStripe[0].id });
     // Stripe's charge.refunded that follows finds nothing pending and changes nothing.
-    await double.webhooks.waitFor('charge.refunded', (e) => (e.data.object as Stripe.Charge).payment_intent === intentId);
+    await s.double.webhooks.waitFor('charge.refunded', (e) => (e.data.object as Stripe.Charge).payment_intent === intentId);
     expect((await t.shop.polar.orders.get({ id: orderId })).refundedAmount).toBe(1200);
   });
 
   it('gives the amount back to the order when the bank fails a refund it had accepted', async () => {
     const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_refundFail', 3100);
     const refund = (await t.shop.polar.refunds.create({ orderId, reason: 'customer_request', amount: 3100 }))!;
-    await double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).payment_intent === intentId);
+    await s.double.webhooks.waitFor('refund.failed', (e) => (e.data.object as Stripe.Refund).payment_intent === intentId);
     const failed = await eventually(async () => (await t.shop.api('GET', `/refunds/${refund.id}`)).body, (r) => r.status === 'failed', 'the refund to fail');
     expect(failed.amount).toBe(3100);
     const order = await t.shop.polar.orders.get({ id: orderId });
@@ -375,10 +326,10 @@ describe('disputes through Stripe', () => {
 
   it('records a chargeback on its order and sends dispute.created, then dispute.closed when Stripe closes it', async () => {
     const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_visa', 2200);
-    const opened = double.dispute(intentId, { reason: 'fraudulent' });
+    const opened = s.double.dispute(intentId, { reason: 'fraudulent' });
     await eventually(() => disputesOf(orderId), (d) => d.length === 1, 'the dispute to be recorded');
     expect(await disputesOf(orderId)).toEqual([{ status: 'needs_response', reason: 'fraudulent', amount: 2200, currency: 'usd' }]);
-    double.closeDispute(opened.id, 'lost');
+    s.double.closeDispute(opened.id, 'lost');
     await eventually(() => disputesOf(orderId), (d) => d[0]?.status === 'lost', 'the dispute to close');
     const dispute = await prisma('sandbox').dispute.findUniqueOrThrow({ where: { processorId: opened.id } });
     const events = await prisma('sandbox').event.findMany({ where: { resourceId: dispute.id }, orderBy: { sequence: 'asc' } });
@@ -388,21 +339,21 @@ describe('disputes through Stripe', () => {
 
   it('ends in Stripe’s last state when the dispute’s events arrive in reverse, each applied once', async () => {
     const { orderId, intentId } = await paidPurchase(t.shop, 'pm_card_visa', 2300);
-    double.webhooks.mode('hold');
+    s.double.webhooks.mode('hold');
     let disputeId: string;
     try {
-      disputeId = double.dispute(intentId, { reason: 'product_not_received' }).id;
-      double.closeDispute(disputeId, 'won');
+      disputeId = s.double.dispute(intentId, { reason: 'product_not_received' }).id;
+      s.double.closeDispute(disputeId, 'won');
     } finally {
-      double.webhooks.mode('deliver');
+      s.double.webhooks.mode('deliver');
     }
-    await double.webhooks.release({ order: 'reverse' });
+    await s.double.webhooks.release({ order: 'reverse' });
     await eventually(() => disputesOf(orderId), (d) => d.length === 1 && d[0].status === 'won', 'the dispute to be recorded, won');
     // Delivered again, nothing changes.
-    for (const event of double.events.filter((e) => e.type.startsWith('charge.dispute.') && (e.data.object as Stripe.Dispute).id === disputeId!)) {
-      await double.webhooks.redeliver(event.id);
+    for (const event of s.double.events.filter((e) => e.type.startsWith('charge.dispute.') && (e.data.object as Stripe.Dispute).id === disputeId!)) {
+      await s.double.webhooks.redeliver(event.id);
     }
-    await double.webhooks.idle();
+    await s.double.webhooks.idle();
     const dispute = await prisma('sandbox').dispute.findUniqueOrThrow({ where: { processorId: disputeId! } });
     const events = await prisma('sandbox').event.findMany({ where: { resourceId: dispute.id }, orderBy: { sequence: 'asc' } });
     expect(events.map((e) => e.type).sort()).toEqual(['dispute.closed', 'dispute.created']);
