@@ -51,6 +51,11 @@ export async function receiveStripeWebhook(environment: Environment, request: St
       "The Stripe-Signature header does not match the body, or was made more than five minutes ago. If Stripe sent it, check that STRIPE_WEBHOOK_SECRET is this endpoint's signing secret.",
     );
   }
+  // Signed, but not an event (a signature over some other JSON): nothing to apply.
+  const shaped = event as unknown as { id?: unknown; type?: unknown; data?: { object?: unknown } } | null;
+  if (typeof shaped?.id !== 'string' || typeof shaped.type !== 'string' || typeof shaped.data?.object !== 'object' || shaped.data.object === null) {
+    return refusal(400, 'InvalidEvent', 'The body is not a Stripe event: it needs an id, a type and data.object.');
+  }
   // Production takes live keys only and sandbox test keys only: an event of the other mode (an
   // endpoint registered in the wrong mode, a secret shared between the two) is not this environment's.
   const livemode = environment.name === 'production';

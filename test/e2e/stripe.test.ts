@@ -131,6 +131,13 @@ describe('Stripe’s webhook endpoint', () => {
   const sign = (payload: string, secret: string, timestamp?: number) => s.double.stripe().webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
   const event = (type: string, object: object, id = `evt_${Math.random().toString(36).slice(2)}`) => JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object } });
 
+  it('refuses a validly signed body that is not an event: 400, never a 500', async () => {
+    for (const body of ['[]', 'null', '{"id":"evt_noData","type":"payment_intent.succeeded","livemode":false}', '{"type":"charge.refunded","livemode":false,"data":{"object":{}}}', '{"id":7,"type":"x","livemode":false,"data":{"object":{}}}']) {
+      expect(await post('sandbox', body, sign(body, keys.sandbox.webhook)), body).toMatchObject({ status: 400, body: { error: 'InvalidEvent' } });
+    }
+    expect(await prisma('sandbox').processorEvent.findUnique({ where: { id: 'evt_noData' } })).toBeNull();
+  });
+
   it('refuses a missing, forged, stale or other environment’s signature, changing nothing', async () => {
     const payload = event('payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent', status: 'succeeded', metadata: {} });
     expect(await post('sandbox', payload)).toMatchObject({ status: 400, body: { error: 'InvalidSignature' } });
