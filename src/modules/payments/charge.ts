@@ -120,7 +120,7 @@ async function lockedSubscription(db: Db, order: Order) {
   return db.subscription.findUniqueOrThrow({ where: { id: order.subscriptionId } });
 }
 
-export function chargeRequest(payment: PendingPayment): ChargeRequest {
+function chargeRequest(payment: PendingPayment): ChargeRequest {
   const { order } = payment;
   return {
     paymentId: payment.id,
