@@ -5,9 +5,9 @@ import { grantSyncJob, productGrantSyncJob } from './modules/benefits/grants.ts'
 import { expirySweep } from './modules/checkouts/service.ts';
 import { chargeJob, reconcileJob } from './modules/payments/charge.ts';
 import { refundJob } from './modules/refunds/service.ts';
-import { renewalSweep } from './modules/subscriptions/service.ts';
+import { incompleteExpirySweep, renewalSweep } from './modules/subscriptions/service.ts';
 
 export const backgroundWork: BackgroundWork = {
   jobs: [grantSyncJob, productGrantSyncJob, chargeJob, reconcileJob, refundJob],
-  sweeps: [expirySweep, renewalSweep],
+  sweeps: [expirySweep, renewalSweep, incompleteExpirySweep],
 };

@@ -10,6 +10,7 @@
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
+import { countries } from '../countries.ts';
 import { formatMoney, majorUnits, minorUnitExponent, parseMajorUnits } from '../currencies.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
@@ -21,6 +22,9 @@ import { nextActionScripts, paymentElementScripts } from './stripe.ts';
 const checkoutQuery = parse(`query ($clientSecret: String!) {
   checkoutClient(clientSecret: $clientSecret) {
     id status amount currency totalAmount expiresAt successUrl url isPaymentRequired
+    discountAmount netAmount taxAmount allowDiscountCodes productId
+    discount { name code duration ... on CheckoutDiscountFixedRepeatDuration { durationInMonths } ... on CheckoutDiscountPercentageRepeatDuration { durationInMonths } }
+    products { id name }
     customerEmail customerName requireBillingAddress
     customerBillingAddress { country line1 line2 city postalCode state }
     billingAddressFields { country line1 line2 city postalCode state }
@@ -33,6 +37,10 @@ const checkoutQuery = parse(`query ($clientSecret: String!) {
       ... on ProductPriceCustom { minimumAmount maximumAmount presetAmount }
     }
   }
+}`);
+
+const updateMutation = parse(`mutation ($clientSecret: String!, $input: CheckoutUpdatePublicInput!) {
+  checkoutClientUpdate(clientSecret: $clientSecret, input: $input) { id }
 }`);
 
 const confirmMutation = parse(`mutation ($clientSecret: String!, $input: CheckoutConfirmInput!) {
@@ -53,19 +61,26 @@ interface CheckoutView {
   successUrl: string;
   url: string;
   isPaymentRequired: boolean;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number | null;
+  allowDiscountCodes: boolean;
+  productId: string;
+  discount: { name: string; code: string | null; duration: 'once' | 'forever' | 'repeating'; durationInMonths?: number } | null;
+  products: { id: string; name: string }[];
   customerEmail: string | null;
   customerName: string | null;
   requireBillingAddress: boolean;
   customerBillingAddress: Partial<Record<AddressField, string | null>> | null;
   billingAddressFields: Record<AddressField, FieldMode>;
   /** From the processor: with Stripe, `publishable_key`, and `intent_status` with `intent_client_secret` while the bank asks the buyer. */
-  paymentProcessorMetadata: Partial<Record<'publishable_key' | 'intent_status' | 'intent_client_secret', string>>;
+  paymentProcessorMetadata: Partial<Record<'publishable_key' | 'intent_status' | 'intent_client_secret' | 'decline_message', string>>;
   organization: { name: string };
   product: { name: string; description: string | null };
   productPrice: { amountType: 'fixed' | 'custom' | 'free'; recurringInterval: string | null; priceAmount?: number; minimumAmount?: number | null; maximumAmount?: number | null; presetAmount?: number | null };
 }
 
-const addressLabels: Record<AddressField, string> = { country: 'Country (2-letter code, such as US)', line1: 'Address', line2: 'Address line 2', postalCode: 'Postal code', city: 'City', state: 'State or region' };
+const addressLabels: Record<AddressField, string> = { country: 'Country', line1: 'Address', line2: 'Address line 2', postalCode: 'Postal code', city: 'City', state: 'State or region' };
 
 /** The context a buyer's page acts in: no token, the buyer's address, the request's clock. */
 function buyerContext(environment: Environment, request: OAuthRequest, now: Date): Context {
@@ -119,6 +134,69 @@ function priceLine(checkout: CheckoutView): string {
   return price.maximumAmount ? `Pay what you want, from ${low} to ${formatMoney(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
 }
 
+/** The country picker: every ISO 3166-1 country by name, the buyer's (or the checkout's) selected. */
+function countrySelect(value: string | null, required: boolean, errors: FieldErrors): Html {
+  const selected = value?.toUpperCase() ?? '';
+  return html`<label for="country">${addressLabels.country}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
+${errorFor('country', errors)}
+<select id="country" name="country" autocomplete="country"${required ? html` required` : ''}${errors.country ? html` aria-invalid="true" aria-describedby="country-error"` : ''}>
+<option value=""${selected ? '' : html` selected`}>Choose a country</option>
+${countries().map(({ code, name }) => html`<option value="${code}"${code === selected ? html` selected` : ''}>${name}</option>
+`)}</select>`;
+}
+
+/** How long a subscription's discount lasts, in words; nothing for a one-time purchase. */
+function discountTerm(checkout: CheckoutView): string {
+  const discount = checkout.discount;
+  if (!discount || !checkout.productPrice.recurringInterval) return '';
+  if (discount.duration === 'forever') return ' (every payment)';
+  if (discount.duration === 'once') return ' (first payment)';
+  return ` (first ${discount.durationInMonths} month${discount.durationInMonths === 1 ? '' : 's'})`;
+}
+
+/** What the buyer pays, line by line: the product, the discount, tax, and the total due now. */
+function orderSummary(checkout: CheckoutView): Html {
+  const every = checkout.productPrice.recurringInterval ? html` <span class="muted">every ${checkout.productPrice.recurringInterval}</span>` : '';
+  const discount = checkout.discount && checkout.discountAmount > 0 ? html`<tr><th scope="row">${checkout.discount.name}${discountTerm(checkout)}</th><td>−${formatMoney(checkout.discountAmount, checkout.currency)}</td></tr>` : '';
+  const tax = checkout.taxAmount ? html`<tr><th scope="row">Tax</th><td>${formatMoney(checkout.taxAmount, checkout.currency)}</td></tr>` : '';
+  return html`<table class="summary" aria-label="Order summary">
+<tr><th scope="row">${checkout.product.name}${every}</th><td>${formatMoney(checkout.amount, checkout.currency)}</td></tr>
+${discount}${tax}<tr class="total"><th scope="row">${checkout.productPrice.recurringInterval ? 'Total due today' : 'Total'}</th><td>${formatMoney(checkout.totalAmount, checkout.currency)}</td></tr>
+</table>`;
+}
+
+/**
+ * The forms that change the checkout before paying, each its own small post (so the card field's
+ * script never sees them): which of the offered products, and the discount code.
+ */
+async function changeForms(environment: Environment, checkout: CheckoutView, clientSecret: string, typed: URLSearchParams | null, errors: FieldErrors): Promise<Html> {
+  const action = `${new URL(checkout.url).pathname}/update`;
+  const token = html`<input type="hidden" name="form_token" value="${await boundFormToken(environment, `checkout:${clientSecret}`)}">`;
+  const products =
+    checkout.products.length > 1
+      ? html`<form method="post" action="${action}" novalidate>
+${token}<fieldset>
+<legend>Choose</legend>
+${errorFor('product_id', errors)}
+${checkout.products.map((product) => html`<label class="choice"><input type="radio" name="product_id" value="${product.id}"${product.id === checkout.productId ? html` checked` : ''}> ${product.name}</label>
+`)}<div class="actions"><button type="submit" name="action" value="choose_product" class="secondary">Update</button></div>
+</fieldset>
+</form>`
+      : '';
+  let discount: Html | string = '';
+  if (checkout.discount && checkout.discount.code !== null && checkout.allowDiscountCodes) {
+    discount = html`<form method="post" action="${action}" novalidate>
+${token}<p>Discount code <strong>${checkout.discount.code.toUpperCase()}</strong> applied. <button type="submit" name="action" value="remove_discount" class="link">Remove</button></p>
+</form>`;
+  } else if (checkout.allowDiscountCodes && !checkout.discount) {
+    discount = html`<form method="post" action="${action}" novalidate>
+${token}${input('discount_code', 'Discount code', { value: typed?.get('discount_code') ?? '', autocomplete: 'off' }, errors)}
+<div class="actions"><button type="submit" name="action" value="apply_discount" id="apply-discount" class="secondary">Apply</button></div>
+</form>`;
+  }
+  return html`${products}${discount}`;
+}
+
 /** The card field: Stripe's Payment Element when Stripe takes the payments, else a test card token field. */
 function cardField(checkout: CheckoutView, typed: (name: string, fallback?: string | null) => string | null, errors: FieldErrors, sandbox: boolean): { field: Html; scripts?: PageScripts } {
   const publishableKey = checkout.paymentProcessorMetadata.publishable_key;
@@ -166,6 +244,8 @@ async function checkoutPage(environment: Environment, checkout: CheckoutView, cl
 ${checkout.product.description ? html`<p>${checkout.product.description}</p>` : ''}
 <p class="price"><strong>${priceLine(checkout)}</strong></p>
 ${general || summary}
+${orderSummary(checkout)}
+${await changeForms(environment, checkout, clientSecret, typed, errors)}
 <form method="post" action="${new URL(checkout.url).pathname}" novalidate>
 <input type="hidden" name="form_token" value="${await boundFormToken(environment, `checkout:${clientSecret}`)}">
 ${
@@ -180,7 +260,9 @@ ${input('name', 'Name', { value: value('name', checkout.customerName), autocompl
 ${addressFields
   .filter((field) => checkout.billingAddressFields[field] !== 'disabled' || (field === 'country' && checkout.requireBillingAddress))
   .map((field) =>
-    input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required' || (field === 'country' && checkout.requireBillingAddress), autocomplete: { country: 'country', line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
+    field === 'country'
+      ? countrySelect(value(field, address[field] ?? null), checkout.billingAddressFields[field] === 'required' || checkout.requireBillingAddress, errors)
+      : input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required', autocomplete: { line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
   )}
 </fieldset>
 ${card?.field ?? ''}
@@ -189,6 +271,28 @@ ${card?.field ?? ''}
   // A post may end, through the status page, at the seller's success URL: the policy must allow it.
   const successOrigin = new URL(checkout.successUrl).origin;
   return page(body, { title: checkout.product.name, environment: environment.name, status, formTargets: successOrigin === new URL(checkout.url).origin ? [] : [successOrigin], scripts: card?.scripts });
+}
+
+/**
+ * A declined checkout's page: why, the summary, and the card field again. Its order is fixed; only
+ * the card changes (modules/checkouts/retry.ts).
+ */
+async function retryPage(environment: Environment, checkout: CheckoutView, clientSecret: string, errors: FieldErrors, status = 200): Promise<OAuthResponse> {
+  const sandbox = environment.name === 'sandbox';
+  const card = cardField(checkout, (_name, fallback = null) => (fallback === null ? null : sandbox ? 'tok_visa' : ''), errors, sandbox);
+  const declined = checkout.paymentProcessorMetadata.decline_message ?? 'The payment was declined.';
+  const title = 'Your payment was declined';
+  const body = html`<p class="muted">${checkout.organization.name}</p>
+<h1>${title}</h1>
+<div class="error" role="alert" id="form-error">${errors.form ?? html`${declined} Nothing was charged: you can pay with another card.`}</div>
+${orderSummary(checkout)}
+<form method="post" action="${new URL(checkout.url).pathname}" novalidate>
+<input type="hidden" name="form_token" value="${await boundFormToken(environment, `checkout:${clientSecret}`)}">
+${card.field}
+<div class="actions"><button type="submit">Pay ${formatMoney(checkout.totalAmount, checkout.currency)}</button></div>
+</form>`;
+  const successOrigin = new URL(checkout.successUrl).origin;
+  return page(body, { title, environment: environment.name, status, formTargets: successOrigin === new URL(checkout.url).origin ? [] : [successOrigin], scripts: card.scripts });
 }
 
 function notFoundPage(environment: Environment, checkout: 'expired' | null): OAuthResponse {
@@ -233,6 +337,7 @@ function fieldErrors(error: GraphQLError): FieldErrors {
 async function showCheckout(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
   const checkout = await loadCheckout(environment, request, now);
   if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
+  if (checkout.status === 'failed') return retryPage(environment, checkout, request.params.client_secret, {});
   if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);
   return checkoutPage(environment, checkout, request.params.client_secret, null, {});
 }
@@ -245,6 +350,7 @@ async function confirm(environment: Environment, request: OAuthRequest, now: Dat
   if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, `checkout:${clientSecret}`, form.get('form_token')))) {
     return checkoutPage(environment, checkout, clientSecret, form, { form: 'This form did not come from this page. Please try again.' }, 403);
   }
+  if (checkout.status === 'failed') return retry(environment, request, now, checkout, form);
   if (checkout.status !== 'open') return redirect(`${new URL(checkout.url).pathname}/confirmation`);
   const { input, errors } = confirmInput(checkout, form);
   if (Object.keys(errors).length) return checkoutPage(environment, checkout, clientSecret, form, errors, 422);
@@ -257,6 +363,56 @@ async function confirm(environment: Environment, request: OAuthRequest, now: Dat
     return checkoutPage(environment, checkout, clientSecret, form, errors, status >= 500 ? 400 : status);
   }
   return redirect(`${new URL(checkout.url).pathname}/confirmation`);
+}
+
+/** Another card for a declined checkout. */
+async function retry(environment: Environment, request: OAuthRequest, now: Date, checkout: CheckoutView, form: URLSearchParams): Promise<OAuthResponse> {
+  const clientSecret = request.params.client_secret;
+  const card = form.get('card')?.trim();
+  if (!card) return retryPage(environment, checkout, clientSecret, { card: 'Required: the card to pay with.' }, 422);
+  const result = await environment.graphql!(confirmMutation, { clientSecret, input: { confirmationTokenId: card } }, buyerContext(environment, request, now));
+  if (result.errors?.length) {
+    const status = (result.errors[0].extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    return retryPage(environment, checkout, clientSecret, fieldErrors(result.errors[0]), status >= 500 ? 400 : status);
+  }
+  return redirect(`${new URL(checkout.url).pathname}/confirmation`);
+}
+
+/** The buyer's changes before paying: another of the offered products, a discount code applied or removed. */
+async function update(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const clientSecret = request.params.client_secret;
+  const checkout = await loadCheckout(environment, request, now);
+  if (checkout === null || checkout === 'expired') return notFoundPage(environment, checkout);
+  const form = formBody(request);
+  const home = new URL(checkout.url).pathname;
+  if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, `checkout:${clientSecret}`, form.get('form_token')))) {
+    return checkoutPage(environment, checkout, clientSecret, null, { form: 'This form did not come from this page. Please try again.' }, 403);
+  }
+  if (checkout.status !== 'open') return redirect(home);
+  const action = form.get('action');
+  const code = form.get('discount_code')?.trim() ?? '';
+  let input: Record<string, unknown>;
+  if (action === 'apply_discount') {
+    if (!code) return checkoutPage(environment, checkout, clientSecret, form, { discount_code: 'Enter a discount code.' }, 422);
+    input = { discountCode: code };
+  } else if (action === 'remove_discount') {
+    input = { discountCode: null };
+  } else if (action === 'choose_product' && form.get('product_id')) {
+    input = { productId: form.get('product_id') };
+  } else {
+    return checkoutPage(environment, checkout, clientSecret, null, { form: 'This change is not one the page offers. Please try again.' }, 400);
+  }
+  const result = await environment.graphql!(updateMutation, { clientSecret, input }, buyerContext(environment, request, now));
+  if (result.errors?.length) {
+    const error = result.errors[0];
+    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    const issues = (error.extensions?.issues as { loc: (string | number)[]; msg: string }[] | undefined) ?? [];
+    // Said next to the field that caused it, when the page shows that field.
+    const field = input.discountCode !== undefined ? 'discount_code' : checkout.products.length > 1 ? 'product_id' : 'form';
+    const message = issues[0]?.msg ?? error.message;
+    return checkoutPage(environment, checkout, clientSecret, form, issues.length ? { [field]: message } : { form: message }, status >= 500 ? 400 : status);
+  }
+  return redirect(home);
 }
 
 /**
@@ -290,7 +446,10 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
       refresh: true,
     },
     succeeded: { title: 'Paid', body: html`<p>Thank you: ${checkout.product.name} is yours. A receipt goes to ${checkout.customerEmail ?? 'your email address'}.</p>` },
-    failed: { title: 'Payment failed', body: html`<p class="error" role="alert">Your card was declined, and nothing was charged. Ask the seller for a new checkout link to try another card.</p>` },
+    failed: {
+      title: 'Payment failed',
+      body: html`<p class="error" role="alert">${metadata.decline_message ?? 'Your card was declined.'} Nothing was charged.</p><p><a href="${home}">Try another card</a></p>`,
+    },
     expired: { title: 'Checkout expired', body: html`<p class="error" role="alert">This checkout has expired. Ask the seller for a new link.</p>` },
   };
   const view = views[checkout.status];
@@ -303,5 +462,6 @@ async function confirmation(environment: Environment, request: OAuthRequest, now
 export const checkoutPages: OAuthRoute[] = [
   { method: 'GET', path: '/checkout/{client_secret}', handler: showCheckout },
   { method: 'POST', path: '/checkout/{client_secret}', handler: confirm },
+  { method: 'POST', path: '/checkout/{client_secret}/update', handler: update },
   { method: 'GET', path: '/checkout/{client_secret}/confirmation', handler: confirmation },
 ];

@@ -26,6 +26,12 @@ ul.scopes { padding-left: 1.25rem; margin: 0 0 1rem; }
 .actions { display: flex; gap: .75rem; flex-wrap: wrap; }
 button { font: inherit; padding: .6rem 1.2rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
+button.link { background: none; border: 0; padding: 0; color: var(--accent); text-decoration: underline; }
+select { width: 100%; padding: .6rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; margin-bottom: 1rem; background: #fff; }
+table.summary { width: 100%; border-collapse: collapse; margin: 0 0 1rem; }
+table.summary th { text-align: left; font-weight: 400; padding: .35rem 0; }
+table.summary td { text-align: right; padding: .35rem 0; white-space: nowrap; }
+table.summary tr.total th, table.summary tr.total td { font-weight: 600; border-top: 1px solid var(--line); }
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 .items { list-style: none; padding: 0; margin: 0 0 1rem; }
 .item { border-top: 1px solid var(--line); padding: .75rem 0; }

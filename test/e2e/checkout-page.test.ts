@@ -29,7 +29,7 @@ async function checkoutFor(prices: Record<string, unknown>[], recurringInterval:
 async function pay(page: Page, email: string, card: string) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Name').fill('Ada Buyer');
-  await page.getByLabel('Country (2-letter code, such as US)').fill('US');
+  await page.getByLabel('Country').selectOption('US');
   await page.getByLabel('Card').fill(card);
   await page.getByRole('button', { name: /^(Pay|Get it)/ }).click();
 }
@@ -78,32 +78,107 @@ describe('the checkout page', () => {
     await page.goto(checkout.url);
     const focused = () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.id || document.activeElement?.tagName.toLowerCase());
     const order: string[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 14; i++) {
       await page.keyboard.press('Tab');
       order.push((await focused())!);
       if (order.at(-1) === 'button') break;
     }
-    expect(order).toEqual(['email', 'name', 'country', 'line1', 'line2', 'postalCode', 'city', 'state', 'card', 'button']);
+    // The discount code comes first, in its own form beside the order summary.
+    expect(order).toEqual(['discount_code', 'apply-discount', 'email', 'name', 'country', 'line1', 'line2', 'postalCode', 'city', 'state', 'card', 'button']);
     // The focus ring is drawn (the stylesheet's :focus-visible outline), not left to chance.
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
     await page.focus('#email');
     await page.keyboard.type('keys@example.com');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    await page.keyboard.type('US');
+    // The country picker chooses by typing the start of a name.
+    await page.keyboard.type('Germany');
+    expect(await page.locator('#country').inputValue()).toBe('DE');
+    await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
     await page.context().close();
   });
 
-  test('a declined card is said in words, and nothing is charged', async () => {
+  test('a declined card is said in words, nothing is charged, and the buyer pays with another card', async () => {
     const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }]);
     const page = await openPage();
     await page.goto(checkout.url);
     await pay(page, 'declined@example.com', 'tok_chargeDeclined');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Payment failed');
-    expect(await page.getByRole('alert').textContent()).toContain('Your card was declined');
+    expect(await page.getByRole('alert').textContent()).toBe('The card was declined. Nothing was charged.');
     await page.screenshot({ path: `${screenshots}/checkout-declined-desktop.png`, fullPage: true });
+
+    await page.getByRole('link', { name: 'Try another card' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Your payment was declined');
+    expect(await page.getByRole('alert').textContent()).toContain('The card was declined.');
+    expect(await page.locator('table.summary').textContent()).toContain('$5.00');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/checkout-retry-desktop.png`, fullPage: true });
+    await page.getByLabel('Card').fill('');
+    await page.getByRole('button', { name: 'Pay $5.00' }).click();
+    await expect.poll(() => page.locator('#card-error').textContent()).toContain('Required');
+    await page.getByLabel('Card').fill('tok_visa');
+    await page.getByRole('button', { name: 'Pay $5.00' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    const orders = await t.org.polar.orders.list({ checkoutId: checkout.id } as never);
+    expect(orders.result.items.map((o) => [o.status, o.totalAmount])).toEqual([['paid', 500]]);
+    await page.context().close();
+  });
+
+  test('the buyer applies a discount code: the summary shows it, an unknown code is said next to the field, and the order is discounted', async () => {
+    const code = `SPRING${Date.now()}`;
+    const discount = await t.org.polar.discounts.create({ name: 'Spring sale', code, type: 'percentage', basisPoints: 2500, duration: 'once' });
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 4000, priceCurrency: 'usd' }]);
+    const page = await openPage();
+    await page.goto(checkout.url);
+    const summary = page.locator('table.summary');
+    expect((await summary.innerText()).replace(/\s+/g, ' ')).toBe('Field guide $40.00 Total $40.00');
+
+    await page.getByLabel('Discount code').fill('NOT-A-CODE');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('#discount_code-error').textContent()).toBeTruthy();
+    expect(await page.getByLabel('Discount code').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Discount code').inputValue()).toBe('NOT-A-CODE');
+
+    await page.getByLabel('Discount code').fill(code.toLowerCase());
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(async () => (await summary.innerText()).replace(/\s+/g, ' ')).toBe('Field guide $40.00 Spring sale −$10.00 Total $30.00');
+    expect(await page.getByText(`Discount code ${code.toUpperCase()} applied.`).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Pay $30.00' }).isVisible()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/checkout-discount-desktop.png`, fullPage: true });
+
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(async () => (await summary.innerText()).replace(/\s+/g, ' ')).toBe('Field guide $40.00 Total $40.00');
+    await page.getByLabel('Discount code').fill(code);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Pay $30.00' }).isVisible()).toBe(true);
+    await pay(page, 'spring@example.com', 'tok_visa');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    const orders = await t.org.polar.orders.list({ checkoutId: checkout.id } as never);
+    expect(orders.result.items.map((o) => [o.discountId, o.discountAmount, o.totalAmount])).toEqual([[discount.id, 1000, 3000]]);
+    await page.context().close();
+  });
+
+  test('a checkout of several products lets the buyer choose one; the country is picked by name', async () => {
+    const first = await t.org.polar.products.create({ name: 'Paperback', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] });
+    const second = await t.org.polar.products.create({ name: 'Hardcover', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 3500, priceCurrency: 'usd' }] });
+    const checkout = await t.org.polar.checkouts.create({ products: [first.id, second.id], allowDiscountCodes: false });
+    const page = await openPage();
+    await page.goto(checkout.url);
+    expect(await page.getByLabel('Discount code').count()).toBe(0);
+    await page.getByLabel('Hardcover').check();
+    await page.getByRole('button', { name: 'Update' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Hardcover');
+    expect(await page.getByRole('button', { name: 'Pay $35.00' }).isVisible()).toBe(true);
+    await page.getByLabel('Email').fill('picker@example.com');
+    await page.getByLabel('Country').selectOption({ label: 'Germany' });
+    await page.getByLabel('Card').fill('tok_visa');
+    await page.getByRole('button', { name: 'Pay $35.00' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    const orders = await t.org.polar.orders.list({ checkoutId: checkout.id } as never);
+    expect(orders.result.items.map((o) => [o.productId, o.billingAddress?.country])).toEqual([[second.id, 'DE']]);
     await page.context().close();
   });
 
@@ -122,7 +197,7 @@ describe('the checkout page', () => {
     await page.goto(checkout.url);
     await page.getByLabel(/^Amount/).fill('99.00');
     await page.getByLabel('Email').fill('tipper@example.com');
-    await page.getByLabel('Country (2-letter code, such as US)').fill('US');
+    await page.getByLabel('Country').selectOption('US');
     await page.getByRole('button', { name: /^Pay/ }).click();
     await expect.poll(() => page.locator('#amount-error').textContent()).toBe('Enter an amount the seller accepts: from $5.00 to $50.00.');
     expect(await page.getByLabel(/^Amount/).getAttribute('aria-invalid')).toBe('true');
@@ -168,6 +243,41 @@ describe('the checkout page without a browser', () => {
     const unknown = await buyer.get(`${t.server.url}/sandbox/checkout/service_c_${'x'.repeat(32)}`);
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
+  });
+
+  test('the country picker offers the ISO 3166-1 countries by name; a code that is none is refused next to the field', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }]);
+    const buyer = new FormBrowser(t.server.url);
+    const shown = await buyer.get(checkout.url);
+    const options = [...shown.text.matchAll(/<option value="([A-Z]{2})"/g)].map((m) => m[1]);
+    expect(options).toHaveLength(250);
+    expect(options).toEqual(expect.arrayContaining(['US', 'DE', 'GB', 'XK']));
+    expect(options).not.toContain('UK');
+    expect(shown.text).toContain('<option value="DE">Germany</option>');
+    // A post from an older page or a hand-made form: UK is no ISO code (GB is).
+    const refused = await buyer.post(checkout.url, { ...formFields(shown.text), email: 'uk@example.com', country: 'UK', card: 'tok_visa' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/<p class="error" id="country-error">[^<]*ISO 3166-1/);
+    expect((await t.org.polar.checkouts.get({ id: checkout.id })).status).toBe('open');
+  });
+
+  test('the change form refuses a post from another site, an unknown action and an empty code, and changes nothing', async () => {
+    const checkout = await checkoutFor([{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }]);
+    const buyer = new FormBrowser(t.server.url);
+    const shown = await buyer.get(checkout.url);
+    const fields = formFields(shown.text);
+    const forged = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'remove_discount' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(forged.status).toBe(403);
+    const unknown = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'set_price' });
+    expect(unknown.status).toBe(400);
+    const empty = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'apply_discount', discount_code: '  ' });
+    expect(empty.status).toBe(422);
+    expect(empty.text).toContain('Enter a discount code.');
+    const otherProduct = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'choose_product', product_id: '00000000-0000-4000-8000-000000000000' });
+    expect(otherProduct.status).toBe(422);
+    expect(otherProduct.text).toContain('This product is not offered by this checkout.');
+    const after = await t.org.polar.checkouts.get({ id: checkout.id });
+    expect([after.status, after.productId, after.discountId, after.totalAmount]).toEqual(['open', checkout.productId, null, 900]);
   });
 
   test('without Stripe, the card field is the test card token field, and the page and its status page run no script and admit no other origin', async () => {

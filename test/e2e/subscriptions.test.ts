@@ -18,7 +18,7 @@ import { rejectionOf } from '../helpers/waiting.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
 import { backgroundWork } from '../../src/background.ts';
 import { openDatabase } from '../../src/db/client.ts';
-import { renewalRetryDelaysMs } from '../../src/modules/subscriptions/service.ts';
+import { incompleteWindowMs, renewalRetryDelaysMs } from '../../src/modules/subscriptions/service.ts';
 
 // The last day of January: monthly periods must stay anchored on month ends (Feb 28, Mar 31, ...).
 const start = new Date('2027-01-31T10:00:00.000Z');
@@ -314,17 +314,56 @@ describe('canceling, uncanceling and revoking', () => {
     expect(grants.result.items.map((g) => g.isRevoked)).toEqual([true]);
   });
 
-  it('is never activated when the first payment is declined: incomplete_expired, no renewal, no benefits', async () => {
+  it('is never activated when the first payment is declined and no other card comes within 23 hours: incomplete_expired, no renewal, no benefits', async () => {
     t.server.clock.now = start;
     const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Welcome pack', properties: { note: 'Hi' } });
     const plan = await monthlyPlan(org, 'Declined at checkout', 1000, [benefit.id]);
-    const subscription = await subscribe(org, plan.id, 'bounced@example.com', 'tok_chargeDeclined');
-    expect(subscription).toMatchObject({ status: 'incomplete_expired', startedAt: null, endedAt: start });
+    const declined = await subscribe(org, plan.id, 'bounced@example.com', 'tok_chargeDeclined');
+    // The buyer may still try another card on the checkout's page.
+    expect(declined).toMatchObject({ status: 'incomplete', startedAt: null, endedAt: null });
+    await at(new Date(start.getTime() + incompleteWindowMs - 60_000));
+    expect(await org.polar.subscriptions.get({ id: declined.id })).toMatchObject({ status: 'incomplete', endedAt: null });
+    const expiredAt = new Date(start.getTime() + incompleteWindowMs);
+    await at(expiredAt);
+    const subscription = await org.polar.subscriptions.get({ id: declined.id });
+    expect(subscription).toMatchObject({ status: 'incomplete_expired', startedAt: null, endedAt: expiredAt });
     expect(await eventTypes(subscription.id)).toEqual(['subscription.created', 'subscription.updated']);
+    // Too late for another card: the checkout refuses it, and nothing is charged.
+    const checkout = (await org.polar.checkouts.list({ productId: plan.id })).result.items[0];
+    const retry = await rejectionOf(org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } }));
+    expect(retry).toMatchObject({ statusCode: 403 });
+    expect(String((retry as Error).message)).toContain('its subscription has ended');
     await at(new Date(subscription.currentPeriodEnd!.getTime() + 60_000));
     expect((await ordersOf(org, subscription.id)).map((o) => o.status)).toEqual(['pending']);
     expect((await org.polar.benefits.grants({ id: benefit.id })).result.items).toEqual([]);
     expect((await org.polar.subscriptions.list({ productId: plan.id, active: true })).result.items).toEqual([]);
+  });
+
+  it('starts when the buyer pays with another card after the first is declined, with one charge and its benefits', async () => {
+    t.server.clock.now = start;
+    const benefit = await org.polar.benefits.create({ type: 'custom', description: 'Second chance', properties: { note: 'Hi' } });
+    const plan = await monthlyPlan(org, 'Second card', 1200, [benefit.id]);
+    const declined = await subscribe(org, plan.id, 'second-card@example.com', 'tok_chargeDeclined');
+    expect(declined.status).toBe('incomplete');
+    const checkout = (await org.polar.checkouts.list({ productId: plan.id })).result.items[0];
+    expect(checkout.status).toBe('failed');
+    t.server.clock.now = new Date(start.getTime() + 3600_000);
+    const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } });
+    expect(confirmed.status).toBe('confirmed');
+    await settle();
+    expect((await org.polar.checkouts.get({ id: checkout.id })).status).toBe('succeeded');
+    const subscription = await org.polar.subscriptions.get({ id: declined.id });
+    expect(subscription).toMatchObject({ status: 'active', endedAt: null });
+    const [order, ...others] = await ordersOf(org, declined.id);
+    expect(others).toEqual([]);
+    expect(order).toMatchObject({ status: 'paid', totalAmount: 1200 });
+    expect(order.payments.map((p) => [p.status, p.paymentMethod])).toEqual([['failed', 'tok_chargeDeclined'], ['succeeded', 'tok_visa']]);
+    expect((await org.polar.benefits.grants({ id: benefit.id, isGranted: true })).result.items).toHaveLength(1);
+    // Renewals charge the card that paid.
+    expect((await prisma().subscription.findUniqueOrThrow({ where: { id: declined.id } })).paymentMethod).toBe('tok_visa');
+    // Paid now: the checkout takes no other card.
+    const again = await rejectionOf(org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } }));
+    expect(again).toMatchObject({ statusCode: 403 });
   });
 
   it('ends the subscriptions and revokes the benefits of a customer who is deleted', async () => {

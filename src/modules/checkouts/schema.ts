@@ -366,7 +366,7 @@ builder.mutationFields((t) => ({
   checkoutClientConfirm: t.prismaField({
     type: CheckoutPublicConfirmed,
     description:
-      'The buyer confirms: a pending order is created and the payment is processed right after (status moves to succeeded or failed). Needs no token. BAD_USER_INPUT when the email, a required billing address or the payment method is missing or unknown; PAYMENT_ERROR when the environment has no payment processor; EXPIRED_CHECKOUT and NOT_OPEN_CHECKOUT as for checkoutClientUpdate.',
+      'The buyer confirms: a pending order is created and the payment is processed right after (status moves to succeeded or failed). A failed checkout is confirmed again with another confirmationTokenId: its order is charged anew, and its other fields stay as they are. Needs no token. BAD_USER_INPUT when the email, a required billing address or the payment method is missing or unknown; PAYMENT_ERROR when the environment has no payment processor; EXPIRED_CHECKOUT and NOT_OPEN_CHECKOUT as for checkoutClientUpdate.',
     args: {
       clientSecret: t.arg.string({ required: true, description: "The checkout's clientSecret." }),
       input: t.arg({ type: CheckoutConfirmInput, required: true, description: 'The last changes and the payment method.' }),

@@ -6,7 +6,7 @@ import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { Checkout, Prisma } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
-import { KassaError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
+import { RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
@@ -19,14 +19,13 @@ import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { discountAmount } from '../discounts/amounts.ts';
 import { discountFits, findDiscount, redeemDiscount, type DiscountWithProducts } from '../discounts/service.ts';
+import { expired, notOpen, paymentError } from './errors.ts';
+import { retryFailedCheckout } from './retry.ts';
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
 
-export class CheckoutError extends KassaError {}
-export const notOpen = (detail: string) => new CheckoutError(detail, 'NOT_OPEN_CHECKOUT', 403, 'NotOpenCheckout');
-export const expired = () => new CheckoutError('This checkout has expired; start a new one.', 'EXPIRED_CHECKOUT', 410, 'ExpiredCheckoutError');
-export const paymentError = (detail: string) => new CheckoutError(detail, 'PAYMENT_ERROR', 400, 'PaymentError');
+export { CheckoutError, expired, notOpen, paymentError } from './errors.ts';
 
 interface BuyerFields {
   productId?: string | null;
@@ -361,6 +360,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     const db = tx as Db;
     const locked = await lockCheckout(db, { clientSecret });
     if (!locked) throw new ResourceNotFoundError('Checkout not found.');
+    if (locked.status === 'failed') return retryFailedCheckout(ctx, db, locked, input.confirmationTokenId, tokenProblem, query);
     assertOpen(ctx, locked, true);
     const issues = new ValidationIssues();
     const changes = await buyerChanges(db, locked, input, issues);

@@ -15,10 +15,10 @@ import { organizationFilter, owningOrganization } from '../organizations/access.
 import { endCustomerEntitlements } from '../subscriptions/service.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 import { reach } from '../../auth/reach.ts';
+import { countryName, isCountry } from '../../countries.ts';
 
 export const customerSortProperties = ['created_at', 'email', 'name'] as const;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
 export interface AddressInput {
   line1?: string | null;
@@ -62,14 +62,6 @@ export interface CustomerListArgs extends PageArgs {
 /** Identifies one customer of the caller's organizations: by id or by external id. */
 export type CustomerKey = { id: string } | { externalId: string };
 
-// Region codes Intl names that are not countries: the European Union, the eurozone, the United
-// Nations, Outlying Oceania and the unknown region.
-const notCountries = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
-
-function isCountry(code: string): boolean {
-  return /^[A-Z]{2}$/.test(code) && !notCountries.has(code) && regionNames.of(code) !== code;
-}
-
 /** Refuses an address whose country is not an ISO 3166-1 alpha-2 country code. */
 export function checkAddress(issues: ValidationIssues, loc: Loc, address: AddressInput | null | undefined): void {
   if (address && !isCountry(address.country)) {
@@ -110,7 +102,7 @@ function taxIdOf(number: string, country: string | null): [string, string] {
   const value = number.replace(/[\s.\-]/g, '').toUpperCase();
   if (!/^[A-Z0-9]{1,64}$/.test(value)) throw RequestValidationError.at(['input', 'taxId'], 'Invalid tax ID.', 'value_error');
   const format = taxIdFormats[country];
-  if (!format) throw RequestValidationError.at(['input', 'taxId'], `Tax IDs are not supported for ${regionNames.of(country)}.`, 'value_error');
+  if (!format) throw RequestValidationError.at(['input', 'taxId'], `Tax IDs are not supported for ${countryName(country)}.`, 'value_error');
   return [value, format];
 }
 

@@ -18,6 +18,7 @@ import type { ChargeRequest, ChargeResult, SettledCharge } from './processor.ts'
 import { recordOrderEvents } from '../orders/events.ts';
 import { scheduleGrantSync } from '../benefits/grants.ts';
 import { refundOrder } from '../refunds/service.ts';
+import { declineMessage } from './service.ts';
 import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
 
 export type PendingPayment = NonNullable<Awaited<ReturnType<typeof pendingPayment>>>;
@@ -106,7 +107,8 @@ export async function applyChargeOutcome(job: JobContext, db: Db, payment: Pendi
   if (checkoutId) {
     await db.checkout.update({
       where: { id: checkoutId },
-      data: { status: result.status === 'succeeded' ? 'succeeded' : 'failed', processorMetadata: {} },
+      // A declined buyer's page says why, and offers to try another card (checkouts/retry.ts).
+      data: result.status === 'succeeded' ? { status: 'succeeded', processorMetadata: {} } : { status: 'failed', processorMetadata: { decline_message: declineMessage(result.declineReason)! } },
     });
     await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, resource: 'checkout' });
   }

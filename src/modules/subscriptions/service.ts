@@ -101,10 +101,11 @@ export async function settleSubscriptionOrder(ctx: Context, db: Db, order: Order
     if (outcome === 'succeeded') {
       await db.subscription.update({ where: { id: subscription.id }, data: { status: 'active', startedAt: subscription.currentPeriodStart } });
       await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.active']);
-    } else {
-      await db.subscription.update({ where: { id: subscription.id }, data: { status: 'incomplete_expired', endedAt: ctx.now() } });
-      await record(ctx, db, ['subscription.updated'], subscription);
+    } else if (!order.checkoutId) {
+      await expireIncomplete(ctx, db, subscription);
     }
+    // A checkout's buyer may try another card (checkouts/retry.ts): it stays incomplete for
+    // incompleteWindowMs, then expireIncompleteSubscriptions ends it.
     return;
   }
   if (order.billingReason !== 'subscription_cycle' || subscriptionEnded(subscription)) return;
@@ -262,6 +263,35 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
 }
 
 export const renewalSweep = sweep('subscriptions.renew', renewSubscriptions);
+
+/** How long a subscription whose first payment was declined waits for its buyer to try another card, as Stripe's 23 hours. */
+export const incompleteWindowMs = 23 * 3600_000;
+
+async function expireIncomplete(ctx: Context, db: Db, subscription: Subscription) {
+  await db.subscription.update({ where: { id: subscription.id }, data: { status: 'incomplete_expired', endedAt: ctx.now() } });
+  await record(ctx, db, ['subscription.updated'], subscription);
+}
+
+/**
+ * Ends subscriptions still incomplete incompleteWindowMs after they were created, with no payment
+ * in flight: their buyer did not pay. Claimed as the renewal sweep claims, so two runners end each once.
+ */
+export async function expireIncompleteSubscriptions(job: JobContext): Promise<void> {
+  await job.prisma.$transaction(async (tx) => {
+    const db = tx as Db;
+    const due = await db.$queryRaw<{ id: string }[]>`
+      SELECT s.id FROM subscriptions s
+      WHERE s.status = 'incomplete' AND s.created_at <= ${new Date(job.now().getTime() - incompleteWindowMs)}
+        AND NOT EXISTS (SELECT 1 FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.subscription_id = s.id AND p.status = 'pending')
+      ORDER BY s.created_at LIMIT 100 FOR UPDATE OF s SKIP LOCKED`;
+    for (const { id } of due) {
+      const subscription = await db.subscription.findUniqueOrThrow({ where: { id } });
+      await expireIncomplete(systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`), db, subscription);
+    }
+  });
+}
+
+export const incompleteExpirySweep = sweep('subscriptions.expire-incomplete', expireIncompleteSubscriptions);
 
 // ---------------------------------------------------------------------------------------------
 // Reading
