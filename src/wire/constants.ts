@@ -27,10 +27,8 @@ const table: Record<string, Constants> = {
   Subscription: { custom_field_data: {}, meters: [] },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
-  // Discounts and meters are not modelled.
-  CustomerOrder: { discount_id: null },
-  CustomerOrderSubscription: { discount_id: null },
-  CustomerSubscription: { discount_id: null, meters: [] },
+  // Meters are not modelled.
+  CustomerSubscription: { meters: [] },
   CustomerProduct: portalProduct,
   CustomerOrderProduct: portalProduct,
   CustomerSubscriptionProduct: portalProduct,

@@ -29,15 +29,15 @@ export const CustomerOrderWire = /* GraphQL */ `
   fragment CustomerOrderWire on CustomerOrder {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount refundedAmount
     refundedTaxAmount currency billingReason billingName billingAddress { ${addressWire} } isInvoiceGenerated
-    customerId productId subscriptionId checkoutId userId nextPaymentAttemptAt
+    customerId productId subscriptionId checkoutId userId nextPaymentAttemptAt discountId
     product { ${customerProductWithOrganizationWire} }
-    subscription { ${subscriptionPublicFieldsWire} }
+    subscription { ${subscriptionPublicFieldsWire} discountId }
     items { ${orderItemWire} }
   }`;
 
 export const CustomerSubscriptionWire = /* GraphQL */ `
   fragment CustomerSubscriptionWire on CustomerSubscription {
-    ${subscriptionPublicFieldsWire}
+    ${subscriptionPublicFieldsWire} discountId
     product { ${customerProductWithOrganizationWire} }
     prices { ${priceWire} }
   }`;

@@ -10,7 +10,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import type { Checkout } from '@polar-sh/sdk/models/components/checkout.js';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { checkoutWhen, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, expectValidationError } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
@@ -310,7 +310,7 @@ describe('a discount applied to a checkout', () => {
     expect((await t.org.polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(5);
     expect(await prisma().checkout.count({ where: { id: { in: ids }, status: 'open' } })).toBe(45);
     await Promise.all(checkouts.filter((_, i) => statuses[i] === 200).map((c) => checkoutWhen(t.org, c.id, 'succeeded')));
-  });
+  }, 120_000); // 100 requests and 5 payments: minutes on a loaded 2-core machine
 
   it('once redeemed, what a discount takes off can no longer change; its name and limit still can', async () => {
     const product = await fixedProduct(t.org, 'Locked book', 1000);
@@ -336,7 +336,7 @@ describe('a subscription bought with a discount', () => {
   }
 
   /** Buys the monthly plan with the discount, then renews it `renewals` times; returns its orders, oldest first. */
-  async function subscribeAndRenew(discountId: string, renewals: number) {
+  async function subscribeAndRenew(discountId: string | null, renewals: number) {
     s.server.clock.now = start;
     const plan = await s.org.polar.products.create({ name: `Plan ${randomUUID().slice(0, 6)}`, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' }] });
     const checkout = await s.org.polar.checkouts.create({ products: [plan.id], discountId });
@@ -390,5 +390,78 @@ describe('a subscription bought with a discount', () => {
       [100, 900, forever.id],
       [100, 900, forever.id],
     ]);
+  });
+
+  it('applied to a live subscription: from the next renewal, counted from there, redeemed once; removed with null', async () => {
+    const { subscription } = await subscribeAndRenew(null, 1);
+    expect(subscription.discountId).toBeNull();
+    const discount = await s.org.polar.discounts.create({ name: 'Loyalty', type: 'percentage', basisPoints: 2000, duration: 'repeating', durationInMonths: 2, maxRedemptions: 1 });
+    const applied = await s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: discount.id } });
+    expect(applied).toMatchObject({ discountId: discount.id, discount: { id: discount.id }, amount: 1000 });
+    expect((await s.org.polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(1);
+    // The same discount again changes nothing and redeems nothing.
+    await s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: discount.id } });
+    expect((await s.org.polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(1);
+    // Exhausted now: another subscription cannot take it, and keeps no discount.
+    const other = await subscribeAndRenew(null, 0);
+    const refused = await rejectionOf(s.org.polar.subscriptions.update({ id: other.subscription.id, subscriptionUpdate: { discountId: discount.id } }));
+    expect(refused).toBeInstanceOf(HTTPValidationError);
+    expect((refused as HTTPValidationError).detail?.[0]).toMatchObject({ loc: ['body', 'discount_id'] });
+    expect((await s.org.polar.subscriptions.get({ id: other.subscription.id })).discountId).toBeNull();
+
+    for (let i = 0; i < 3; i++) {
+      const current = await s.org.polar.subscriptions.get({ id: subscription.id });
+      s.server.clock.now = new Date(current.currentPeriodEnd!.getTime() + 60_000);
+      await settle();
+    }
+    const orders = () => environment().environment.prisma.order.findMany({ where: { subscriptionId: subscription.id }, orderBy: { billingPeriodStart: 'asc' } });
+    expect((await orders()).map((o) => [o.discountAmount, o.totalAmount, o.discountId])).toEqual([
+      [0, 1000, null],
+      [0, 1000, null],
+      [200, 800, discount.id],
+      [200, 800, discount.id],
+      [0, 1000, null],
+    ]);
+
+    const forever = await s.org.polar.discounts.create({ name: 'Always a tenth', type: 'percentage', basisPoints: 1000, duration: 'forever' });
+    await s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: forever.id } });
+    const removed = await s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: null } });
+    expect(removed.discountId).toBeNull();
+    const current = await s.org.polar.subscriptions.get({ id: subscription.id });
+    s.server.clock.now = new Date(current.currentPeriodEnd!.getTime() + 60_000);
+    await settle();
+    expect((await orders()).at(-1)).toMatchObject({ discountAmount: 0, totalAmount: 1000, discountId: null });
+  });
+
+  it('refuses a discount of another currency, of another organization, or on an ended subscription, and changes nothing', async () => {
+    const { subscription } = await subscribeAndRenew(null, 0);
+    const euros = await s.org.polar.discounts.create({ name: 'Euro off', type: 'fixed', amount: 100, currency: 'eur', duration: 'once' });
+    const wrongCurrency = await rejectionOf(s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: euros.id } }));
+    expect(wrongCurrency).toBeInstanceOf(HTTPValidationError);
+    const stranger = await newOrganization(s.server, 'sandbox');
+    const theirs = await stranger.polar.discounts.create({ name: 'Theirs', type: 'percentage', basisPoints: 9000, duration: 'forever' });
+    const foreign = await rejectionOf(s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: theirs.id } }));
+    expect(foreign).toBeInstanceOf(HTTPValidationError);
+    expect(String((foreign as Error).message)).toContain('Discount not found');
+    // Nor can they apply ours to their view of our subscription: it is not theirs to see.
+    const ours = await s.org.polar.discounts.create({ name: 'Ours', type: 'percentage', basisPoints: 1000, duration: 'forever' });
+    expect(await rejectionOf(stranger.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: ours.id } }))).toBeInstanceOf(ResourceNotFound);
+    expect((await s.org.polar.discounts.get({ id: ours.id })).redemptionsCount).toBe(0);
+    await s.org.polar.subscriptions.revoke({ id: subscription.id });
+    const ended = await rejectionOf(s.org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { discountId: ours.id } }));
+    expect(ended).toMatchObject({ statusCode: 403 });
+    expect((await s.org.polar.subscriptions.get({ id: subscription.id })).discountId).toBeNull();
+    expect((await s.org.polar.discounts.get({ id: ours.id })).redemptionsCount).toBe(0);
+  });
+
+  it('shows the customer, in the portal, the discount of their orders and subscription', async () => {
+    const discount = await s.org.polar.discounts.create({ name: 'Portal view', type: 'percentage', basisPoints: 5000, duration: 'forever' });
+    const { subscription } = await subscribeAndRenew(discount.id, 0);
+    const session = await s.org.polar.customerSessions.create({ customerId: subscription.customerId });
+    const portal = restClient(s.server.base('sandbox'), session.token);
+    const orders = expectStatus(await portal('GET', '/customer-portal/orders/'), 200);
+    expect(orders.items.map((o: { discount_id: string; subscription: { discount_id: string } }) => [o.discount_id, o.subscription.discount_id])).toEqual([[discount.id, discount.id]]);
+    const subscriptions = expectStatus(await portal('GET', '/customer-portal/subscriptions/'), 200);
+    expect(subscriptions.items.map((i: { discount_id: string }) => i.discount_id)).toEqual([discount.id]);
   });
 });

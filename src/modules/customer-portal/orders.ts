@@ -35,7 +35,10 @@ export const CustomerOrderSubscription = builder.prismaObject('Subscription', {
   variant: 'CustomerOrderSubscription',
   interfaces: [SubscriptionFields],
   description: 'The subscription an order bills, as its customer sees it.',
-  fields: (t) => subscriptionFields(t as unknown as PrismaFieldBuilder<'Subscription'>),
+  fields: (t) => ({
+    ...subscriptionFields(t as unknown as PrismaFieldBuilder<'Subscription'>),
+    discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount its renewals get; null if none.' }),
+  }),
 });
 
 type RetriedOrder = { paid: boolean; billingPeriodStart: Date | null; subscription: { status: string; currentPeriodEnd: Date; retryAt: Date | null } | null };
@@ -56,6 +59,7 @@ export const CustomerOrder = builder.prismaObject('Order', {
   fields: (t) => ({
     ...orderFields(t as unknown as PrismaFieldBuilder<'Order'>),
     product: t.relation('product', { type: CustomerOrderProduct, description: 'The product bought.' }),
+    discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount that took discountAmount off; null if none.' }),
     subscription: t.relation('subscription', { type: CustomerOrderSubscription, nullable: true, description: 'The subscription the order bills; null for a one-time purchase.' }),
     nextPaymentAttemptAt: t.field({
       type: 'DateTime',

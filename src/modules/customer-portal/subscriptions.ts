@@ -40,6 +40,7 @@ export const CustomerSubscription = builder.prismaObject('Subscription', {
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
     product: t.relation('product', { type: CustomerSubscriptionProduct, description: 'The product subscribed to now.' }),
+    discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount its renewals get for the discount duration; null if none.' }),
     prices: subscriptionPricesField(t as unknown as SubscriptionFieldBuilder),
   }),
 });

@@ -351,12 +351,30 @@ export async function findDiscount(db: Db, use: DiscountUse, key: { id: string }
  * `maxRedemptions` confirms ever get through. A refusal throws, and the transaction writes nothing.
  */
 export async function redeemDiscount(db: Db, checkout: { id: string; discountId: string; organizationId: string; productId: string; currency: string }, now: Date) {
-  await db.$queryRaw`SELECT id FROM discounts WHERE id = ${checkout.discountId}::uuid FOR UPDATE`;
-  const use: DiscountUse = { organizationId: checkout.organizationId, productId: checkout.productId, currency: checkout.currency, now, loc: ['input', 'discountId'] };
-  const discount = await findDiscount(db, use, { id: checkout.discountId }).catch((error: RequestValidationError) => {
-    throw RequestValidationError.at(use.loc, `The discount on this checkout can no longer be used: ${error.issues[0].msg}`);
+  return redeem(db, checkout, { checkoutId: checkout.id }, now, 'The discount on this checkout can no longer be used: ');
+}
+
+/**
+ * Redeems a discount applied to a live subscription, as a confirm does for a checkout: under the
+ * discount's row lock, re-checked for the subscription's product and currency, counted once.
+ */
+export async function redeemDiscountForSubscription(db: Db, subscription: { id: string; organizationId: string; productId: string; currency: string }, discountId: string, now: Date) {
+  return redeem(db, { ...subscription, discountId }, { subscriptionId: subscription.id }, now, '');
+}
+
+async function redeem(
+  db: Db,
+  use: { discountId: string; organizationId: string; productId: string; currency: string },
+  redeemer: { checkoutId: string } | { subscriptionId: string },
+  now: Date,
+  refusal: string,
+) {
+  await db.$queryRaw`SELECT id FROM discounts WHERE id = ${use.discountId}::uuid FOR UPDATE`;
+  const where: DiscountUse = { organizationId: use.organizationId, productId: use.productId, currency: use.currency, now, loc: ['input', 'discountId'] };
+  const discount = await findDiscount(db, where, { id: use.discountId }).catch((error: RequestValidationError) => {
+    throw refusal ? RequestValidationError.at(where.loc, `${refusal}${error.issues[0].msg}`) : error;
   });
-  await db.discountRedemption.create({ data: { discountId: discount.id, checkoutId: checkout.id, createdAt: now } });
+  await db.discountRedemption.create({ data: { discountId: discount.id, ...redeemer, createdAt: now } });
   await db.discount.update({ where: { id: discount.id }, data: { redemptionsCount: { increment: 1 } } });
   return discount;
 }

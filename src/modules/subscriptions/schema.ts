@@ -191,7 +191,11 @@ const SubscriptionUpdateInput = builder.inputType('SubscriptionUpdateInput', {
       description: 'Move to this product from now on: recurring at the same interval, in the same currency, with a fixed or free price, not archived.',
     }),
     prorationBehavior: t.field({ type: ProrationBehavior, description: 'With productId: how the change is billed. Default: prorate.' }),
-    discountId: t.field({ type: 'UUID', description: 'Apply a discount. Discounts are not available: refused with BAD_USER_INPUT.' }),
+    discountId: t.field({
+      type: 'UUID',
+      description:
+        "Apply this discount to the renewals from the next one on (its duration counted from there), redeeming it as a checkout does; null removes the subscription's discount from the next renewal on. The current, paid period is unchanged.",
+    }),
     customerCancellationReason: t.field({ type: CustomerCancellationReason, description: 'With a cancellation or revocation: why.' }),
     customerCancellationComment: t.string({ description: 'With a cancellation or revocation: a free-text comment.' }),
   }),

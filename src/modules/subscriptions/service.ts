@@ -24,6 +24,7 @@ import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { subscriptionEnded } from './status.ts';
 import { discountAppliesToPeriod, discountedAmounts } from '../discounts/amounts.ts';
+import { redeemDiscountForSubscription } from '../discounts/service.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 
@@ -164,7 +165,7 @@ async function recordEntitlementChange(ctx: Context, db: Db, subscription: Subsc
 async function renewalDiscount(db: Db, subscription: Subscription) {
   if (!subscription.discountId) return null;
   const discount = await db.discount.findUniqueOrThrow({ where: { id: subscription.discountId } });
-  const firstPeriodStart = subscription.startedAt ?? subscription.createdAt;
+  const firstPeriodStart = subscription.discountStartsAt ?? subscription.startedAt ?? subscription.createdAt;
   if (!discountAppliesToPeriod(discount, firstPeriodStart, subscription.currentPeriodEnd)) return null;
   if (discount.type === 'fixed' && discount.currency !== subscription.currency) return null;
   return discount;
@@ -389,7 +390,8 @@ export async function updateSubscription(ctx: Context, id: string, input: Subscr
         await changeProduct(ctx, db, subscription, input.productId!, input.prorationBehavior ?? 'prorate');
         break;
       case 'discountId':
-        throw RequestValidationError.at(['input', 'discountId'], 'Discounts are not available on this server.');
+        await changeDiscount(ctx, db, subscription, input.discountId ?? null);
+        break;
     }
     return db.subscription.findUniqueOrThrow({ ...query, where: { id } });
   });
@@ -441,6 +443,24 @@ async function revoke(ctx: Context, db: Db, subscription: Subscription, input: R
     data: { status: 'canceled', cancelAtPeriodEnd: false, canceledAt: subscription.canceledAt ?? now, endsAt: now, endedAt: now, retryAt: null, ...reasonData(input) },
   });
   await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+}
+
+/**
+ * Applies a discount to the renewals from the next one on (its duration counted from there), or
+ * removes the subscription's discount (null) from the next renewal on. The current period, paid
+ * already, is not changed. The discount is redeemed as at a checkout: a live discount of the
+ * organization, for this product and currency, with a redemption left.
+ */
+async function changeDiscount(ctx: Context, db: Db, subscription: Subscription, discountId: string | null) {
+  if (subscriptionEnded(subscription) || subscription.cancelAtPeriodEnd) throw alreadyCanceled('This subscription is canceled: its discount can no longer change.');
+  if (subscription.status === 'incomplete') throw subscriptionLocked('This subscription’s first payment is still in progress.');
+  if (discountId === subscription.discountId) return;
+  if (discountId !== null) await redeemDiscountForSubscription(db, subscription, discountId, ctx.now());
+  await db.subscription.update({
+    where: { id: subscription.id },
+    data: { discountId, discountStartsAt: discountId === null ? null : subscription.currentPeriodEnd },
+  });
+  await record(ctx, db, ['subscription.updated'], subscription);
 }
 
 /** When a customer is deleted: its live subscriptions are revoked, and the grants of its one-time purchases synced away. */
