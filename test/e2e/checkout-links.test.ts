@@ -168,6 +168,9 @@ describe('checkout links through REST', () => {
     expectValidationError(await t.org.api('PATCH', `/checkout-links/${link.id}`, { products: [theirs.id] }), ['body', 'products', 0]);
     expectValidationError(await t.org.api('PATCH', `/checkout-links/${link.id}`, { discount_id: theirDiscount.id, label: 'Changed' }), ['body', 'discount_id']);
     expectValidationError(await t.org.api('PATCH', `/checkout-links/${link.id}`, { success_url: 'ftp://x.example' }), ['body', 'success_url']);
+    const narrowed = expectStatus(await create({ products: [otherProduct.id], discount_id: narrowDiscount.id }), 201);
+    expectValidationError(await t.org.api('PATCH', `/checkout-links/${narrowed.id}`, { products: [mine.id] }), ['body', 'products']);
+    expect(expectStatus(await t.org.api('PATCH', `/checkout-links/${narrowed.id}`, { products: [mine.id], discount_id: null }), 200)).toMatchObject({ discount_id: null });
     expect(expectStatus(await t.org.api('GET', `/checkout-links/${link.id}`), 200)).toMatchObject({ label: 'Kept', discount_id: null, success_url: null, products: [expect.objectContaining({ id: mine.id })] });
 
     expectStatus(await t.org.api('GET', `/checkout-links/${randomUUID()}`), 404);

@@ -107,14 +107,20 @@ async function checkProducts(ctx: Context, db: Db, issues: ValidationIssues, pro
   return organizations.size === 1 ? [...organizations][0] : null;
 }
 
-/** The link's discount: a live discount of its organization that applies to each of its products. */
-async function checkDiscount(db: Db, issues: ValidationIssues, discountId: string, organizationId: string, products: string[]) {
+/**
+ * The link's discount: a live discount of its organization that applies to each of its products.
+ * A discount the link keeps while its products change is checked too, and refused at `products`.
+ */
+async function checkDiscount(db: Db, issues: ValidationIssues, discountId: string, organizationId: string, products: string[], kept = false) {
   const discount = await db.discount.findFirst({ where: { id: discountId, ...live, organizationId }, include: { products: { select: { productId: true } } } });
-  if (!discount) return issues.add(['input', 'discountId'], 'Discount not found.');
-  const restricted = discount.products.map((p) => p.productId);
-  if (restricted.length && products.some((id) => !restricted.includes(id))) {
-    issues.add(['input', 'discountId'], 'This discount does not apply to every product of the link.');
+  const restricted = discount?.products.map((p) => p.productId) ?? [];
+  const covers = discount && !(restricted.length && products.some((id) => !restricted.includes(id)));
+  if (covers) return;
+  if (kept) {
+    const why = discount ? 'does not apply to every product given' : 'was deleted';
+    return issues.add(['input', 'products'], `The link's discount ${why}: remove it (discount_id null) or give another with the products.`);
   }
+  issues.add(['input', 'discountId'], discount ? 'This discount does not apply to every product of the link.' : 'Discount not found.');
 }
 
 /** The products a create names: the list, or the client library's single product or price forms. */
@@ -168,9 +174,8 @@ export async function updateCheckoutLink(ctx: Context, id: string, input: Checko
     const issues = new ValidationIssues();
     if (input.products) await checkProducts(ctx, db, issues, input.products, link.organizationId);
     const products = input.products ?? link.products.map((p) => p.productId);
-    // A discount kept must still apply when the products change.
-    const discountId = input.discountId !== undefined ? input.discountId : input.products ? link.discountId : null;
-    if (discountId) await checkDiscount(db, issues, discountId, link.organizationId, products);
+    if (input.discountId) await checkDiscount(db, issues, input.discountId, link.organizationId, products);
+    else if (input.discountId === undefined && input.products && link.discountId) await checkDiscount(db, issues, link.discountId, link.organizationId, products, true);
     checkSuccessUrl(issues, input.successUrl);
     issues.throwIfAny();
     const data: Prisma.CheckoutLinkUncheckedUpdateInput = {};
