@@ -27,7 +27,7 @@ const CheckoutLinkSortOrder = sortOrderEnum(
 );
 
 /** The link's public address: each visit opens a new checkout (see docs/selling.md). */
-export function checkoutLinkUrl(environment: Environment, clientSecret: string): string {
+function checkoutLinkUrl(environment: Environment, clientSecret: string): string {
   return `${environment.publicUrl}/v1/checkout-links/${clientSecret}/redirect`;
 }
 
