@@ -105,6 +105,8 @@ export interface RateLimitConfig {
   pointsRestorePerSecond: number;
   /** The unauthenticated license key validate, activate and deactivate endpoints, per client IP. */
   licensePerIpPerSecond: number;
+  /** Visits to checkout links' public URLs (each creates a checkout), per client IP per minute. */
+  checkoutLinkPerIpPerMinute: number;
   /** When the shared store (Redis) cannot be reached: admit the request (open) or refuse it (closed). */
   onStoreFailure: 'open' | 'closed';
 }
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       pointsMaximum: integer(env, 'GRAPHQL_POINTS_MAXIMUM', 50_000, 1, 100_000_000),
       pointsRestorePerSecond: integer(env, 'GRAPHQL_POINTS_RESTORE_RATE', 5_000, 1, 100_000_000),
       licensePerIpPerSecond: integer(env, 'RATE_LIMIT_LICENSE_PER_SECOND', 3, 1, 1_000_000),
+      checkoutLinkPerIpPerMinute: integer(env, 'RATE_LIMIT_CHECKOUT_LINK_PER_MINUTE', 30, 1, 1_000_000),
       onStoreFailure: oneOf(env, 'RATE_LIMIT_ON_STORE_FAILURE', 'open', ['open', 'closed']) as 'open' | 'closed',
     },
     liveStreams: liveStreamLimits(env),

@@ -17,6 +17,7 @@ import { answerFileDownload, answerFilePart } from './http/handlers/files.ts';
 import { answerGraphiqlAsset } from './http/handlers/graphiql-asset.ts';
 import { answerGraphql } from './http/handlers/graphql.ts';
 import { answerInvoicePdf } from './http/handlers/invoice-pdf.ts';
+import { answerCheckoutLink } from './http/handlers/checkout-link.ts';
 import { answerNowhere } from './http/handlers/nowhere.ts';
 import { answerHealth, answerReadiness } from './http/handlers/probes.ts';
 import { answerProvider } from './http/handlers/provider.ts';
@@ -218,6 +219,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       'secret-scanning': answerSecretScanning({ environments, clock }),
       'stripe-webhook': answerStripeWebhook({ environments, clock, logger }),
       'invoice-pdf': answerInvoicePdf({ environments, clock }),
+      'checkout-link': answerCheckoutLink({ environments, clock }),
       'file-part': answerFilePart({ environments, clock }),
       'file-download': answerFileDownload({ environments, clock }),
       'graphiql-asset': answerGraphiqlAsset({ otherwise: api }),

@@ -13,6 +13,7 @@ import { customerNodeLoader } from '../modules/customers/schema.ts';
 import '../modules/customer-sessions/schema.ts';
 import { orderNodeLoader } from '../modules/orders/schema.ts';
 import { checkoutNodeLoader } from '../modules/checkouts/schema.ts';
+import { checkoutLinkNodeLoader } from '../modules/checkout-links/schema.ts';
 import { refundNodeLoader } from '../modules/refunds/schema.ts';
 import { disputeNodeLoader } from '../modules/disputes/schema.ts';
 import { paymentNodeLoader } from '../modules/payments/schema.ts';
@@ -32,6 +33,7 @@ nodeFields([
   customerNodeLoader,
   orderNodeLoader,
   checkoutNodeLoader,
+  checkoutLinkNodeLoader,
   refundNodeLoader,
   disputeNodeLoader,
   paymentNodeLoader,

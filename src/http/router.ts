@@ -15,6 +15,8 @@ export type Endpoint =
   /** Stripe's events for the environment's Stripe account. */
   | { kind: 'stripe-webhook'; environment: EnvironmentName; path: string }
   | { kind: 'invoice-pdf'; environment: EnvironmentName; path: string; invoiceId: string }
+  /** A checkout link's public URL: each visit opens a new checkout and is sent to it. */
+  | { kind: 'checkout-link'; environment: EnvironmentName; path: string; clientSecret: string }
   | { kind: 'file-part'; environment: EnvironmentName; path: string; fileId: string; part: number }
   | { kind: 'file-download'; environment: EnvironmentName; path: string; fileId: string }
   /** GraphiQL's page (when HTML is preferred) or the GraphQL endpoint. */
@@ -27,6 +29,7 @@ const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const invoicePdf = new RegExp(`^/v1/invoices/(${uuid})\\.pdf$`);
 const filePart = new RegExp(`^/v1/files/(${uuid})/parts/([1-9]\\d{0,4})$`);
 const fileDownload = new RegExp(`^/v1/files/(${uuid})/download$`);
+const checkoutLink = /^\/v1\/checkout-links\/([A-Za-z0-9_-]{1,200})\/redirect$/;
 
 export interface RouterOptions {
   /** Whether a path (under an environment's base) belongs to the OAuth provider or the pages. */
@@ -48,6 +51,8 @@ export function createRouter(options: RouterOptions): (method: string, pathname:
     const path = underBase;
     if (path === '/v1/integrations/secret-scanning' && method === 'POST') return { kind: 'secret-scanning', environment, path };
     if (path === '/v1/integrations/stripe/webhook' && method === 'POST') return { kind: 'stripe-webhook', environment, path };
+    const link = checkoutLink.exec(path);
+    if (link && method === 'GET') return { kind: 'checkout-link', environment, path, clientSecret: link[1] };
     const invoice = invoicePdf.exec(path);
     if (invoice && method === 'GET') return { kind: 'invoice-pdf', environment, path, invoiceId: invoice[1] };
     const part = filePart.exec(path);

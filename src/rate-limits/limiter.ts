@@ -11,7 +11,7 @@ import type { Logger } from '../logger.ts';
 import { addressKey } from './address-key.ts';
 import { RedisUnavailableError, type BucketCharge, type ChargeResult, type RateLimitStore } from './store.ts';
 
-export type LimitName = 'ip' | 'license' | 'principal' | 'anonymous';
+export type LimitName = 'ip' | 'license' | 'checkout_link' | 'principal' | 'anonymous';
 
 interface LimitCharge {
   name: LimitName;
@@ -62,6 +62,11 @@ export class RateLimiter {
 
   license(address: string, units = 1): LimitCharge {
     return { name: 'license', who: addressKey(address), units, limit: this.config.licensePerIpPerSecond, windowMs: 1000 };
+  }
+
+  /** Visits to checkout links' public URLs, per client address: each visit writes a checkout. */
+  checkoutLink(address: string): LimitCharge {
+    return { name: 'checkout_link', who: addressKey(address), units: 1, limit: this.config.checkoutLinkPerIpPerMinute, windowMs: 60_000 };
   }
 
   /** The cost budget of GraphQL operations sent without a token, per client address. */
@@ -121,7 +126,7 @@ export class RateLimiter {
 
   /** The sentence a refusal carries. */
   explain(state: LimitState): string {
-    const where = state.name === 'license' ? ' on the license key endpoints' : state.name === 'anonymous' ? ' for GraphQL without a token' : '';
+    const where = { license: ' on the license key endpoints', anonymous: ' for GraphQL without a token', checkout_link: ' opening checkout links' }[state.name as string] ?? '';
     const operations = state.name === 'principal' || state.name === 'anonymous' ? ' (a GraphQL operation counts as one)' : '';
     const seconds = `${state.resetSeconds} second${state.resetSeconds === 1 ? '' : 's'}`;
     return `Rate limit exceeded: ${state.limit} requests per ${windowWords[state.windowSeconds]} per ${state.subject}${where}${operations}. Retry after ${seconds}.`;

@@ -310,6 +310,64 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
     expect((await polar.products.get({ id: created.id })).prices.map((p) => p.id)).toEqual([created.prices[0].id]);
   });
 
+  it('lists, creates, gets, updates and deletes checkout links as typed CheckoutLinks', async () => {
+    const { polar, organizationId } = await newOrganization(t.server, environment);
+    const [first, second] = await Promise.all(['Link one', 'Link two'].map((name) => polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1200 }] })));
+    const discount = await polar.discounts.create({ name: 'Link discount', type: 'fixed', amount: 200, currency: 'usd', duration: 'once' });
+    const created = await polar.checkoutLinks.create({
+      paymentProcessor: 'stripe', products: [first.id, second.id], label: 'Both', discountId: discount.id, successUrl: 'https://shop.example/ok', metadata: { team: 'growth' },
+    });
+    expect(created).toMatchObject({
+      organizationId, label: 'Both', discountId: discount.id, successUrl: 'https://shop.example/ok', allowDiscountCodes: true, requireBillingAddress: false, metadata: { team: 'growth' }, paymentProcessor: 'stripe',
+    });
+    expect(created.url).toBe(`${t.server.base(environment)}/checkout-links/${created.clientSecret}/redirect`);
+    expect(created.products.map((p) => p.id)).toEqual([first.id, second.id]);
+    expect(created.discount).toMatchObject({ id: discount.id, amount: 200 });
+    const single = await polar.checkoutLinks.create({ paymentProcessor: 'stripe', productId: second.id, label: 'One' });
+    expect(single.products.map((p) => p.id)).toEqual([second.id]);
+
+    expect(await polar.checkoutLinks.get({ id: created.id })).toEqual(created);
+    const pages = [];
+    for await (const page of await polar.checkoutLinks.list({ productId: second.id, limit: 1, sorting: ['label'] })) pages.push(page.result.items.map((l) => l.label));
+    expect(pages).toEqual([['Both'], ['One']]);
+    const updated = await polar.checkoutLinks.update({ id: created.id, checkoutLinkUpdate: { label: 'Renamed', products: [first.id], discountId: null, allowDiscountCodes: false } });
+    expect(updated).toMatchObject({ label: 'Renamed', discountId: null, discount: null, allowDiscountCodes: false, modifiedAt: expect.any(Date) });
+    expect(updated.products.map((p) => p.id)).toEqual([first.id]);
+
+    await polar.checkoutLinks.delete({ id: created.id });
+    expect(await rejectionOf(polar.checkoutLinks.get({ id: created.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(polar.checkoutLinks.delete({ id: created.id }))).toBeInstanceOf(ResourceNotFound);
+    expect((await polar.checkoutLinks.list({ organizationId })).result.items.map((l) => l.id)).toEqual([single.id]);
+  });
+
+  it('throws the typed errors for checkout links: ResourceNotFound for an unknown or foreign link, HTTPValidationError for bad products, discount or URL', async () => {
+    const owner = await newOrganization(t.server, environment);
+    const stranger = await newOrganization(t.server, environment);
+    const product = await owner.polar.products.create({ name: 'Owned', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 800 }] });
+    const theirDiscount = await stranger.polar.discounts.create({ name: 'Foreign', type: 'percentage', basisPoints: 100, duration: 'once' });
+    const locOf = async (call: Promise<unknown>) => {
+      const error = await rejectionOf(call);
+      expect(error).toBeInstanceOf(HTTPValidationError);
+      return (error as HTTPValidationError).detail!.map((d) => d.loc.join('.'));
+    };
+    const link = await owner.polar.checkoutLinks.create({ paymentProcessor: 'stripe', products: [product.id], label: 'Owned' });
+    const byPrice = await owner.polar.checkoutLinks.create({ paymentProcessor: 'stripe', productPriceId: product.prices[0].id });
+    expect(byPrice.products.map((p) => p.id)).toEqual([product.id]);
+    expect(await locOf(stranger.polar.checkoutLinks.create({ paymentProcessor: 'stripe', productPriceId: product.prices[0].id }))).toEqual(['body.product_price_id']);
+
+    expect(await rejectionOf(owner.polar.checkoutLinks.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(owner.polar.checkoutLinks.update({ id: randomUUID(), checkoutLinkUpdate: { label: 'Ghost' } }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(stranger.polar.checkoutLinks.get({ id: link.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(stranger.polar.checkoutLinks.update({ id: link.id, checkoutLinkUpdate: { label: 'Hijacked' } }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(stranger.polar.checkoutLinks.delete({ id: link.id }))).toBeInstanceOf(ResourceNotFound);
+
+    expect(await locOf(stranger.polar.checkoutLinks.create({ paymentProcessor: 'stripe', products: [product.id] }))).toEqual(['body.products.0']);
+    expect(await locOf(owner.polar.checkoutLinks.create({ paymentProcessor: 'stripe', products: [] }))).toEqual(['body.products']);
+    expect(await locOf(owner.polar.checkoutLinks.create({ paymentProcessor: 'stripe', products: [product.id], discountId: theirDiscount.id }))).toEqual(['body.discount_id']);
+    expect(await locOf(owner.polar.checkoutLinks.update({ id: link.id, checkoutLinkUpdate: { successUrl: 'javascript:alert(1)' } }))).toEqual(['body.success_url']);
+    expect(await owner.polar.checkoutLinks.get({ id: link.id })).toEqual(link);
+  });
+
   it('throws HTTPValidationError naming the interval when changing a product from monthly to yearly', async () => {
     const { polar } = await newOrganization(t.server, environment);
     const created = await polar.products.create({ name: 'Monthly only', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900 }] });

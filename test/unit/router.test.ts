@@ -37,6 +37,16 @@ describe('the router', () => {
     expect(route('GET', '/v1/integrations/secret-scanning').kind).toBe('api');
   });
 
+  it("sends a GET of a checkout link's public URL to the link, and leaves the resource's REST paths and other methods to the API", () => {
+    expect(route('GET', '/sandbox/v1/checkout-links/kassa_cl_a-B_9/redirect')).toEqual({
+      kind: 'checkout-link', environment: 'sandbox', path: '/v1/checkout-links/kassa_cl_a-B_9/redirect', clientSecret: 'kassa_cl_a-B_9',
+    });
+    expect(route('POST', '/v1/checkout-links/kassa_cl_x/redirect').kind).toBe('api');
+    expect(route('GET', `/v1/checkout-links/${id}`).kind).toBe('api');
+    expect(route('GET', '/v1/checkout-links/').kind).toBe('api');
+    expect(route('GET', '/v1/checkout-links/a/b/redirect').kind).toBe('api');
+  });
+
   it('tells GraphQL and GraphiQL assets from REST', () => {
     expect(route('POST', '/v1/graphql')).toEqual({ kind: 'graphql', environment: 'production', path: '/v1/graphql' });
     expect(route('GET', `/sandbox/v1/${graphiqlAssetPrefix}graphiql.js`)).toMatchObject({ kind: 'graphiql-asset', environment: 'sandbox', asset: 'graphiql.js' });

@@ -58,6 +58,10 @@ export interface CheckoutCreateInput extends BuyerFields {
   embedOrigin?: string | null;
   subscriptionId?: string | null;
   customFieldData?: Record<string, unknown> | null;
+  /** Not in the GraphQL input: the checkout link a visitor opened (modules/checkout-links). */
+  checkoutLinkId?: string | null;
+  /** Not in the GraphQL input: a discount that no longer applies is left off instead of refused. */
+  dropUnusableDiscount?: boolean;
 }
 
 export interface CheckoutUpdateInput extends BuyerFields {
@@ -132,7 +136,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
   const amount = amountFor(price, input.amount, issues, ['input', 'amount']);
   const discount = input.discountId
     ? await findDiscount(ctx.prisma, { organizationId, productId: chosen, currency: price.priceCurrency, now: ctx.now(), loc: ['input', 'discountId'] }, { id: input.discountId }).catch(
-        (error: RequestValidationError) => void issues.list.push(...error.issues),
+        (error: RequestValidationError) => void (input.dropUnusableDiscount || issues.list.push(...error.issues)),
       )
     : null;
 
@@ -176,6 +180,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         requireBillingAddress: input.requireBillingAddress ?? false,
         metadata: input.metadata ?? {},
         customerMetadata: input.customerMetadata ?? {},
+        checkoutLinkId: input.checkoutLinkId ?? null,
         createdAt: ctx.now(),
         products: { create: input.products.map((productId, position) => ({ productId, position })) },
       },
@@ -318,7 +323,7 @@ export async function updateCheckout(ctx: Context, id: string, input: CheckoutUp
 }
 
 /** Where the buyer is sent after paying: an absolute http(s) URL, on create and on update alike. */
-function checkSuccessUrl(issues: ValidationIssues, url: string | null | undefined): void {
+export function checkSuccessUrl(issues: ValidationIssues, url: string | null | undefined): void {
   if (!url) return;
   const parsed = URL.canParse(url) ? new URL(url) : null;
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) issues.add(['input', 'successUrl'], 'Input should be a valid URL, starting with http:// or https://');

@@ -2,6 +2,7 @@
 // table lists its fixed paths before the `{id}` paths they would also match.
 import type { RestRoute } from '../route.ts';
 import { benefitRoutes } from './benefits.ts';
+import { checkoutLinkRoutes } from './checkout-links.ts';
 import { checkoutRoutes } from './checkouts.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customerSessionRoutes } from './customer-sessions.ts';
@@ -25,6 +26,7 @@ export const restRoutes: RestRoute[] = [
   ...customerRoutes,
   ...customerSessionRoutes,
   ...checkoutRoutes,
+  ...checkoutLinkRoutes,
   ...orderRoutes,
   ...refundRoutes,
   ...disputeRoutes,
