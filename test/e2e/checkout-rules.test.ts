@@ -52,7 +52,7 @@ const confirmPath = (clientSecret: string) => `/checkouts/client/${clientSecret}
 const visa = (customer_email = 'buyer@example.com') => ({ customer_email, confirmation_token_id: 'tok_visa' });
 
 async function ordersOf(org: Org, checkoutId: string) {
-  return expectStatus(await org.api('GET', `/orders/?checkout_id=${checkoutId}`), 200).items as { id: string; status: string; paid: boolean }[];
+  return expectStatus(await org.api('GET', `/orders/?checkout_id=${checkoutId}`), 200).items as { id: string; status: string; paid: boolean; customer: { email: string } }[];
 }
 
 async function statusOf(org: Org, checkoutId: string): Promise<string> {
