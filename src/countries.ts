@@ -36,8 +36,15 @@ export function countryName(code: string, locale = 'en'): string {
   return names.of(code) ?? code;
 }
 
+const listsByLocale = new Map<string, readonly { code: string; name: string }[]>();
+
 /** Every country as code and name in `locale`, sorted by name as that language sorts: a picker's options. */
-export function countries(locale = 'en'): { code: string; name: string }[] {
-  const collator = new Intl.Collator(locale);
-  return codes.map((code) => ({ code, name: countryName(code, locale) })).sort((a, b) => collator.compare(a.name, b.name));
+export function countries(locale = 'en'): readonly { code: string; name: string }[] {
+  let list = listsByLocale.get(locale);
+  if (!list) {
+    const collator = new Intl.Collator(locale);
+    list = Object.freeze(codes.map((code) => ({ code, name: countryName(code, locale) })).sort((a, b) => collator.compare(a.name, b.name)));
+    listsByLocale.set(locale, list);
+  }
+  return list;
 }

@@ -10,11 +10,11 @@
 // key) and must come from this origin, so another site cannot post it on a buyer's behalf.
 import { parse, type GraphQLError } from 'graphql';
 import type { Context, Environment } from '../context.ts';
-import { countries } from '../countries.ts';
 import { formatMoney, majorUnits, minorUnitExponent, parseMajorUnits } from '../currencies.ts';
 import { formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
 import { stripeExponent } from '../stripe-amounts.ts';
+import { countrySelect } from './countries.ts';
 import { html, page, type Html, type PageScripts } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
 import { nextActionScripts, paymentElementScripts } from './stripe.ts';
@@ -134,17 +134,6 @@ function priceLine(checkout: CheckoutView): string {
   return price.maximumAmount ? `Pay what you want, from ${low} to ${formatMoney(price.maximumAmount, checkout.currency)}${every}` : `Pay what you want, from ${low}${every}`;
 }
 
-/** The country picker: every ISO 3166-1 country by name, the buyer's (or the checkout's) selected. */
-function countrySelect(value: string | null, required: boolean, errors: FieldErrors): Html {
-  const selected = value?.toUpperCase() ?? '';
-  return html`<label for="country">${addressLabels.country}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
-${errorFor('country', errors)}
-<select id="country" name="country" autocomplete="country"${required ? html` required` : ''}${errors.country ? html` aria-invalid="true" aria-describedby="country-error"` : ''}>
-<option value=""${selected ? '' : html` selected`}>Choose a country</option>
-${countries().map(({ code, name }) => html`<option value="${code}"${code === selected ? html` selected` : ''}>${name}</option>
-`)}</select>`;
-}
-
 /** How long a subscription's discount lasts, in words; nothing for a one-time purchase. */
 function discountTerm(checkout: CheckoutView): string {
   const discount = checkout.discount;
@@ -261,7 +250,7 @@ ${addressFields
   .filter((field) => checkout.billingAddressFields[field] !== 'disabled' || (field === 'country' && checkout.requireBillingAddress))
   .map((field) =>
     field === 'country'
-      ? countrySelect(value(field, address[field] ?? null), checkout.billingAddressFields[field] === 'required' || checkout.requireBillingAddress, errors)
+      ? countrySelect({ id: 'country', name: 'country', label: addressLabels.country, value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required' || checkout.requireBillingAddress, error: errors.country })
       : input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required', autocomplete: { line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
   )}
 </fieldset>

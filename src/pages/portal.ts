@@ -15,6 +15,7 @@ import { exchangeLinkSession, portalCustomer } from '../auth/customer-sessions.t
 import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
+import { countrySelect } from './countries.ts';
 import { html, page, type Html } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost, vouchedSameOriginPost } from './session.ts';
 
@@ -136,7 +137,7 @@ async function portalPage(environment: Environment, slug: string, principal: Cus
             [
               html`<p class="muted">The invoice carries these billing details; they cannot change once it exists.</p>`,
               field(`billing-name-${order.id}`, 'billing_name', 'Billing name', order.billingName ?? portal.customer.name, true),
-              field(`country-${order.id}`, 'country', 'Country (2-letter code)', order.billingAddress?.country, true),
+              countrySelect({ id: `country-${order.id}`, name: 'country', label: 'Country', value: order.billingAddress?.country, required: true }),
               field(`line1-${order.id}`, 'line1', 'Address', order.billingAddress?.line1),
               field(`line2-${order.id}`, 'line2', 'Address line 2', order.billingAddress?.line2),
               field(`postal-${order.id}`, 'postal_code', 'Postal code', order.billingAddress?.postalCode),

@@ -56,7 +56,7 @@ describe('the checkout page', () => {
       expect(orders.result.items.map((o) => o.status)).toEqual(['paid']);
       await page.context().close();
     }
-  });
+  }, 90_000); // two viewports, each through two pages checked by axe-core
 
   test('a subscription is bought the same way, and the buyer lands on the success URL', async () => {
     const successOrigin = `http://localhost:${new URL(t.server.url).port}`;

@@ -92,7 +92,7 @@ describe('the customer portal page', () => {
     await signIn(page, await portalLink());
     const item = page.locator('li.item', { hasText: 'Field guide' }).first();
     await item.getByLabel('Billing name').fill('Ada Buyer Ltd');
-    await item.getByLabel('Country (2-letter code)').fill('gb');
+    await item.getByLabel('Country').selectOption('GB');
     await item.getByLabel('City').fill('London');
     await item.getByLabel('Address line 2').fill('Flat 9');
     await item.getByLabel('State or region').fill('Greater London');
