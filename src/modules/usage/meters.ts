@@ -160,7 +160,9 @@ function checkTimezone(timezone: string): boolean {
  * matched), and its total over the whole range: the same aggregation over all the range's events
  * (so for max, avg and unique, not the sum of the buckets). Both ends are inclusive. Buckets are
  * `date_trunc(interval)` of the event's time in `timezone`, so a day bucket starts at that zone's
- * midnight and lasts 23 or 25 hours across a daylight-saving change.
+ * midnight and lasts 23 or 25 hours across a daylight-saving change; an hour bucket is an hour of
+ * the zone's clock, so the hour clocks repeat when daylight saving ends is one bucket of two hours,
+ * and the hour they skip when it starts is none.
  */
 export async function meterQuantities(ctx: Context, id: string, args: QuantitiesArgs): Promise<MeterQuantities> {
   const issues = new ValidationIssues();
@@ -206,6 +208,8 @@ export async function meterQuantities(ctx: Context, id: string, args: Quantities
           ${step}
         ) AS s(bucket)
         LEFT JOIN matched m ON m.bucket = s.bucket
+        -- An hour the clocks skip (02:00 when daylight saving starts) is no bucket; no event falls in it.
+        WHERE ${unit} <> 'hour' OR ((s.bucket AT TIME ZONE ${zone}) AT TIME ZONE ${zone}) = s.bucket
         ORDER BY s.bucket`,
       ctx.prisma.$queryRaw<{ total: number }[]>`SELECT ${aggregationSql(aggregation)} AS total FROM usage_events e WHERE ${where}`,
     ],
