@@ -243,7 +243,7 @@ describe('events through GraphQL', () => {
     const name = `gql-${randomUUID().slice(0, 6)}`;
     const ingested = await graphqlData(
       t.other.gql('mutation ($input: EventsIngestInput!) { core { ingestEvents(input: $input) { inserted duplicates } } }', {
-        input: { events: [1, 2, 3].map((n) => ({ name, customerId: customer.id, externalId: `${name}-${n}`, metadata: { n } })) },
+        input: { events: [1, 2, 3].map((n) => ({ name, customerId: customer.id, externalId: `${name}-${n}`, metadata: { n }, timestamp: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString() })) },
       }),
     );
     expect(ingested.core.ingestEvents).toEqual({ inserted: 3, duplicates: 0 });
