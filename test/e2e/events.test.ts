@@ -238,15 +238,15 @@ describe('system events', () => {
 });
 
 describe('events through GraphQL', () => {
-  it('ingests with ingestEvents and pages the events connection', async () => {
+  it('ingests with eventsIngest and pages the events connection', async () => {
     const customer = await newCustomer(t.other);
     const name = `gql-${randomUUID().slice(0, 6)}`;
     const ingested = await graphqlData(
-      t.other.gql('mutation ($input: EventsIngestInput!) { core { ingestEvents(input: $input) { inserted duplicates } } }', {
+      t.other.gql('mutation ($input: EventsIngestInput!) { core { eventsIngest(input: $input) { inserted duplicates } } }', {
         input: { events: [1, 2, 3].map((n) => ({ name, customerId: customer.id, externalId: `${name}-${n}`, metadata: { n }, timestamp: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString() })) },
       }),
     );
-    expect(ingested.core.ingestEvents).toEqual({ inserted: 3, duplicates: 0 });
+    expect(ingested.core.eventsIngest).toEqual({ inserted: 3, duplicates: 0 });
     const query = `query ($name: [String!], $after: String) { core { events(name: $name, first: 2, after: $after, sorting: [timestamp_asc]) {
       totalCount edges { cursor node { id name externalId source metadata customer { id } } } pageInfo { hasNextPage endCursor } } } }`;
     const first = (await graphqlData(t.other.gql(query, { name: [name] }))).core.events;

@@ -24,7 +24,7 @@ export const EventSource = builder.enumType('EventSource', {
   description: 'Who recorded an event.',
   values: {
     system: { description: 'Kassa itself, for a change it made (benefit.granted, benefit.revoked).' },
-    user: { description: 'The organization, through ingestEvents (POST /v1/events/ingest).' },
+    user: { description: 'The organization, through eventsIngest (POST /v1/events/ingest).' },
   } satisfies Record<UsageEventSource, object>,
 });
 
@@ -146,7 +146,7 @@ builder.objectFields(CoreQuery, (t) => ({
 }));
 
 builder.objectFields(CoreMutation, (t) => ({
-  ingestEvents: t.field({
+  eventsIngest: t.field({
     type: EventsIngestResult,
     description:
       'Records a batch of up to 1000 events in one statement, all or none. BAD_USER_INPUT names each invalid event by its index: a customer not found, a timestamp in the future, both or neither customer ids.',

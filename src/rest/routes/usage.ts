@@ -10,7 +10,7 @@ export const usageRoutes: RestRoute[] = [
     method: 'POST',
     path: '/v1/events/ingest',
     body: 'input',
-    operation: `mutation ($input: EventsIngestInput!) { core { ingestEvents(input: $input) { inserted duplicates } } }`,
+    operation: `mutation ($input: EventsIngestInput!) { core { eventsIngest(input: $input) { inserted duplicates } } }`,
   },
   {
     method: 'GET',
