@@ -124,23 +124,51 @@ export async function ingestEvents(ctx: Context, input: EventsIngestInput): Prom
   });
   issues.throwIfAny();
   if (!rows.length) return { inserted: 0, duplicates: repeatedInBatch };
-  const { count } = await ctx.prisma.usageEvent.createMany({ data: rows.map((row) => ({ ...row, createdAt: now })), skipDuplicates: true });
-  return { inserted: count, duplicates: input.events.length - count };
+  const inserted = await insertEvents(ctx.prisma, rows, now);
+  return { inserted, duplicates: input.events.length - inserted };
+}
+
+/**
+ * One multi-row INSERT for the whole batch, its rows sent as one JSON parameter and unpacked by
+ * the database (jsonb_to_recordset): a statement of fixed size, whatever the batch's. A row whose
+ * external_id the organization has already is skipped (ON CONFLICT on the unique index); the
+ * answer is the number of rows inserted.
+ */
+async function insertEvents(db: Db, rows: Row[], now: Date): Promise<number> {
+  const records = JSON.stringify(
+    rows.map((row) => ({
+      organization_id: row.organizationId,
+      name: row.name,
+      source: row.source,
+      customer_id: row.customerId,
+      external_customer_id: row.externalCustomerId,
+      external_id: row.externalId,
+      timestamp: row.timestamp.toISOString(),
+      metadata: row.metadata,
+    })),
+  );
+  return db.$executeRaw`
+    INSERT INTO usage_events (id, organization_id, name, source, customer_id, external_customer_id, external_id, timestamp, metadata, created_at)
+    SELECT gen_random_uuid(), r.organization_id, r.name, r.source::usage_event_source, r.customer_id, r.external_customer_id, r.external_id, r.timestamp, r.metadata, ${now.toISOString()}::timestamptz
+    FROM jsonb_to_recordset(${records}::jsonb) AS r(organization_id uuid, name text, source text, customer_id uuid, external_customer_id text, external_id text, timestamp timestamptz, metadata jsonb)
+    ON CONFLICT (organization_id, external_id) DO NOTHING`;
 }
 
 /** Kassa's own events (benefit.granted, benefit.revoked), written in `db`'s transaction with the change they record. */
 export async function recordSystemEvents(db: Db, now: Date, events: { organizationId: string; customerId: string; name: string; metadata: Metadata }[]): Promise<void> {
   if (!events.length) return;
   const customers = await db.customer.findMany({ where: { id: { in: [...new Set(events.map((e) => e.customerId))] } }, select: { id: true, externalId: true } });
-  await db.usageEvent.createMany({
-    data: events.map((event) => ({
+  await insertEvents(
+    db,
+    events.map((event) => ({
       ...event,
-      source: 'system' as const,
+      source: 'system',
       externalCustomerId: customers.find((c) => c.id === event.customerId)?.externalId ?? null,
+      externalId: null,
       timestamp: now,
-      createdAt: now,
     })),
-  });
+    now,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
