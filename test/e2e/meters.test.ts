@@ -303,6 +303,7 @@ describe('quantities', () => {
     const ok = 'start_timestamp=2026-01-01T00:00:00Z&end_timestamp=2026-01-02T00:00:00Z';
     expectValidationError(await at(`${ok}&interval=minute`), ['query', 'interval']);
     expectValidationError(await at(`${ok}&interval=day&timezone=Mars/Olympus`), ['query', 'timezone']);
+    expectValidationError(await at(`${ok}&interval=day&timezone=${encodeURIComponent('+01:00')}`), ['query', 'timezone']);
     expectValidationError(await at(`start_timestamp=2026-01-02T00:00:00Z&end_timestamp=2026-01-01T00:00:00Z&interval=day`), ['query', 'end_timestamp']);
     expectValidationError(await at(`start_timestamp=2000-01-01T00:00:00Z&end_timestamp=2026-01-01T00:00:00Z&interval=hour`), ['query', 'interval']);
     expectValidationError(await at(`${ok}`), ['query', 'interval']);

@@ -146,9 +146,15 @@ export interface MeterQuantities {
 /** The shortest length of each interval, to bound the number of buckets before asking the database. */
 const shortestMs: Record<TimeInterval, number> = { hour: 3_600_000, day: 82_800_000, week: 601_200_000, month: 2_415_600_000, year: 31_532_400_000 };
 
-function checkTimezone(timezone: string): boolean {
+/** An IANA name (Europe/Paris, UTC, Etc/GMT+5), never an offset like +01:00, which PostgreSQL would read with POSIX's inverted sign. */
+const zoneName = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/** Whether both Node and the database know the time zone, so buckets are never laid out in a zone the database guessed. */
+async function knownTimezone(ctx: Context, timezone: string): Promise<boolean> {
+  if (timezone.length > 64 || !zoneName.test(timezone)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    await ctx.prisma.$queryRaw`SELECT now() AT TIME ZONE ${timezone}::text`;
     return true;
   } catch {
     return false;
@@ -167,7 +173,7 @@ function checkTimezone(timezone: string): boolean {
 export async function meterQuantities(ctx: Context, id: string, args: QuantitiesArgs): Promise<MeterQuantities> {
   const issues = new ValidationIssues();
   const timezone = args.timezone ?? 'UTC';
-  if (!checkTimezone(timezone)) issues.add(['timezone'], `"${timezone.slice(0, 64)}" is not an IANA time zone.`, 'value_error');
+  if (timezone !== 'UTC' && !(await knownTimezone(ctx, timezone))) issues.add(['timezone'], `"${timezone.slice(0, 64)}" is not an IANA time zone.`, 'value_error');
   const span = args.endTimestamp.getTime() - args.startTimestamp.getTime();
   if (span < 0) issues.add(['endTimestamp'], 'end_timestamp must not be before start_timestamp.', 'value_error');
   else if (span / shortestMs[args.interval] + 1 > maxBuckets) {
