@@ -53,6 +53,13 @@ export default [
               'PageInfo',
               'PaymentMethodCardMetadata',
               'UserSession',
+              // A meter's aggregation belongs to the meter; names, ingestion results and quantities
+              // are computed from events, never stored as such.
+              'MeterAggregation',
+              'EventName',
+              'EventsIngestResult',
+              'MeterQuantities',
+              'MeterQuantity',
             ],
           },
         },
@@ -89,7 +96,7 @@ export default [
           'FieldDefinition[parent.name.value=/Mutation$/]': {
             style: 'camelCase',
             requiredPattern:
-              /^(core|customerPortal|signIn|signOut|[a-z][A-Za-z0-9]*(Create|Update|Delete|Revoke|Cancel|Confirm|Generate|Activate|Deactivate|Validate|Verify|Redeliver|RotateSecret|UploadComplete))$/,
+              /^(core|customerPortal|signIn|signOut|[a-z][A-Za-z0-9]*(Create|Update|Delete|Revoke|Cancel|Confirm|Generate|Activate|Deactivate|Validate|Verify|Redeliver|RotateSecret|UploadComplete|Ingest))$/,
             ignorePattern: '^(fileUploaded|webhookEndpointResetSecret)$',
           },
           // A list of a resource is its plural; a lookup its singular; both resource-first.

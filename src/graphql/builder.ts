@@ -37,6 +37,8 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
+    /** A meter's filter: checked by the usage module, clause by clause. */
+    MeterFilter: { Input: Record<string, unknown>; Output: Record<string, unknown> };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

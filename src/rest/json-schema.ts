@@ -43,6 +43,12 @@ const scalars: Record<string, JsonSchema> = {
   UUID: { type: 'string', format: 'uuid' },
   DateTime: { type: 'string', format: 'date-time' },
   JSONObject: { type: 'object' },
+  // A clause is {property, operator, value} or a nested filter (docs/usage.md).
+  MeterFilter: {
+    type: 'object',
+    required: ['conjunction', 'clauses'],
+    properties: { conjunction: { type: 'string', enum: ['and', 'or'] }, clauses: { type: 'array', items: { type: 'object' } } },
+  },
 };
 
 export class JsonSchemas {

@@ -21,12 +21,15 @@
 // store and with Redis, as ratios to no limits.
 // Then the webhook case (./webhooks.ts): a burst of paid orders in sandbox to their order.paid
 // deliveries at a loopback receiver, in events/s and p50/p99 from commit to receipt.
+// Then the usage case (./usage.ts): BENCH_USAGE_EVENTS events (1,000,000 by default) ingested in
+// batches of 1000, in events/s, then one customer's meter quantities over one month, in p50/p99.
 // Every response of a measured run must be 200: anything else stops the bench.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks; all by
-// default).
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage;
+// all by default).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { benchUsage } from './usage.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { hasRedis, startRedis } from '../helpers/redis.ts';
 
@@ -34,7 +37,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage'];
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
 
@@ -285,6 +288,7 @@ try {
   if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
+  if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections);
 } finally {
   for (const target of targets) target.stop();
 }

@@ -376,3 +376,61 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
     expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'recurring_interval'] })]);
   });
 });
+
+describe.each<EnvironmentName>(['production', 'sandbox'])('usage events and meters through the official SDK against %s', (environment) => {
+  it('ingests, lists, gets and names events; creates, lists, gets, updates and reads quantities of a meter', async () => {
+    const { polar } = await newOrganization(t.server, environment);
+    const customer = await polar.customers.create({ email: `${randomUUID()}@example.com`, externalId: `usage-${randomUUID()}` });
+    const day = new Date('2026-02-10T12:00:00Z');
+    expect(
+      await polar.events.ingest({
+        events: [
+          { name: 'upload', customerId: customer.id, timestamp: day, metadata: { bytes: 300 } },
+          { name: 'upload', externalCustomerId: customer.externalId!, timestamp: day, metadata: { bytes: 200 } },
+        ],
+      }),
+    ).toEqual({ inserted: 2 });
+    const events = await polar.events.list({ customerId: customer.id });
+    expect(events.result.items.map((e) => [e.name, e.source, e.customerId])).toEqual([
+      ['upload', 'user', customer.id],
+      ['upload', 'user', customer.id],
+    ]);
+    expect(await polar.events.get({ id: events.result.items[0].id })).toEqual(events.result.items[0]);
+    expect((await polar.events.listNames({})).result.items).toEqual([{ name: 'upload', source: 'user', occurrences: 2, firstSeen: day, lastSeen: day }]);
+
+    const meter = await polar.meters.create({
+      name: 'Bytes uploaded',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'upload' }] },
+      aggregation: { func: 'sum', property: 'bytes' },
+    });
+    expect(await polar.meters.get({ id: meter.id })).toEqual(meter);
+    expect((await polar.meters.list({})).result.items.map((m) => m.id)).toEqual([meter.id]);
+    expect((await polar.meters.update({ id: meter.id, meterUpdate: { name: 'Bytes' } })).name).toBe('Bytes');
+    const quantities = await polar.meters.quantities({
+      id: meter.id,
+      startTimestamp: new Date('2026-02-09T00:00:00Z'),
+      endTimestamp: new Date('2026-02-11T00:00:00Z'),
+      interval: 'day',
+      customerId: customer.id,
+    });
+    expect(quantities).toEqual({
+      quantities: [
+        { timestamp: new Date('2026-02-09T00:00:00Z'), quantity: 0 },
+        { timestamp: new Date('2026-02-10T00:00:00Z'), quantity: 500 },
+        { timestamp: new Date('2026-02-11T00:00:00Z'), quantity: 0 },
+      ],
+      total: 500,
+    });
+  });
+
+  it('throws the typed errors: HTTPValidationError for an unknown customer, ResourceNotFound for an unknown meter or event', async () => {
+    const { polar } = await newOrganization(t.server, environment);
+    const invalid = await rejectionOf(polar.events.ingest({ events: [{ name: 'x', customerId: randomUUID() }] }));
+    expect(invalid).toBeInstanceOf(HTTPValidationError);
+    expect((invalid as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'events', 0, 'customer_id'] })]);
+    expect(await rejectionOf(polar.meters.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+    expect(await rejectionOf(polar.events.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+    const missing = await rejectionOf(polar.meters.create({ name: 'No property', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'avg', property: '' } }));
+    expect(missing).toBeInstanceOf(HTTPValidationError);
+  });
+});

@@ -8,6 +8,7 @@ import type { Benefit } from '../../generated/prisma/client.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { enqueueJob, job, type JobContext } from '../../jobs/runner.ts';
 import { issueLicenseKey, revokeLicenseKey } from '../license-keys/service.ts';
+import { recordSystemEvents } from '../usage/events.ts';
 
 export type Purchase = { subscriptionId: string } | { orderId: string };
 
@@ -57,6 +58,7 @@ export async function syncGrants(ctx: Context, db: Db, purchase: Purchase): Prom
     : [];
   const held = await db.benefitGrant.findMany({ where: { scopeId, customerId: holding.customerId } });
   const changed: string[] = [];
+  const usage: { name: 'benefit.granted' | 'benefit.revoked'; grantId: string; benefitId: string }[] = [];
   for (const { benefit } of due) {
     const existing = held.find((g) => g.benefitId === benefit.id);
     if (existing && existing.grantedAt && !existing.revokedAt) {
@@ -85,6 +87,7 @@ export async function syncGrants(ctx: Context, db: Db, purchase: Purchase): Prom
     const key = benefit.type === 'license_keys' ? await issueLicenseKey(ctx, db, grant, benefit.properties as never) : null;
     await db.benefitGrant.update({ where: { id: grant.id }, data: { properties: grantProperties(benefit, {}, key) } });
     changed.push(grant.id);
+    usage.push({ name: 'benefit.granted', grantId: grant.id, benefitId: benefit.id });
     await recordGrantEvent(ctx, db, 'benefit_grant.created', grant);
   }
   for (const grant of held) {
@@ -92,9 +95,27 @@ export async function syncGrants(ctx: Context, db: Db, purchase: Purchase): Prom
     await db.benefitGrant.update({ where: { id: grant.id }, data: { revokedAt: ctx.now() } });
     await revokeLicenseKey(db, grant.id);
     changed.push(grant.id);
+    usage.push({ name: 'benefit.revoked', grantId: grant.id, benefitId: grant.benefitId });
     await recordGrantEvent(ctx, db, 'benefit_grant.revoked', grant);
   }
+  await recordGrantUsageEvents(ctx, db, holding, usage);
   if (changed.length) await recordCustomerStateChanged(ctx, db, holding);
+}
+
+/** benefit.granted and benefit.revoked as system usage events of the customer, with the grant's ids and the benefit's type. */
+async function recordGrantUsageEvents(ctx: Context, db: Db, holding: Holding, usage: { name: string; grantId: string; benefitId: string }[]) {
+  if (!usage.length) return;
+  const benefits = await db.benefit.findMany({ where: { id: { in: usage.map((u) => u.benefitId) } }, select: { id: true, type: true } });
+  await recordSystemEvents(
+    db,
+    ctx.now(),
+    usage.map((u) => ({
+      organizationId: holding.organizationId,
+      customerId: holding.customerId,
+      name: u.name,
+      metadata: { benefit_id: u.benefitId, benefit_grant_id: u.grantId, benefit_type: benefits.find((b) => b.id === u.benefitId)!.type },
+    })),
+  );
 }
 
 type GrantProperties = { license_key_id?: string; display_key?: string; files?: string[] };

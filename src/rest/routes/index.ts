@@ -17,6 +17,7 @@ import { paymentRoutes } from './payments.ts';
 import { productRoutes } from './products.ts';
 import { refundRoutes } from './refunds.ts';
 import { subscriptionRoutes } from './subscriptions.ts';
+import { usageRoutes } from './usage.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookEndpointRoutes } from './webhooks.ts';
 
@@ -35,6 +36,7 @@ export const restRoutes: RestRoute[] = [
   ...benefitRoutes,
   ...subscriptionRoutes,
   ...licenseKeyRoutes,
+  ...usageRoutes,
   ...fileRoutes,
   ...customerPortalRoutes,
   ...webhookEndpointRoutes,
