@@ -1,5 +1,5 @@
 // The sign-up page and the page a verification link opens. Both run the schema's own mutations
-// (signUp, verifyEmail) in-process, so the page and the API keep the same rules: the same answer
+// (signUp, userEmailVerify) in-process, so the page and the API keep the same rules: the same answer
 // whether or not the address had an account, the same limits, the same refusals.
 // - The sign-up form carries the sign-in form's CSRF token (a cookie and its HMAC) and must come
 //   from this origin, as the sign-in form must.
@@ -14,7 +14,7 @@ import { boundFormToken, checkBoundFormToken, checkSignInCsrf, pagesPath, sameOr
 
 const operations = {
   signUp: parse(`mutation ($email: String!, $password: String!) { signUp(email: $email, password: $password) { email } }`),
-  verifyEmail: parse(`mutation ($token: String!) { verifyEmail(token: $token) { email } }`),
+  verifyEmail: parse(`mutation ($token: String!) { userEmailVerify(token: $token) { email } }`),
 };
 
 /** The minimum the signUp mutation asks for, told on the form. */
@@ -114,7 +114,7 @@ async function verify(environment: Environment, request: OAuthRequest, now: Date
     const body = html`<h1>Not confirmed</h1><p class="error" role="alert">${result.errors[0].message.replace(/^token: /, '')}</p>`;
     return page(body, { title: 'Confirm your email', environment: environment.name, status: 400 });
   }
-  const { email } = (result.data as { verifyEmail: { email: string } }).verifyEmail;
+  const { email } = (result.data as { userEmailVerify: { email: string } }).userEmailVerify;
   const body = html`<h1>Email confirmed</h1>
 <p role="status"><strong>${email}</strong> is confirmed. You can now create organizations.</p>
 <p><a href="${pagesPath(environment)}/login">Sign in</a></p>`;

@@ -33,7 +33,7 @@ function gql(environment: EnvironmentName, query: string, variables: Record<stri
 const signUp = (environment: EnvironmentName, email: string, pass = password) =>
   gql(environment, 'mutation ($email: String!, $password: String!) { signUp(email: $email, password: $password) { email } }', { email, password: pass });
 
-const verifyByApi = (environment: EnvironmentName, token: string) => gql(environment, 'mutation ($token: String!) { verifyEmail(token: $token) { email emailVerified } }', { token });
+const verifyByApi = (environment: EnvironmentName, token: string) => gql(environment, 'mutation ($token: String!) { userEmailVerify(token: $token) { email emailVerified } }', { token });
 
 /** Follows a verification link as a person does: opens it, then presses its button. */
 async function verifyByPage(link: string) {
@@ -141,7 +141,7 @@ describe("the attacker's side", () => {
     const link = linkIn((await mailTo('production', email))[0].text)!;
     const token = new URL(link).searchParams.get('token')!;
     const first = await verifyByApi('production', token);
-    expect(first.body.data.verifyEmail).toEqual({ email, emailVerified: true });
+    expect(first.body.data.userEmailVerify).toEqual({ email, emailVerified: true });
     const again = await verifyByApi('production', token);
     expect(again.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['token'], type: 'token_used' }] });
     const page = await verifyByPage(link);
@@ -178,7 +178,7 @@ describe("the attacker's side", () => {
     expect((await verifyByApi('sandbox', theirToken)).body.errors[0].extensions).toMatchObject({ issues: [{ type: 'token_invalid' }] });
     const prisma = t.server.kassa.environments.production.environment.prisma;
     expect((await prisma.user.findMany({ where: { email: { in: [mine, theirs] } }, select: { emailVerified: true } })).map((u) => u.emailVerified)).toEqual([false, false]);
-    expect((await verifyByApi('production', theirToken)).body.data.verifyEmail).toEqual({ email: theirs, emailVerified: true });
+    expect((await verifyByApi('production', theirToken)).body.data.userEmailVerify).toEqual({ email: theirs, emailVerified: true });
     expect((await prisma.user.findUniqueOrThrow({ where: { email: mine } })).emailVerified).toBe(false);
   });
 

@@ -77,7 +77,7 @@ builder.mutationField('signUp', (t) =>
   }),
 );
 
-builder.mutationField('verifyEmail', (t) =>
+builder.mutationField('userEmailVerify', (t) =>
   t.prismaField({
     type: 'User',
     description:
