@@ -135,6 +135,16 @@ describe("the attacker's side", () => {
     await expect(userSessionToken(t.server, 'production', t.shop.userEmail, 'another long passphrase')).rejects.toThrow();
   });
 
+  it('signing up again before verifying mails a new link and keeps the first password', async () => {
+    const email = address('again');
+    await signUp('production', email);
+    await signUp('production', email, 'a different passphrase');
+    const mails = await mailTo('production', email, 2);
+    expect(mails.map((m) => m.subject)).toEqual(['Confirm your email address for Kassa', 'Confirm your email address for Kassa']);
+    expect(await userSessionToken(t.server, 'production', email, password)).toMatch(/_us_/);
+    expect((await verifyByApi('production', new URL(linkIn(mails[1].text)!).searchParams.get('token')!)).body.data.userEmailVerify).toEqual({ email, emailVerified: true });
+  });
+
   it('a link works once: used again it is refused with token_used, by the page and by the API', async () => {
     const email = address();
     await signUp('production', email);

@@ -111,7 +111,8 @@ async function orderPaidEmails(ctx: JobContext, eventId: string, order: WireOrde
       planned.push({ key: `email:${eventId}:order_receipt`, message });
     }
   }
-  if (organization.settings.new_order !== false) {
+  // A subscription's orders are told as the new subscription (subscription.active); renewals not at all.
+  if (organization.settings.new_order !== false && order.billing_reason === 'purchase') {
     for (const member of organization.members) {
       const message = renderEmail('merchant_new_order', member.email, { organization: organization.name, customer: customer.email, product: order.product.name, total: { amount: order.total_amount, currency: order.currency } });
       planned.push({ key: `email:${eventId}:merchant_new_order:${member.id}`, message });

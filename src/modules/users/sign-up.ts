@@ -4,7 +4,8 @@
 //
 // Invariants:
 // - The answer is the same whether or not the address already has an account: an existing account
-//   gets a "you already have an account" email instead of a link, and nothing changes. The
+//   gets a "you already have an account" email instead of a link (or, while its address is not
+//   verified, a new link), and nothing changes. The
 //   password is hashed either way, so both answers take as long.
 // - The link works once and for 24 hours (auth/email-tokens.ts); following it verifies the address
 //   of the user it was issued for, and no other.
@@ -48,9 +49,10 @@ export async function signUp(ctx: Context, input: { email: string; password: str
     const db = tx as Db;
     await lockEmailRequests(db, 'sign-up', email);
     await checkEmailRequestRate(db, signUpLimit, email, ctx.clientIp, now);
-    const existing = await db.user.findUnique({ where: { email }, select: { id: true } });
+    const existing = await db.user.findUnique({ where: { email }, select: { id: true, emailVerified: true } });
     if (existing) {
-      await issueEmailToken(db, { purpose: 'account_exists', email, ip: ctx.clientIp, now, userId: existing.id });
+      // An address not yet verified gets a new link (its password stays); a verified one, the notice.
+      await issueEmailToken(db, { purpose: existing.emailVerified ? 'account_exists' : 'verify_email', email, ip: ctx.clientIp, now, userId: existing.id });
       return;
     }
     const user = await db.user.create({ data: { email, passwordHash, createdAt: now } });
