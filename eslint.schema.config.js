@@ -60,6 +60,8 @@ export default [
               'EventsIngestResult',
               'MeterQuantities',
               'MeterQuantity',
+              // The answer to a sign-up: where the email went, the same whether or not the address had an account.
+              'SignUpRequested',
             ],
           },
         },
@@ -96,7 +98,7 @@ export default [
           'FieldDefinition[parent.name.value=/Mutation$/]': {
             style: 'camelCase',
             requiredPattern:
-              /^(core|customerPortal|signIn|signOut|[a-z][A-Za-z0-9]*(Create|Update|Delete|Revoke|Cancel|Confirm|Generate|Activate|Deactivate|Validate|Verify|Redeliver|RotateSecret|UploadComplete|Ingest))$/,
+              /^(core|customerPortal|signIn|signOut|signUp|[a-z][A-Za-z0-9]*(Create|Update|Delete|Revoke|Cancel|Confirm|Generate|Activate|Deactivate|Validate|Verify|Redeliver|RotateSecret|UploadComplete|Ingest))$/,
             ignorePattern: '^(fileUploaded|webhookEndpointResetSecret)$',
           },
           // A list of a resource is its plural; a lookup its singular; both resource-first.

@@ -45,6 +45,7 @@ import { userinfoRoutes } from './oauth/userinfo.ts';
 import { checkoutPages } from './pages/checkout.ts';
 import { portalPages } from './pages/portal.ts';
 import { signInPages } from './pages/sign-in.ts';
+import { signUpPages } from './pages/sign-up.ts';
 import { isProviderPath } from './oauth/routes.ts';
 import { ensureSigningKey } from './oauth/signing-keys.ts';
 import { useRateLimits } from './rate-limits/graphql.ts';
@@ -85,6 +86,7 @@ const provider = createProvider([
   ...userinfoRoutes,
   ...discoveryRoutes,
   ...signInPages,
+  ...signUpPages,
   ...checkoutPages,
   ...portalPages,
 ]);

@@ -1,5 +1,5 @@
 // Email delivery: one small interface and its transports. `smtp` hands messages to a mail server
-// (nodemailer); `log` writes them to the log, for a machine without one; `memory` keeps them in the
+// (nodemailer), text and HTML parts together; `log` writes them to the log, for a machine without one; `memory` keeps them in the
 // process, where tests read them; `none` refuses to send, so a feature that needs mail says so
 // instead of pretending. Which one runs is configuration (EMAIL_TRANSPORT, see config.ts).
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -10,7 +10,10 @@ import { KassaError } from '../graphql/errors.ts';
 export interface EmailMessage {
   to: string;
   subject: string;
+  /** The plain-text part: every email has one. */
   text: string;
+  /** The HTML part, sent beside the text as multipart/alternative; see email/templates/. */
+  html?: string;
 }
 
 export interface EmailTransport {
@@ -42,7 +45,7 @@ export class SmtpTransport implements EmailTransport {
 
   async send(message: EmailMessage): Promise<void> {
     try {
-      await this.transporter.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+      await this.transporter.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
     } catch (error) {
       // The server's answer may quote the message; only its code and kind are logged.
       const { code, responseCode } = error as { code?: string; responseCode?: number };
@@ -65,7 +68,8 @@ export class LogTransport implements EmailTransport {
   ) {}
 
   async send(message: EmailMessage): Promise<void> {
-    this.logger.info({ email: { from: this.from, ...message } }, 'email not sent (EMAIL_TRANSPORT=log)');
+    // The HTML part says what the text part says; the log keeps the text.
+    this.logger.info({ email: { from: this.from, to: message.to, subject: message.subject, text: message.text } }, 'email not sent (EMAIL_TRANSPORT=log)');
   }
 
   async close(): Promise<void> {}

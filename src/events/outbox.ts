@@ -1,6 +1,7 @@
 // The outbox: events are written by the transaction that makes the change they describe.
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
+import { enqueueJob } from '../jobs/runner.ts';
 import type { WireResource } from '../wire/resources.ts';
 
 export const eventTypes = [
@@ -42,9 +43,23 @@ export interface EventSubject {
   resourceId: string;
 }
 
+/**
+ * The events that may call for an email (modules/emails/jobs.ts decides which): each gets an
+ * `email.event` job in the transaction that records it, so the email goes out after the change
+ * commits, and never for a change that rolled back.
+ */
+const emailedEventTypes: ReadonlySet<EventType> = new Set(['order.paid', 'subscription.active', 'subscription.canceled', 'subscription.revoked', 'subscription.updated']);
+
+/** Whether an event may call for an email: a subscription update only when a payment left it past due. */
+function mayCallForEmail(type: EventType, data: object): boolean {
+  if (!emailedEventTypes.has(type)) return false;
+  return type !== 'subscription.updated' || (data as { status?: unknown }).status === 'past_due';
+}
+
 /** Records one event whose payload the caller made, in the caller's transaction `tx`. */
 export async function recordEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
-  await tx.event.create({ data: { organizationId, type, resourceId, data, createdAt: ctx.now() } });
+  const event = await tx.event.create({ data: { organizationId, type, resourceId, data, createdAt: ctx.now() }, select: { id: true } });
+  if (mayCallForEmail(type, data)) await enqueueJob(tx, 'email.event', { eventId: event.id }, ctx.now(), `email.event:${event.id}`);
 }
 
 /** The documented JSON of `subject` as `tx` sees it: what a GET of it would return. */

@@ -18,7 +18,7 @@ export interface JobContext {
  * runs it), so the names are listed here and the runner refuses to start without a definition for
  * each.
  */
-export const jobKinds = ['benefits.sync', 'benefits.sync-product', 'payment.charge', 'payment.reconcile', 'refund.process'] as const;
+export const jobKinds = ['benefits.sync', 'benefits.sync-product', 'payment.charge', 'payment.reconcile', 'refund.process', 'email.event', 'email.send'] as const;
 export type JobKind = (typeof jobKinds)[number];
 
 export interface JobDefinition<P = any> {
@@ -56,9 +56,14 @@ export function job<P>(
   };
 }
 
-/** Schedules a job; pass the transaction of the change that calls for it. */
-export async function enqueueJob(tx: Db, kind: JobKind, payload: object, runAt: Date): Promise<void> {
-  await tx.job.create({ data: { kind, payload, runAt } });
+/**
+ * Schedules a job; pass the transaction of the change that calls for it. With `uniqueKey`, a job
+ * already enqueued under that key (done or not) makes this a no-op: a cause that is seen twice
+ * (a retried job, two runners) still gets one job.
+ */
+export async function enqueueJob(tx: Db, kind: JobKind, payload: object, runAt: Date, uniqueKey?: string): Promise<void> {
+  if (uniqueKey === undefined) await tx.job.create({ data: { kind, payload, runAt } });
+  else await tx.job.createMany({ data: [{ kind, payload, runAt, uniqueKey }], skipDuplicates: true });
 }
 
 /** What a runner runs: every job kind's definition, and the sweeps. */

@@ -6,12 +6,15 @@
 // with a "Continue as <email>" button; the button's post trades the token for an HttpOnly, Secure,
 // SameSite cookie scoped to the portal's path, and sends the browser to the page without the token
 // in the address. A link alone never signs a browser in, so nobody can send someone else a link to
-// their own portal and have them enter details there unawares (session fixation). Forms carry a
+// their own portal and have them enter details there unawares (session fixation). A customer
+// without a link asks for one by email at …/sign-in (auth/portal-sign-in.ts): the mailed link leads
+// to the same kind of confirmation step. Forms carry a
 // token bound to the session (an HMAC under the environment's key) and must come from this origin.
 import { parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Context, Environment, Principal } from '../context.ts';
 import { formatMoney } from '../currencies.ts';
 import { exchangeLinkSession, portalCustomer } from '../auth/customer-sessions.ts';
+import { portalOrganization, portalSignInLink, requestPortalSignIn, signInWithPortalLink } from '../auth/portal-sign-in.ts';
 import { KassaError } from '../graphql/errors.ts';
 import { cookies, formBody, redirect, type OAuthRequest, type OAuthResponse } from '../oauth/http.ts';
 import type { OAuthRoute } from '../oauth/routes.ts';
@@ -81,8 +84,9 @@ function contextFor(environment: Environment, request: OAuthRequest, principal: 
 
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
-function signedOutPage(environment: Environment): OAuthResponse {
-  const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used (each link signs in once). Ask the seller for a new link to your customer portal.</p>`;
+function signedOutPage(environment: Environment, slug?: string): OAuthResponse {
+  const signIn = slug ? html`<p><a href="${portalPath(environment)}/${encodeURIComponent(slug)}/sign-in">Get a sign-in link by email</a></p>` : '';
+  const body = html`<h1>Signed out</h1><p>This portal link has expired or was already used (each link signs in once). Ask the seller for a new link to your customer portal, or get one by email.</p>${signIn}`;
   return page(body, { title: 'Customer portal', environment: environment.name, status: 401 });
 }
 
@@ -200,7 +204,7 @@ async function showPortal(environment: Environment, request: OAuthRequest, now: 
     return continuePage(environment, request, principal, linkToken, now);
   }
   const principal = await portalCustomer(environment, cookies(request).get(cookieName(environment)), slug, now);
-  if (!principal) return signedOutPage(environment);
+  if (!principal) return signedOutPage(environment, slug);
   return render(environment, request, principal, now);
 }
 
@@ -283,7 +287,117 @@ async function signOut(environment: Environment, request: OAuthRequest, now: Dat
   );
 }
 
+// ---- signing in by email -------------------------------------------------------------------
+
+const signInRequestSubject = (slug: string) => `portal-sign-in:${slug}`;
+const signInLinkSubject = (tokenId: string) => `portal-sign-in-link:${tokenId}`;
+
+function notFoundPage(environment: Environment): OAuthResponse {
+  return page(html`<h1>Not found</h1><p>There is no customer portal here.</p>`, { title: 'Customer portal', environment: environment.name, status: 404 });
+}
+
+async function signInForm(environment: Environment, slug: string, organization: string, options: { email?: string; error?: string; status?: number; headers?: Record<string, string> } = {}): Promise<OAuthResponse> {
+  const formToken = await boundFormToken(environment, signInRequestSubject(slug));
+  const body = html`<p class="muted">${organization}</p>
+<h1>Sign in to your customer portal</h1>
+<p>Enter the email address you bought with. We will send you a link that signs you in.</p>
+${options.error ? html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>` : ''}
+<form method="post" action="${portalPath(environment)}/${slug}/sign-in" novalidate>
+<input type="hidden" name="form_token" value="${formToken}">
+<label for="email">Email</label>
+<input type="email" id="email" name="email" autocomplete="email" required value="${options.email ?? ''}"${options.error ? html` aria-describedby="sign-in-error" aria-invalid="true"` : ''}>
+<div class="actions"><button type="submit">Email me a sign-in link</button></div>
+</form>`;
+  return page(body, { title: `${organization}: customer portal`, environment: environment.name, status: options.status, headers: options.headers });
+}
+
+/** The link of a sign-in email is only a confirmation step: a mail scanner that opens it spends nothing. */
+async function linkConfirmPage(environment: Environment, slug: string, organization: string, token: string, link: { tokenId: string; customer: { email: string } }): Promise<OAuthResponse> {
+  const formToken = await boundFormToken(environment, signInLinkSubject(link.tokenId));
+  const body = html`<p class="muted">${organization}</p>
+<h1>Your customer portal</h1>
+<p>This link signs in <strong>${link.customer.email}</strong>.</p>
+<form method="post" action="${portalPath(environment)}/${slug}/sign-in/continue">
+<input type="hidden" name="form_token" value="${formToken}">
+<input type="hidden" name="token" value="${token}">
+<button type="submit">Continue as ${link.customer.email}</button>
+</form>`;
+  return page(body, { title: `${organization}: customer portal`, environment: environment.name, headers: { 'referrer-policy': 'no-referrer' } });
+}
+
+function linkRefusedPage(environment: Environment, slug: string, message: string, status: number): OAuthResponse {
+  const body = html`<h1>Not signed in</h1><p class="error" role="alert">${message}</p><p><a href="${portalPath(environment)}/${encodeURIComponent(slug)}/sign-in">Get a new sign-in link</a></p>`;
+  return page(body, { title: 'Customer portal', environment: environment.name, status });
+}
+
+/** GET …/sign-in: the form asking for an email; with `token`, the step that confirms a mailed link. */
+async function showSignIn(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const organization = await portalOrganization(environment, slug);
+  if (!organization) return notFoundPage(environment);
+  const token = request.query.get('token');
+  if (token !== null) {
+    try {
+      return await linkConfirmPage(environment, slug, organization.name, token, await portalSignInLink(environment, organization.id, token, now));
+    } catch (error) {
+      if (error instanceof KassaError) return linkRefusedPage(environment, slug, error.message, 400);
+      throw error;
+    }
+  }
+  if (await portalCustomer(environment, cookies(request).get(cookieName(environment)), slug, now)) return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`);
+  return signInForm(environment, slug, organization.name);
+}
+
+/** POST …/sign-in: mails a link when the address is a customer's; answers the same either way. */
+async function requestSignIn(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const organization = await portalOrganization(environment, slug);
+  if (!organization) return notFoundPage(environment);
+  const form = formBody(request);
+  const email = (form.get('email') ?? '').trim();
+  if (!sameOriginPost(environment, request) || !(await checkBoundFormToken(environment, signInRequestSubject(slug), form.get('form_token')))) {
+    return signInForm(environment, slug, organization.name, { email, status: 403, error: 'This form did not come from this page. Please try again.' });
+  }
+  try {
+    await requestPortalSignIn(environment, organization.id, email, request.clientIp, now);
+  } catch (error) {
+    if (!(error instanceof KassaError)) throw error;
+    const retryAfter = (error.extensions.retryAfter as number | undefined) ?? undefined;
+    const message = error.code === 'BAD_USER_INPUT' ? 'Enter a valid email address.' : error.message;
+    return signInForm(environment, slug, organization.name, { email, status: error.status, error: message, headers: retryAfter ? { 'retry-after': String(retryAfter) } : undefined });
+  }
+  const body = html`<p class="muted">${organization.name}</p>
+<h1>Check your email</h1>
+<p role="status">If <strong>${email}</strong> is the address of a customer of ${organization.name}, a sign-in link is on its way there. It works once, for 15 minutes.</p>`;
+  return page(body, { title: `${organization.name}: customer portal`, environment: environment.name });
+}
+
+/** POST …/sign-in/continue: spends the mailed link on a session in the cookie, as the portal's own links do. */
+async function continueFromEmailLink(environment: Environment, request: OAuthRequest, now: Date): Promise<OAuthResponse> {
+  const { slug } = request.params;
+  const organization = await portalOrganization(environment, slug);
+  if (!organization) return notFoundPage(environment);
+  const form = formBody(request);
+  const token = form.get('token') ?? '';
+  const anonymous: Context = { environment, prisma: environment.prisma, principal: { kind: 'anonymous' }, requestId: request.requestId, clientIp: request.clientIp, now: () => now };
+  try {
+    const link = await portalSignInLink(environment, organization.id, token, now);
+    if (!vouchedSameOriginPost(environment, request) || !(await checkBoundFormToken(environment, signInLinkSubject(link.tokenId), form.get('form_token')))) {
+      return linkRefusedPage(environment, slug, "This sign-in did not come from the link's page. Open the link you were sent again, and continue from there.", 403);
+    }
+    const session = await signInWithPortalLink(anonymous, organization.id, token);
+    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000));
+    return redirect(`${portalPath(environment)}/${encodeURIComponent(slug)}`, { 'set-cookie': sessionCookie(environment, session.token, maxAge), 'referrer-policy': 'no-referrer' });
+  } catch (error) {
+    if (error instanceof KassaError) return linkRefusedPage(environment, slug, error.message, 400);
+    throw error;
+  }
+}
+
 export const portalPages: OAuthRoute[] = [
+  { method: 'GET', path: '/portal/{slug}/sign-in', handler: showSignIn },
+  { method: 'POST', path: '/portal/{slug}/sign-in', handler: requestSignIn },
+  { method: 'POST', path: '/portal/{slug}/sign-in/continue', handler: continueFromEmailLink },
   { method: 'GET', path: '/portal/{slug}', handler: showPortal },
   { method: 'POST', path: '/portal/{slug}/continue', handler: continueFromLink },
   { method: 'POST', path: '/portal/{slug}/orders/{order_id}/invoice', handler: generateInvoice },

@@ -38,7 +38,8 @@ ${options.returnTo ? html`<input type="hidden" name="return_to" value="${options
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${options.error ? html` aria-describedby="sign-in-error" aria-invalid="true"` : ''}>
 <div class="actions"><button type="submit">Sign in</button></div>
-</form>`;
+</form>
+<p class="muted">No account yet? <a href="${pagesPath(environment)}/sign-up">Sign up</a>.</p>`;
   return page(body, { title: 'Sign in', environment: environment.name, status: options.status, headers: { 'set-cookie': csrf.setCookie, ...options.headers } });
 }
 

@@ -66,6 +66,17 @@ describe('the SMTP transport', () => {
     expect(mail.data).toContain('Enter this code to confirm it: 123456');
   });
 
+  it('sends the HTML part beside the text part, as multipart/alternative', async () => {
+    const transport = new SmtpTransport(`smtp://kassa:secret@127.0.0.1:${port}`, 'billing@acme.example', quietLogger, 5000);
+    await transport.send({ to: 'ada@example.com', subject: 'Receipt', text: 'Total: $19.99', html: '<p>Total: <strong>$19.99</strong></p>' });
+    await transport.close();
+    const mail = received.at(-1)!;
+    expect(mail.data).toContain('multipart/alternative');
+    expect(mail.data).toContain('Content-Type: text/plain');
+    expect(mail.data).toContain('Content-Type: text/html');
+    expect(mail.data).toContain('<strong>$19.99</strong>');
+  });
+
   it('fails with EmailDeliveryError when the server refuses the recipient', async () => {
     const transport = new SmtpTransport(`smtp://127.0.0.1:${port}`, 'billing@acme.example', quietLogger, 5000);
     await expect(transport.send({ to: 'nobody@refused.example', subject: 'Hello', text: 'Hello' })).rejects.toBeInstanceOf(EmailDeliveryError);

@@ -19,7 +19,7 @@ import type { Db } from '../../db/client.ts';
 import type { CustomerEmailChange } from '../../generated/prisma/client.ts';
 import { linkKey } from '../../auth/signed-links.ts';
 import { KassaError, RequestValidationError, ValidationIssues } from '../../graphql/errors.ts';
-import type { EmailMessage } from '../../email/transport.ts';
+import { renderEmail } from '../../email/templates/index.ts';
 import { checkEmail, lockCustomer, lockCustomerIdentity, recordCustomerEvents as record, type CustomerKey } from './service.ts';
 
 export const emailCodeLifetimeMs = 15 * 60_000;
@@ -100,31 +100,12 @@ async function checkRequestsPerHour(db: Db, customerId: string, now: Date) {
   if (recent >= maxEmailChangesPerHour) throw new TooManyEmailChangesError();
 }
 
-function codeMessage(to: string, organization: string, code: string): EmailMessage {
-  return {
-    to,
-    subject: `${code} is your code to confirm your email for ${organization}`,
-    text: [
-      `Someone asked to use this address for their customer account at ${organization}.`,
-      '',
-      `If it was you, enter this code to confirm it: ${code}`,
-      '',
-      `The code expires in ${emailCodeLifetimeMs / 60_000} minutes and works once. If it was not you, ignore this email: nothing changes without the code.`,
-    ].join('\n'),
-  };
+function codeMessage(to: string, organization: string, code: string) {
+  return renderEmail('email_code', to, { organization, code, minutes: emailCodeLifetimeMs / 60_000 });
 }
 
-function takenNotice(to: string, organization: string): EmailMessage {
-  return {
-    to,
-    subject: `Someone asked to use your email at ${organization}`,
-    text: [
-      `Someone asked to use this address for another customer account at ${organization}.`,
-      '',
-      'This address already belongs to a customer account there, so it cannot be added to another one and nothing has changed.',
-      'If it was you, sign in to the account that has this address instead. If it was not you, ignore this email.',
-    ].join('\n'),
-  };
+function takenNotice(to: string, organization: string) {
+  return renderEmail('email_taken', to, { organization });
 }
 
 // Each check below refuses with the error a client can act on; a refusal that must be remembered

@@ -253,6 +253,14 @@ export async function updateOrganization(ctx: Context, id: string, input: Organi
   });
 }
 
+/** A user who signed up creates organizations once they have proved their address (modules/users/sign-up.ts). */
+async function checkEmailVerified(prisma: Db, userId: string) {
+  const user = await prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailVerified: true } });
+  if (!user.emailVerified) {
+    throw new NotPermittedError('Verify your email address before creating an organization: follow the link in the email sent when you signed up.');
+  }
+}
+
 /**
  * POST /v1/organizations/: a new organization with the signed-in user as its member. The slug is
  * the caller's; the unique index decides between two creates of one slug, and the loser hears
@@ -261,6 +269,7 @@ export async function updateOrganization(ctx: Context, id: string, input: Organi
 export async function createOrganizationForUser(ctx: Context, input: OrganizationCreateInput, query: object) {
   const { principal } = ctx;
   if (principal.kind !== 'user') throw new NotPermittedError('Only a user creates organizations: an organization token acts for its own organization alone.');
+  await checkEmailVerified(ctx.prisma, principal.userId);
   const issues = new ValidationIssues();
   checkSlug(issues, input.slug);
   checkProfile(issues, input);

@@ -1,6 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
 import { CoreQuery } from '../../graphql/roots.ts';
+import { raises } from '../../graphql/errors.ts';
+import { TooManyEmailRequestsError } from '../../auth/email-tokens.ts';
 import { currentUser, signIn, signOut } from './service.ts';
+import { minPasswordLength, signUp, verifyEmail } from './sign-up.ts';
 
 export const User = builder.prismaObject('User', {
   description: 'A person who signs in and belongs to organizations.',
@@ -51,5 +54,35 @@ builder.objectField(CoreQuery, 'me', (t) =>
     description: 'The user the token acts for. Organization tokens act for no user and get 403.',
     authScopes: { $all: { principal: 'user', scope: 'user:read' } },
     resolve: (query, _root, _args, ctx) => currentUser(ctx, query),
+  }),
+);
+
+const SignUpRequested = builder.objectRef<{ email: string }>('SignUpRequested').implement({
+  description: 'A sign-up was received. The answer is the same whether or not the address already had an account: the email sent there says which.',
+  fields: (t) => ({
+    email: t.exposeString('email', { description: 'The address the email went to, lowercased.' }),
+  }),
+});
+
+builder.mutationField('signUp', (t) =>
+  t.field({
+    type: SignUpRequested,
+    description: `Creates a user with an email address and a password (at least ${minPasswordLength} characters) and mails a link that verifies the address; an address that already has an account gets an email saying so instead, and the answer does not tell the two apart. Needs no token. BAD_USER_INPUT names a malformed address or a weak password; TOO_MANY_REQUESTS when the address or the network asked too often.`,
+    extensions: raises({ error: new TooManyEmailRequestsError(3600), when: 'The address or the client address asked too often within an hour.' }),
+    args: {
+      email: t.arg.string({ required: true, description: 'The address to sign up with; a link to verify it is sent there.' }),
+      password: t.arg.string({ required: true, description: `The password, at least ${minPasswordLength} characters.` }),
+    },
+    resolve: (_root, { email, password }, ctx) => signUp(ctx, { email, password }),
+  }),
+);
+
+builder.mutationField('userEmailVerify', (t) =>
+  t.prismaField({
+    type: 'User',
+    description:
+      'Verifies a user\'s email address with the token of the link mailed at sign-up. Needs no token of its own: the link is the proof. BAD_USER_INPUT with type token_invalid, token_used or token_expired when the link cannot be used.',
+    args: { token: t.arg.string({ required: true, description: 'The `token` parameter of the link.' }) },
+    resolve: (query, _root, { token }, ctx) => verifyEmail(ctx, token, query),
   }),
 );

@@ -1,0 +1,156 @@
+// Signing in to the customer portal by email: the customer types their address on the portal's
+// page, follows the mailed link, confirms, and lands signed in. From the attacker's side: an
+// address that is no customer gets the same answer and no mail, a link works once, for 15 minutes,
+// in its own organization's portal only, a cross-site post spends nothing, and requests are
+// limited per address and per client address alike for customers and strangers.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryTransport } from '../../src/email/transport.ts';
+import { portalSignInLimit } from '../../src/auth/portal-sign-in.ts';
+import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+import { newOrganization, type Org } from '../helpers/organizations.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { eventually } from '../helpers/waiting.ts';
+
+const t = useTestServer({ env: { EMAIL_TRANSPORT: 'memory', JOB_POLL_INTERVAL_MS: '20' }, organizations: { shop: 'sandbox', other: 'sandbox' } });
+
+const mailbox = () => t.server.kassa.environments.sandbox.environment.email as MemoryTransport;
+const mailTo = (to: string) => mailbox().sent.filter((m) => m.to === to);
+const address = (name: string) => `${name}-${randomUUID()}@example.com`;
+const linkIn = (text: string) => /(https?:\/\/\S+\/sign-in\?token=\S+)/.exec(text)?.[1];
+
+let shopSlug: string;
+let otherSlug: string;
+const slugOf = async (org: Org) => (await org.api('GET', `/organizations/${org.organizationId}`)).body.slug as string;
+const signInPage = (slug: string) => `${t.server.url}/sandbox/portal/${slug}/sign-in`;
+
+beforeAll(async () => {
+  shopSlug = await slugOf(t.shop);
+  otherSlug = await slugOf(t.other);
+});
+
+async function customer(org: Org, email = address('customer')) {
+  const created = await org.api('POST', '/customers/', { email, name: 'Ada' });
+  expect(created.status).toBe(201);
+  return email;
+}
+
+/** Asks for a sign-in link on the page, as a person does; answers the page shown. */
+async function ask(email: string, slug = shopSlug, browser = new FormBrowser(t.server.url)) {
+  const form = await browser.get(signInPage(slug));
+  expect(form.status).toBe(200);
+  return browser.post(signInPage(slug), { ...formFields(form.text), email });
+}
+
+async function linkSentTo(email: string, count = 1): Promise<string> {
+  const mails = await eventually(async () => mailTo(email), (m) => m.length >= count, `mail to ${email}`);
+  return linkIn(mails.at(-1)!.text)!;
+}
+
+/** Opens the link and presses "Continue as …": answers the post. */
+async function follow(link: string, browser = new FormBrowser(t.server.url)) {
+  const shown = await browser.get(link);
+  if (shown.status !== 200) return shown;
+  const action = new URL(link);
+  return browser.post(`${action.origin}${action.pathname}/continue`, formFields(shown.text));
+}
+
+describe('signing in to the portal by email', () => {
+  it('the page mails a link; opening it signs nobody in; continuing does, once, with the cookie', async () => {
+    const email = await customer(t.shop);
+    const asked = await ask(email.toUpperCase());
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Check your email');
+    const link = await linkSentTo(email);
+    expect(link).toContain(`/sandbox/portal/${shopSlug}/sign-in?token=`);
+    const [mail] = mailTo(email);
+    expect(mail.subject).toMatch(/^Sign in to your customer portal at /);
+    expect(mail.html).toContain('Sign in to the customer portal');
+
+    const browser = new FormBrowser(t.server.url);
+    const shown = await browser.get(link);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain(`Continue as ${email}`);
+    expect(shown.headers.getSetCookie()).toEqual([]);
+    const continued = await browser.post(`${t.server.url}/sandbox/portal/${shopSlug}/sign-in/continue`, formFields(shown.text));
+    expect(continued.status).toBe(303);
+    expect(continued.location).toBe(`/sandbox/portal/${shopSlug}`);
+    const portal = await browser.get(`${t.server.url}${continued.location}`);
+    expect(portal.status).toBe(200);
+    expect(portal.text).toContain(`Signed in as <strong>${email}</strong>`);
+
+    // Used: refused, by its page and by its form.
+    const again = await follow(link);
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('already used');
+  });
+
+  it('an address that is no customer gets the same page and no mail', async () => {
+    const customerEmail = await customer(t.shop);
+    const stranger = address('stranger');
+    const [known, unknown] = [await ask(customerEmail), await ask(stranger)];
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.text.replace(stranger, 'X')).toBe(known.text.replace(customerEmail, 'X'));
+    await linkSentTo(customerEmail);
+    // The jobs have run: the stranger got nothing.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mailTo(stranger)).toEqual([]);
+    // A customer of another organization is a stranger to this one.
+    const elsewhere = await customer(t.other);
+    expect((await ask(elsewhere)).text).toContain('Check your email');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mailTo(elsewhere)).toEqual([]);
+  });
+
+  it("a link expires after 15 minutes, and signs in only at its own organization's portal", async () => {
+    const email = await customer(t.shop);
+    await ask(email);
+    const link = await linkSentTo(email);
+    const foreign = link.replace(`/portal/${shopSlug}/`, `/portal/${otherSlug}/`);
+    const refused = await follow(foreign);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('not valid');
+    expect(refused.headers.getSetCookie()).toEqual([]);
+    t.server.clock.now = new Date(Date.now() + 15 * 60_000 + 1000);
+    try {
+      const late = await follow(link);
+      expect(late.status).toBe(400);
+      expect(late.text).toContain('expired');
+    } finally {
+      t.server.clock.now = null;
+    }
+  });
+
+  it('a continue posted from another site, or with a forged form token, is refused and spends nothing', async () => {
+    const email = await customer(t.shop);
+    await ask(email);
+    const link = await linkSentTo(email);
+    const fields = formFields((await new FormBrowser(t.server.url).get(link)).text);
+    const action = `${t.server.url}/sandbox/portal/${shopSlug}/sign-in/continue`;
+    for (const [form, headers] of [
+      [fields, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+      [{ ...fields, form_token: 'forged' }, {}],
+    ] as [Record<string, string>, Record<string, string>][]) {
+      const refused = await new FormBrowser(t.server.url).post(action, form, headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.getSetCookie()).toEqual([]);
+    }
+    expect((await follow(link)).status).toBe(303);
+  });
+
+  it(`an address may ask ${portalSignInLimit.perEmail} times an hour, a customer's and a stranger's alike; then 429`, async () => {
+    for (const email of [await customer(t.other), address('stranger')]) {
+      for (let i = 0; i < portalSignInLimit.perEmail; i++) expect((await ask(email, otherSlug)).status).toBe(200);
+      const limited = await ask(email, otherSlug);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('a malformed address is refused on the page; an unknown portal is 404', async () => {
+    const malformed = await ask('not an address');
+    expect(malformed.status).toBe(422);
+    expect(malformed.text).toContain('Enter a valid email address.');
+    expect((await new FormBrowser(t.server.url).get(signInPage('no-such-shop'))).status).toBe(404);
+  });
+});
