@@ -34,6 +34,7 @@ export const resourceScopes = [
   'files:write',
   'webhooks:read',
   'webhooks:write',
+  'metrics:read',
 ] as const;
 
 export const allScopes = [...identityScopes, ...resourceScopes] as const;
@@ -85,4 +86,5 @@ export const scopeDescriptions: Record<Scope, string> = {
   'files:write': 'Upload and delete files',
   'webhooks:read': 'Read webhook endpoints and deliveries',
   'webhooks:write': 'Create and change webhook endpoints',
+  'metrics:read': 'Read metrics: orders, revenue, subscriptions and checkouts over time',
 };

@@ -37,6 +37,7 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
+    Date: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

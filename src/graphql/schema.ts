@@ -25,6 +25,7 @@ import '../modules/files/schema.ts';
 import { webhookEndpointNodeLoader } from '../modules/webhooks/schema.ts';
 import '../modules/webhook-deliveries/schema.ts';
 import '../modules/live-events/schema.ts';
+import '../modules/metrics/schema.ts';
 import { customerBenefitGrantNodeLoader, customerLicenseKeyNodeLoader, customerOrderNodeLoader, customerSubscriptionNodeLoader } from '../modules/customer-portal/schema.ts';
 
 nodeFields([
