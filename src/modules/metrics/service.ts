@@ -315,9 +315,10 @@ export async function getMetrics(ctx: Context, args: MetricsArgs): Promise<Metri
     currency,
   };
   const periods = periodsSql(args, timezone);
-  const [orders, subscriptions, checkouts] = await Promise.all(
-    [ordersQuery(periods, scope), subscriptionsQuery(periods, scope), checkoutsQuery(periods, scope)].map((query) => ctx.prisma.$queryRaw<Row[]>(query)),
-  );
+  // One after the other: the request's client may be a single connection.
+  const orders = await ctx.prisma.$queryRaw<Row[]>(ordersQuery(periods, scope));
+  const subscriptions = await ctx.prisma.$queryRaw<Row[]>(subscriptionsQuery(periods, scope));
+  const checkouts = await ctx.prisma.$queryRaw<Row[]>(checkoutsQuery(periods, scope));
   const byIdx = (rows: Row[]) => new Map(rows.map((row) => [Number(row.idx), row]));
   const subscriptionRows = byIdx(subscriptions);
   const checkoutRows = byIdx(checkouts);
