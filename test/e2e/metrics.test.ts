@@ -73,7 +73,13 @@ function localMidnight(date: string, timeZone: string): number {
   return guess - offsetAt(first);
 }
 
-const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const daysBetween = (start: string, end: string) => Math.round((Date.parse(end) - Date.parse(start)) / 86_400_000);
+/** The next calendar date, `YYYY-MM-DD` (a year past 9999 has more digits). */
+function nextDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number);
+  const next = new Date(Date.UTC(y, m - 1, d + 1));
+  return `${next.getUTCFullYear()}-${String(next.getUTCMonth() + 1).padStart(2, '0')}-${String(next.getUTCDate()).padStart(2, '0')}`;
+}
 
 /** The periods' bounds, from the answer's timestamps, clipped to the range. */
 function bucketsOf(timestamps: string[], startDate: string, endDate: string, timeZone: string): Bucket[] {
@@ -365,6 +371,23 @@ describe('metrics against the rows', () => {
     expect(euros.totals).toMatchObject({ orders: 1, revenue: 900, checkouts: 1, active_subscriptions: 0 });
   });
 
+  it('far dates and zones whose clocks change at midnight or by half an hour answer every period, in order', async () => {
+    const cases: [string, string, string, string][] = [
+      ['9999-12-25', '9999-12-31', 'day', 'UTC'],
+      ['2027-04-01', '2027-04-06', 'day', 'America/Santiago'],
+      ['2027-09-03', '2027-09-06', 'day', 'America/Santiago'],
+      ['2027-04-03', '2027-04-04', 'hour', 'Australia/Lord_Howe'],
+      ['2027-10-30', '2027-11-02', 'hour', 'Europe/London'],
+    ];
+    for (const [startDate, endDate, interval, timezone] of cases) {
+      const body = await checkAgainstRows(t.shop, { startDate, endDate, interval, timezone });
+      const starts = body.periods.map((p) => Date.parse(p.timestamp));
+      expect(starts, `${timezone} ${interval}`).toEqual([...starts].sort((a, b) => a - b));
+      expect(new Set(starts).size).toBe(starts.length);
+      if (interval === 'day') expect(body.periods).toHaveLength(daysBetween(startDate, endDate) + 1);
+    }
+  });
+
   it('an unknown product counts nothing', async () => {
     const body = await checkAgainstRows(t.shop, { startDate: '2027-03-10', endDate: '2027-04-25', interval: 'day', productId: ['00000000-0000-4000-8000-000000000000'] });
     expect(body.totals.orders).toBe(0);
@@ -430,9 +453,11 @@ describe('who may read metrics', () => {
     expect(customer.body.totals.orders).toBe(0);
   });
 
-  it('a production token is unknown in sandbox, and the sandbox shop sees only sandbox', async () => {
+  it('a token is unknown in the other environment, and the sandbox shop sees only sandbox', async () => {
     const sandbox = restClient(t.server.base('sandbox'), t.shop.token);
     expect((await sandbox('GET', path)).status).toBe(401);
+    const production = restClient(t.server.base('production'), t.sandboxShop.token);
+    expect((await production('GET', path)).status).toBe(401);
     const own = await t.sandboxShop.api('GET', path);
     expect(own.body.totals).toMatchObject({ orders: 1, revenue: 300 });
   });
