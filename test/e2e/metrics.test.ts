@@ -4,6 +4,7 @@
 // answers is checked against the same metrics computed here from the rows themselves, in UTC and
 // in America/New_York across the change to daylight-saving time on 2027-03-14, filtered by
 // product, customer and billing type. Then the attacker's side and bad input.
+import fc from 'fast-check';
 import { RFCDate } from '@polar-sh/sdk/types/rfcdate.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -487,6 +488,36 @@ describe('bad input is a 422 naming the parameter', () => {
       expect(body.detail.map((issue: { loc: unknown[] }) => issue.loc.slice(0, 2))).toContainEqual(['query', parameter]);
     });
   }
+
+  it('any range within the limits answers 200 with every period, and any beyond them a 422: never a 500', async () => {
+    const limits: Record<string, number> = { hour: 7, day: 366, week: 365, month: 1460, year: 3650 };
+    const zones = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Santiago', 'Pacific/Kiritimati'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.date({ min: new Date('2023-01-01'), max: new Date('2035-12-31'), noInvalidDate: true }),
+        fc.constantFrom('hour', 'day', 'week', 'month', 'year'),
+        fc.oneof(fc.integer({ min: -2, max: 10 }), fc.integer({ min: 0, max: 4000 })),
+        fc.constantFrom(...zones),
+        async (start, interval, span, timezone) => {
+          const startDate = start.toISOString().slice(0, 10);
+          const endDate = new Date(start.getTime() + span * 86_400_000).toISOString().slice(0, 10);
+          const { status, body } = await t.shop.api('GET', `/metrics/?${queryString({ startDate, endDate, interval, timezone })}`);
+          if (span < 0 || span > limits[interval]) {
+            expect(status).toBe(422);
+            expect(body.detail[0].loc).toEqual(['query', 'end_date']);
+            return;
+          }
+          expect(status, JSON.stringify(body).slice(0, 300)).toBe(200);
+          const starts = body.periods.map((p: { timestamp: string }) => Date.parse(p.timestamp));
+          expect(new Set(starts).size).toBe(starts.length);
+          expect(starts).toEqual([...starts].sort((a: number, b: number) => a - b));
+          if (interval === 'day') expect(starts).toHaveLength(span + 1);
+          if (interval === 'hour') expect(Math.abs(starts.length - (span + 1) * 24)).toBeLessThanOrEqual(2);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 
   it('the client library throws HTTPValidationError for a range over the limit', async () => {
     const error = await t.shop.polar.metrics.get({ startDate: new RFCDate('2027-03-01'), endDate: new RFCDate('2027-03-20'), interval: 'hour' }).catch((e: unknown) => e);
