@@ -83,6 +83,17 @@ function daysBetween(start: string, end: string): number {
   return Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000);
 }
 
+/** Zone names the database confirmed; only names it lists are kept, so the set stays as small as its list. */
+const knownZones = new Set<string>();
+
+/** The database is the authority on zone names: only the IANA names it lists, not abbreviations or POSIX offsets. */
+async function isKnownZone(ctx: Context, timezone: string): Promise<boolean> {
+  if (knownZones.has(timezone)) return true;
+  const [row] = await ctx.prisma.$queryRaw<{ known: boolean }[]>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timezone}) AS known`;
+  if (row?.known) knownZones.add(timezone);
+  return Boolean(row?.known);
+}
+
 /** The request's range and zone, checked: every fault is reported at once, at its parameter. */
 async function checkedRange(ctx: Context, args: MetricsArgs) {
   const issues = new ValidationIssues();
@@ -97,9 +108,7 @@ async function checkedRange(ctx: Context, args: MetricsArgs) {
       'value_error',
     );
   }
-  // The database is the authority on zone names; only IANA names are taken, not abbreviations or POSIX offsets.
-  const [known] = await ctx.prisma.$queryRaw<{ known: boolean }[]>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timezone}) AS known`;
-  if (!known?.known) issues.add(['timezone'], `Unknown time zone "${timezone.slice(0, 64)}": give an IANA name such as UTC or America/New_York.`, 'value_error');
+  if (!(await isKnownZone(ctx, timezone))) issues.add(['timezone'], `Unknown time zone "${timezone.slice(0, 64)}": give an IANA name such as UTC or America/New_York.`, 'value_error');
   if (!isKnownCurrency(currency)) issues.add(['currency'], `Unknown currency "${currency.slice(0, 16)}": give an ISO 4217 code such as usd.`, 'value_error');
   issues.throwIfAny();
   return { timezone, currency };
