@@ -62,6 +62,15 @@ export default [
               'MeterQuantity',
               // The answer to a sign-up: where the email went, the same whether or not the address had an account.
               'SignUpRequested',
+              // Computed answers with no identity: metrics over a range and their definitions and limits.
+              'Metric',
+              'MetricPeriod',
+              'Metrics',
+              'MetricsIntervalLimit',
+              'MetricsIntervalsLimits',
+              'MetricsLimits',
+              'MetricsResponse',
+              'MetricsTotals',
             ],
           },
         },

@@ -38,6 +38,7 @@ export const resourceScopes = [
   'meters:write',
   'webhooks:read',
   'webhooks:write',
+  'metrics:read',
 ] as const;
 
 export const allScopes = [...identityScopes, ...resourceScopes] as const;
@@ -93,4 +94,5 @@ export const scopeDescriptions: Record<Scope, string> = {
   'files:write': 'Upload and delete files',
   'webhooks:read': 'Read webhook endpoints and deliveries',
   'webhooks:write': 'Create and change webhook endpoints',
+  'metrics:read': 'Read metrics: orders, revenue, subscriptions and checkouts over time',
 };

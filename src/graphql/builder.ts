@@ -39,6 +39,7 @@ export const builder = new SchemaBuilder<{
     Metadata: { Input: Record<string, string | number | boolean>; Output: Record<string, string | number | boolean> };
     /** A meter's filter: checked by the usage module, clause by clause. */
     MeterFilter: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    Date: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

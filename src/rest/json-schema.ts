@@ -42,6 +42,7 @@ const scalars: Record<string, JsonSchema> = {
   [GraphQLBoolean.name]: { type: 'boolean' },
   UUID: { type: 'string', format: 'uuid' },
   DateTime: { type: 'string', format: 'date-time' },
+  Date: { type: 'string', format: 'date' },
   JSONObject: { type: 'object' },
   // A clause is {property, operator, value} or a nested filter (docs/usage.md).
   MeterFilter: {

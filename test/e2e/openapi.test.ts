@@ -310,13 +310,15 @@ describe('real responses validate against the document', () => {
       refunds: refund.body.id,
       disputes: dispute.id,
     };
+    // The query a read cannot do without.
+    const requiredQuery: Record<string, string> = { '/v1/metrics/': '?start_date=2026-01-01&end_date=2026-01-03&interval=day' };
     let found = 0;
     for (const route of routes.filter((r) => r.method === 'GET' && r.admits)) {
       const segments = route.path.split('/').slice(2);
       const portal = segments[0] === 'customer-portal';
       const resource = portal ? segments[1] : segments[0];
       if (route.pathParams.some((p) => p !== 'id') || (route.pathParams.length && !ids[resource])) continue;
-      const path = documentPath(route).replace('{id}', ids[resource]);
+      const path = documentPath(route).replace('{id}', ids[resource]) + (requiredQuery[route.path] ?? '');
       const response = await (portal ? customerApi : api)('GET', path);
       if (route.csv) {
         expect(response.status, route.path).toBe(200);

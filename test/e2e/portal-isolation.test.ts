@@ -207,6 +207,8 @@ function sample(ref: TypeRef, uuid: () => string = randomUUID): unknown {
       return true;
     case 'DateTime':
       return new Date().toISOString();
+    case 'Date':
+      return new Date().toISOString().slice(0, 10);
     case 'JSONObject':
     case 'Metadata':
       return {};

@@ -434,3 +434,34 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('usage events and mete
     expect(missing).toBeInstanceOf(HTTPValidationError);
   });
 });
+
+describe.each<EnvironmentName>(['production', 'sandbox'])('metrics through the official SDK against %s', (environment) => {
+  it('metrics.get answers a typed MetricsResponse: every period of the range, totals and definitions', async () => {
+    const { RFCDate } = await import('@polar-sh/sdk/types/rfcdate.js');
+    const { polar, organizationId } = await newOrganization(t.server, environment);
+    const result = await polar.metrics.get({
+      startDate: new RFCDate('2026-03-07'),
+      endDate: new RFCDate('2026-03-09'),
+      interval: 'day',
+      timezone: 'Europe/Paris',
+      organizationId,
+      billingType: ['one_time', 'recurring'],
+    });
+    expect(result.periods.map((p) => p.timestamp.toISOString())).toEqual(['2026-03-06T23:00:00.000Z', '2026-03-07T23:00:00.000Z', '2026-03-08T23:00:00.000Z']);
+    expect(result.periods[0]).toMatchObject({ orders: 0, revenue: 0, activeSubscriptions: 0, checkoutsConversion: 0 });
+    expect(result.totals).toMatchObject({ orders: 0, monthlyRecurringRevenue: 0, committedMonthlyRecurringRevenue: 0 });
+    expect(Object.keys(result.metrics)).toHaveLength(22);
+    expect(result.metrics.monthlyRecurringRevenue).toEqual({ slug: 'monthly_recurring_revenue', displayName: 'Monthly Recurring Revenue', type: 'currency' });
+  });
+
+  it('metrics.limits answers the earliest date and each interval\'s longest range; bad input throws HTTPValidationError', async () => {
+    const { RFCDate } = await import('@polar-sh/sdk/types/rfcdate.js');
+    const { polar } = await newOrganization(t.server, environment);
+    const limits = await polar.metrics.limits();
+    expect(limits.minDate.toString()).toBe('2023-01-01');
+    expect(limits.intervals.hour.maxDays).toBe(7);
+    const error = await rejectionOf(polar.metrics.get({ startDate: new RFCDate('2026-03-07'), endDate: new RFCDate('2026-03-09'), interval: 'day', timezone: 'Nowhere/Atlantis' }));
+    expect(error).toBeInstanceOf(HTTPValidationError);
+    expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['query', 'timezone'] })]);
+  });
+});

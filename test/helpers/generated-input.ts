@@ -157,6 +157,8 @@ function plausibleLeaf(named: GraphQLNamedType, gen: Generation, field: string):
       return fc.boolean();
     case 'DateTime':
       return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+    case 'Date':
+      return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
     case 'JSONObject':
     case 'Metadata':
       return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()), { maxKeys: 3 });
@@ -170,6 +172,7 @@ function plausibleString(field: string): fc.Arbitrary<string> {
   if (/url|uri/i.test(field)) return fc.constantFrom('https://example.com/hook', 'http://127.0.0.1:9/x', 'https://example.com/success?checkout_id={CHECKOUT_ID}');
   if (/currency/i.test(field)) return fc.constantFrom('usd', 'eur', 'USD');
   if (/country/i.test(field)) return fc.constantFrom('US', 'DE', 'FR');
+  if (/timezone/i.test(field)) return fc.constantFrom('UTC', 'America/New_York', 'Asia/Kolkata', 'Mars/Olympus_Mons', 'EST');
   if (/scope/i.test(field)) return fc.constantFrom('products:read', 'products:write openid', 'orders:read');
   return fc.oneof(fc.constantFrom('Starter', 'Pro plan', 'user_42', 'key-1'), fc.string({ maxLength: 16 }));
 }
@@ -189,6 +192,8 @@ function wrongLeaf(named: GraphQLNamedType): fc.Arbitrary<unknown> {
       return fc.oneof(fc.constantFrom<unknown>('not-a-uuid', '', 123, true, {}, '00000000-0000-0000-0000-00000000000g', `${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}}`, overlong), nul);
     case 'DateTime':
       return fc.constantFrom<unknown>('yesterday', '2024-13-45T99:99:99Z', '', true, {}, ['2024-01-01T00:00:00Z', 1]);
+    case 'Date':
+      return fc.constantFrom<unknown>('yesterday', '2024-02-30', '2024-1-1', '2024-01-01T00:00:00Z', '', true, 20240101, {}, ['2024-01-01']);
     case 'JSONObject':
       return fc.constantFrom<unknown>('text', 42, [1, 2], true, deepObject, { '\u0000': 1 }, { key: 'a\u0000' });
     case 'Metadata':

@@ -6,11 +6,12 @@ import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
+import { TimeInterval } from '../../graphql/time-interval.ts';
 import type { UsageEventSource } from '../../generated/prisma/client.ts';
 import { Customer } from '../customers/schema.ts';
 import { eventLimits, eventNameSortProperties, eventSortProperties, getEvent, ingestEvents, listEventNames, listEvents, maxClockSkewMs, type EventName as EventNameRow } from './events.ts';
 import { filterLimits, filterOperators, type AggregationFunction } from './filter.ts';
-import { createMeter, getMeter, listMeters, maxBuckets, meterQuantities, meterSortProperties, timeIntervals, updateMeter, type MeterQuantities as MeterQuantitiesShape } from './meters.ts';
+import { createMeter, getMeter, listMeters, maxBuckets, meterQuantities, meterSortProperties, updateMeter, type MeterQuantities as MeterQuantitiesShape } from './meters.ts';
 
 const eventsRead = { scope: ['events:read', 'events:write'] satisfies Scope[] as Scope[] };
 const eventsWrite = { scope: 'events:write' satisfies Scope as Scope };
@@ -216,10 +217,6 @@ const MeterSortOrder = sortOrderEnum(
   'MeterSortProperty',
 );
 
-export const TimeInterval = builder.enumType('TimeInterval', {
-  description: 'The length of the buckets of meter quantities.',
-  values: Object.fromEntries(timeIntervals.map((interval) => [interval, { description: `One ${interval}, from the start of the ${interval} in the requested time zone.` }])) as Record<(typeof timeIntervals)[number], { description: string }>,
-});
 
 const MeterQuantity = builder.objectRef<{ timestamp: Date; quantity: number }>('MeterQuantity').implement({
   description: "A meter's quantity over one bucket.",

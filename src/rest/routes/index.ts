@@ -11,6 +11,7 @@ import { discountRoutes } from './discounts.ts';
 import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
 import { licenseKeyRoutes } from './license-keys.ts';
+import { metricsRoutes } from './metrics.ts';
 import { orderRoutes } from './orders.ts';
 import { organizationRoutes } from './organizations.ts';
 import { paymentRoutes } from './payments.ts';
@@ -41,4 +42,5 @@ export const restRoutes: RestRoute[] = [
   ...customerPortalRoutes,
   ...webhookEndpointRoutes,
   ...webhookDeliveryRoutes,
+  ...metricsRoutes,
 ];
