@@ -17,6 +17,7 @@ import { refundNodeLoader } from '../modules/refunds/schema.ts';
 import { disputeNodeLoader } from '../modules/disputes/schema.ts';
 import { paymentNodeLoader } from '../modules/payments/schema.ts';
 import { discountNodeLoader } from '../modules/discounts/schema.ts';
+import { customFieldNodeLoader } from '../modules/custom-fields/schema.ts';
 import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
 import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
 import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
@@ -36,6 +37,7 @@ nodeFields([
   disputeNodeLoader,
   paymentNodeLoader,
   discountNodeLoader,
+  customFieldNodeLoader,
   benefitNodeLoader,
   benefitGrantNodeLoader,
   subscriptionNodeLoader,

@@ -19,6 +19,9 @@ import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { discountAmount } from '../discounts/amounts.ts';
 import { discountFits, findDiscount, redeemDiscount, type DiscountWithProducts } from '../discounts/service.ts';
+import { answersFor, attachedFieldsOf, checkAnswers, type Answers } from '../custom-fields/answers.ts';
+
+const answersLoc: Loc = ['input', 'customFieldData'];
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
@@ -37,6 +40,7 @@ interface BuyerFields {
   customerBillingName?: string | null;
   customerBillingAddress?: AddressInput | null;
   customerTaxId?: string | null;
+  customFieldData?: Record<string, unknown> | null;
 }
 
 /** What the buyer sends: their fields, and a discount code when the checkout allows codes. */
@@ -58,7 +62,6 @@ export interface CheckoutCreateInput extends BuyerFields {
   discountId?: string | null;
   embedOrigin?: string | null;
   subscriptionId?: string | null;
-  customFieldData?: Record<string, unknown> | null;
 }
 
 export interface CheckoutUpdateInput extends BuyerFields {
@@ -149,6 +152,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
   }
   checkAddress(issues, ['input', 'customerBillingAddress'], input.customerBillingAddress);
   checkSuccessUrl(issues, input.successUrl);
+  const customFieldData = input.customFieldData ? checkAnswers(issues, answersLoc, await attachedFieldsOf(ctx.prisma, chosen), input.customFieldData, false) : {};
   issues.throwIfAny();
 
   return ctx.prisma.$transaction(async (tx) => {
@@ -177,6 +181,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         requireBillingAddress: input.requireBillingAddress ?? false,
         metadata: input.metadata ?? {},
         customerMetadata: input.customerMetadata ?? {},
+        customFieldData,
         createdAt: ctx.now(),
         products: { create: input.products.map((productId, position) => ({ productId, position })) },
       },
@@ -221,7 +226,7 @@ async function lockCheckout(tx: Db, where: { id: string } | { clientSecret: stri
 }
 
 /** Applies buyer fields to an open checkout; returns the Prisma update. */
-async function buyerChanges(tx: Db, checkout: { id: string; productId: string; amount: number }, input: BuyerFields, issues: ValidationIssues) {
+async function buyerChanges(tx: Db, checkout: { id: string; productId: string; amount: number; customFieldData: unknown }, input: BuyerFields, issues: ValidationIssues) {
   const data: Prisma.CheckoutUncheckedUpdateInput = {};
   let productId = checkout.productId;
   if (input.productId && input.productId !== checkout.productId) {
@@ -245,7 +250,21 @@ async function buyerChanges(tx: Db, checkout: { id: string; productId: string; a
   }
   if (input.customerTaxId !== undefined) data.customerTaxId = input.customerTaxId ?? (null as never);
   if (input.isBusinessCustomer != null) data.isBusinessCustomer = input.isBusinessCustomer;
+  const answers = await answerChanges(tx, checkout, productId, input.customFieldData, issues);
+  if (answers) data.customFieldData = answers;
   return data;
+}
+
+/**
+ * The answers to custom fields after a change: those given, checked against the fields the
+ * (possibly new) product asks, replace the earlier ones; without new answers, a switch to another
+ * product keeps the answers to the fields it asks too. Null when they stay as they are.
+ */
+async function answerChanges(tx: Db, checkout: { productId: string; customFieldData: unknown }, productId: string, given: Record<string, unknown> | null | undefined, issues: ValidationIssues): Promise<Answers | null> {
+  if (given == null && productId === checkout.productId) return null;
+  const fields = await attachedFieldsOf(tx, productId);
+  if (given != null) return checkAnswers(issues, answersLoc, fields, given, false);
+  return answersFor(fields, checkout.customFieldData as Answers);
 }
 
 /**
@@ -368,6 +387,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     const checkout = { ...locked, ...(await db.checkout.update({ where: { id: locked.id }, data: changes })) };
     if (!checkout.customerEmail && !checkout.customerId) issues.add(['input', 'customerEmail'], 'Field required: the buyer’s email address', 'missing');
     if (checkout.requireBillingAddress && !checkout.customerBillingAddress) issues.add(['input', 'customerBillingAddress'], 'Field required: this checkout asks for a billing address', 'missing');
+    checkAnswers(issues, answersLoc, await attachedFieldsOf(db, checkout.productId), checkout.customFieldData as Answers, true);
     const total = totalOf(checkout);
     if (total > 0) {
       if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
