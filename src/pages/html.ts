@@ -17,7 +17,7 @@ p { margin: 0 0 1rem; }
 .muted { color: var(--muted); }
 .banner { background: #fff3cd; color: #5c4400; text-align: center; padding: .5rem; font-weight: 600; border-bottom: 1px solid #e0c36a; }
 label { display: block; font-weight: 600; margin: 0 0 .25rem; }
-input[type=email], input[type=password], input[type=text] { width: 100%; padding: .6rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; margin-bottom: 1rem; }
+input[type=email], input[type=password], input[type=text], input[type=number], input[type=date], select, textarea { width: 100%; padding: .6rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; margin-bottom: 1rem; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; padding: .75rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
 .choice { display: flex; gap: .5rem; align-items: center; margin: .25rem 0; }

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
-import { describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openPage, screenshots, seriousViolations } from '../helpers/chromium.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { checkoutWhen, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
@@ -348,5 +350,61 @@ describe('custom fields on products and checkouts', () => {
       'BAD_USER_INPUT',
     );
     expect(error.extensions.issues[0].loc).toEqual(['input', 'customFieldData', fields.seats.slug]);
+  });
+});
+
+describe('custom fields on the hosted checkout page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('renders each field as its input, shows refusals next to the field, and carries the answers to the order', async () => {
+    const fields = await fiveFields(t.org);
+    await t.org.polar.customFields.update({ id: fields.company.id, customFieldUpdate: { type: 'text', properties: { formLabel: 'Your company', formHelpText: 'As on the invoice', formPlaceholder: 'Acme Inc.', textarea: true, minLength: 2, maxLength: 10 } } });
+    const product = await productAsking(t.org, fields);
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id] });
+    const page = await openPage(browser);
+    await page.goto(checkout.url);
+    const input = (field: { slug: string }) => page.locator(`#field-${field.slug}`);
+    expect(await input(fields.company).evaluate((e) => [e.tagName, e.getAttribute('placeholder'), e.hasAttribute('required')])).toEqual(['TEXTAREA', 'Acme Inc.', true]);
+    expect(await page.locator(`label[for="field-${fields.company.slug}"]`).textContent()).toBe('Your company');
+    expect(await page.locator(`#field-${fields.company.slug}-hint`).textContent()).toBe('As on the invoice');
+    expect(await input(fields.seats).evaluate((e) => [e.getAttribute('type'), e.getAttribute('min'), e.getAttribute('max')])).toEqual(['number', '1', '50']);
+    expect(await input(fields.start).evaluate((e) => [e.getAttribute('type'), e.getAttribute('min'), e.getAttribute('max')])).toEqual(['date', '2026-01-01', '2026-12-31']);
+    expect(await input(fields.terms).getAttribute('type')).toBe('checkbox');
+    expect(await input(fields.size).evaluate((e) => [e.tagName, [...(e as HTMLSelectElement).options].map((o) => o.value)])).toEqual(['SELECT', ['', 's', 'l']]);
+    expect(await page.locator(`label[for="field-${fields.seats.slug}"]`).textContent()).toBe('Seats (optional)');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/checkout-custom-fields-desktop.png`, fullPage: true });
+
+    await page.getByLabel('Email').fill('fields@example.com');
+    await page.getByLabel('Country (2-letter code, such as US)').fill('US');
+    await input(fields.company).fill('A');
+    await input(fields.seats).fill('80');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator(`#field-${fields.company.slug}-error`).textContent()).toBe('String should have at least 2 characters');
+    expect(await page.locator(`#field-${fields.seats.slug}-error`).textContent()).toBe('Input should be less than or equal to 50');
+    expect(await page.locator(`#field-${fields.terms.slug}-error`).textContent()).toMatch(/checked/);
+    expect(await input(fields.company).getAttribute('aria-invalid')).toBe('true');
+    expect(await input(fields.company).inputValue()).toBe('A');
+    expect((await t.org.polar.checkouts.get({ id: checkout.id })).status).toBe('open');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await input(fields.company).fill('Acme');
+    await input(fields.seats).fill('12');
+    await input(fields.start).fill('2026-03-15');
+    await input(fields.terms).check();
+    await input(fields.size).selectOption('l');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
+    const order = await paidOrderOf(t.org, checkout.id);
+    expect(order.customFieldData).toEqual({
+      [fields.company.slug]: 'Acme', [fields.seats.slug]: 12, [fields.start.slug]: '2026-03-15', [fields.terms.slug]: true, [fields.size.slug]: 'l',
+    });
+    await page.context().close();
   });
 });
