@@ -32,6 +32,10 @@ button.secondary { background: #fff; color: var(--accent); }
 .item form { margin-top: .5rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 code { font-size: .9rem; word-break: break-all; }
+.answers { margin: .5rem 0 0; }
+.answers div { display: flex; gap: .25rem; }
+.answers dt { font-weight: 600; }
+.answers dd { margin: 0; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 .error { color: var(--danger); background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 @media (max-width: 30rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }

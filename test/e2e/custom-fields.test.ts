@@ -405,6 +405,16 @@ describe('custom fields on the hosted checkout page', () => {
     expect(order.customFieldData).toEqual({
       [fields.company.slug]: 'Acme', [fields.seats.slug]: 12, [fields.start.slug]: '2026-03-15', [fields.terms.slug]: true, [fields.size.slug]: 'l',
     });
+
+    // The customer's portal shows the answers under the order, labelled.
+    const session = expectStatus(await t.org.api('POST', '/customer-sessions/', { customer_id: order.customerId }), 201);
+    await page.goto(session.customer_portal_url);
+    await page.getByRole('button', { name: /^Continue as / }).click();
+    await page.waitForURL((url) => !url.search.includes('customer_session_token'));
+    const answers = page.locator('.item', { hasText: 'Workshop' }).locator('dl.answers > div');
+    expect(await answers.allTextContents()).toEqual(['Your company: Acme', 'Seats: 12', 'Start date: 2026-03-15', 'I accept the terms: Yes', 'Size: Large']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/portal-custom-fields-desktop.png`, fullPage: true });
     await page.context().close();
   });
 });

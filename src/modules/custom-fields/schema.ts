@@ -15,6 +15,7 @@ import {
   listCustomFields,
   updateCustomField,
   type CustomFieldProperties,
+  type LabelledAnswer,
   type SelectOption,
 } from './service.ts';
 
@@ -242,3 +243,13 @@ export const customFieldNodeLoader: NodeLoader = {
   load: getCustomField,
   objectType: (row) => customFieldObjectType(row as CustomFieldRow),
 };
+
+/** An answer to a custom field as a person reads it: for pages and for customers. */
+export const CustomFieldAnswer = builder.objectRef<LabelledAnswer>('CustomFieldAnswer').implement({
+  description: "An answer to a custom field, labelled for reading: the field's label and the answer as text.",
+  fields: (t) => ({
+    slug: t.exposeString('slug', { description: 'The slug of the field answered (the key in customFieldData).' }),
+    label: t.exposeString('label', { description: "The field's form label, else its name; the slug when the field is gone." }),
+    value: t.exposeString('value', { description: 'The answer as text: Yes or No for a checkbox, the option label for a select.' }),
+  }),
+});

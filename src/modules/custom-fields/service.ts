@@ -307,3 +307,36 @@ export async function deleteCustomField(ctx: Context, id: string) {
   });
   return true;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Answers as people read them
+
+export interface LabelledAnswer {
+  slug: string;
+  label: string;
+  value: string;
+}
+
+/**
+ * Stored answers with their fields' labels (the form label, else the name): in the order the
+ * product asks its fields, then the others by slug. A checkbox reads Yes or No, a select its
+ * option's label. A field deleted since keeps its label; an answer whose field is gone altogether
+ * is labelled by its slug.
+ */
+export async function labelledAnswers(db: Db, of: { organizationId: string; productId: string; customFieldData: unknown }): Promise<LabelledAnswer[]> {
+  const given = Object.entries(of.customFieldData as Record<string, unknown>).filter(([, value]) => value !== null && value !== '');
+  if (!given.length) return [];
+  const fields = await db.customField.findMany({
+    where: { organizationId: of.organizationId, slug: { in: given.map(([slug]) => slug) } },
+    include: { products: { where: { productId: of.productId }, select: { order: true } } },
+  });
+  const place = (slug: string) => fields.find((f) => f.slug === slug)?.products[0]?.order ?? Number.MAX_SAFE_INTEGER;
+  given.sort(([a], [b]) => place(a) - place(b) || a.localeCompare(b));
+  return given.map(([slug, value]) => {
+    const field = fields.find((f) => f.slug === slug);
+    const properties = (field?.properties ?? {}) as CustomFieldProperties;
+    const shown =
+      typeof value === 'boolean' ? (value ? 'Yes' : 'No') : field?.type === 'select' ? (properties.options?.find((o) => o.value === value)?.label ?? String(value)) : String(value);
+    return { slug, label: properties.formLabel ?? field?.name ?? slug, value: shown };
+  });
+}
