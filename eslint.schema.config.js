@@ -41,6 +41,7 @@ export default [
               'CustomerOrderPaymentConfirmation',
               'CustomerOrderPaymentStatus',
               'CustomerOrganization',
+              'CustomFieldAnswer',
               'CustomFieldSelectOption',
               'FileLink',
               'FileUploadMultipart',
