@@ -13,7 +13,7 @@ import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { checkoutWhen, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, expectValidationError, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { uuid } from '../helpers/matchers.ts';
-import { rejectionOf } from '../helpers/waiting.ts';
+import { eventually, rejectionOf } from '../helpers/waiting.ts';
 import { restClient } from '../helpers/server.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox', live: 'production' } });
@@ -313,6 +313,8 @@ describe('custom fields on products and checkouts', () => {
     expect((await checkoutWhen(t.org, checkout.id, 'succeeded')).customFieldData).toEqual(answers);
     const customer = await graphqlData(t.org.gql('query ($id: UUID!) { core { customer(id: $id) { customFieldData } } }', { id: order.customerId }));
     expect(customer.core.customer.customFieldData).toEqual(answers);
+    const state = await eventually(() => t.org.polar.customers.getState({ id: order.customerId }), (s) => s.activeSubscriptions.length === 1, 'the subscription to be active');
+    expect(state.activeSubscriptions[0].customFieldData).toEqual(answers);
     expect(expectStatus(await t.org.api('GET', `/orders/${order.id}`), 200).custom_field_data).toEqual(answers);
   });
 
