@@ -33,6 +33,7 @@ export default [
               'CustomerPortalMutation',
               // Values that belong to the resource they are nested in.
               'Address',
+              'AttachedCustomField',
               'BenefitLicenseKeyActivations',
               'BenefitLicenseKeyExpiration',
               'CheckoutBillingAddressFields',
@@ -40,6 +41,8 @@ export default [
               'CustomerOrderPaymentConfirmation',
               'CustomerOrderPaymentStatus',
               'CustomerOrganization',
+              'CustomFieldAnswer',
+              'CustomFieldSelectOption',
               'FileLink',
               'FileUploadMultipart',
               'FileUploadPart',

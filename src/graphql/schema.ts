@@ -18,6 +18,7 @@ import { refundNodeLoader } from '../modules/refunds/schema.ts';
 import { disputeNodeLoader } from '../modules/disputes/schema.ts';
 import { paymentNodeLoader } from '../modules/payments/schema.ts';
 import { discountNodeLoader } from '../modules/discounts/schema.ts';
+import { customFieldNodeLoader } from '../modules/custom-fields/schema.ts';
 import { benefitGrantNodeLoader, benefitNodeLoader } from '../modules/benefits/schema.ts';
 import { subscriptionNodeLoader } from '../modules/subscriptions/schema.ts';
 import { licenseKeyNodeLoader } from '../modules/license-keys/schema.ts';
@@ -40,6 +41,7 @@ nodeFields([
   disputeNodeLoader,
   paymentNodeLoader,
   discountNodeLoader,
+  customFieldNodeLoader,
   benefitNodeLoader,
   benefitGrantNodeLoader,
   subscriptionNodeLoader,

@@ -18,6 +18,7 @@ import { countrySelect } from './countries.ts';
 import { html, page, type Html, type PageScripts } from './html.ts';
 import { boundFormToken, checkBoundFormToken, sameOriginPost } from './session.ts';
 import { nextActionScripts, paymentElementScripts } from './stripe.ts';
+import { customFieldAnswers, customFieldErrorKey, customFieldsFieldset, customFieldsSelection, type CustomFieldsView } from './checkout-custom-fields.ts';
 
 const checkoutQuery = parse(`query ($clientSecret: String!) {
   checkoutClient(clientSecret: $clientSecret) {
@@ -31,6 +32,7 @@ const checkoutQuery = parse(`query ($clientSecret: String!) {
     paymentProcessorMetadata
     organization { name }
     product { name description }
+    ${customFieldsSelection}
     productPrice {
       amountType recurringInterval
       ... on ProductPriceFixed { priceAmount }
@@ -51,7 +53,7 @@ type FieldMode = 'required' | 'optional' | 'disabled';
 const addressFields = ['country', 'line1', 'line2', 'postalCode', 'city', 'state'] as const;
 type AddressField = (typeof addressFields)[number];
 
-interface CheckoutView {
+interface CheckoutView extends CustomFieldsView {
   id: string;
   status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
   amount: number;
@@ -254,6 +256,7 @@ ${addressFields
       : input(field, addressLabels[field], { value: value(field, address[field] ?? null), required: checkout.billingAddressFields[field] === 'required', autocomplete: { line1: 'address-line1', line2: 'address-line2', postalCode: 'postal-code', city: 'address-level2', state: 'address-level1' }[field] }, errors),
   )}
 </fieldset>
+${customFieldsFieldset(checkout, typed, errors)}
 ${card?.field ?? ''}
 <div class="actions"><button type="submit">${price.amountType === 'custom' ? 'Pay' : checkout.isPaymentRequired ? `Pay ${formatMoney(checkout.totalAmount, checkout.currency)}` : 'Get it'}</button></div>
 </form>`;
@@ -306,7 +309,9 @@ function confirmInput(checkout: CheckoutView, form: URLSearchParams): { input: R
   const address = Object.fromEntries(addressFields.map((field) => [field, text(field)]).filter(([, v]) => v !== null));
   if (Object.keys(address).length) input.customerBillingAddress = { ...address, country: (address.country as string | undefined)?.toUpperCase() ?? '' };
   if (text('card')) input.confirmationTokenId = text('card');
-  return { input, errors };
+  const custom = customFieldAnswers(checkout, form);
+  input.customFieldData = custom.answers;
+  return { input, errors: { ...errors, ...custom.errors } };
 }
 
 /** The confirm's refusal, as words next to the fields it is about. */
@@ -317,8 +322,8 @@ function fieldErrors(error: GraphQLError): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     const [, first, second] = issue.loc.map(String);
-    const field = first === 'customerBillingAddress' && second ? second : (fieldOf[first] ?? 'form');
-    errors[field] ??= issue.msg.replace(/^Field required: /, 'Required: ');
+    const field = customFieldErrorKey(issue.loc) ?? (first === 'customerBillingAddress' && second ? second : (fieldOf[first] ?? 'form'));
+    errors[field] ??= issue.msg.replace(/^Field required: /, 'Required: ').replace(/^Field required$/, 'Required.');
   }
   return errors;
 }

@@ -17,7 +17,7 @@ p { margin: 0 0 1rem; }
 .muted { color: var(--muted); }
 .banner { background: #fff3cd; color: #5c4400; text-align: center; padding: .5rem; font-weight: 600; border-bottom: 1px solid #e0c36a; }
 label { display: block; font-weight: 600; margin: 0 0 .25rem; }
-input[type=email], input[type=password], input[type=text] { width: 100%; padding: .6rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; margin-bottom: 1rem; }
+input[type=email], input[type=password], input[type=text], input[type=number], input[type=date], select, textarea { width: 100%; padding: .6rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; margin-bottom: 1rem; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; padding: .75rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
 .choice { display: flex; gap: .5rem; align-items: center; margin: .25rem 0; }
@@ -38,6 +38,10 @@ table.summary tr.total th, table.summary tr.total td { font-weight: 600; border-
 .item form { margin-top: .5rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 code { font-size: .9rem; word-break: break-all; }
+.answers { margin: .5rem 0 0; }
+.answers div { display: flex; gap: .25rem; }
+.answers dt { font-weight: 600; }
+.answers dd { margin: 0; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 .error { color: var(--danger); background: #fef3f2; border: 1px solid #fecdca; border-radius: 6px; padding: .6rem; margin: 0 0 1rem; }
 @media (max-width: 30rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }

@@ -32,6 +32,7 @@ const portalQuery = parse(`query {
       id createdAt status paid totalAmount currency isInvoiceGenerated billingName
       billingAddress { country line1 line2 postalCode city state }
       product { name }
+      customFieldAnswers { slug label value }
     } }
     subscriptions(limit: 100) { items {
       id status amount currency recurringInterval cancelAtPeriodEnd currentPeriodEnd endsAt
@@ -52,10 +53,22 @@ const operations = {
   signOut: parse(`mutation { customerPortal { signOut } }`),
 };
 
+interface CustomFieldAnswer {
+  slug: string;
+  label: string;
+  value: string;
+}
+
+/** What the customer answered at checkout, as label: value lines under the order. */
+function customFieldAnswerList(answers: CustomFieldAnswer[]): Html | string {
+  if (!answers.length) return '';
+  return html`<dl class="answers">${answers.map((answer) => html`<div><dt>${answer.label}:</dt> <dd>${answer.value}</dd></div>`)}</dl>`;
+}
+
 interface Portal {
   organization: { name: string; slug: string };
   customer: { email: string; name: string | null };
-  orders: { items: { id: string; createdAt: string; status: string; paid: boolean; totalAmount: number; currency: string; isInvoiceGenerated: boolean; billingName: string | null; billingAddress: Record<string, string | null> | null; product: { name: string } }[] };
+  orders: { items: { id: string; createdAt: string; status: string; paid: boolean; totalAmount: number; currency: string; isInvoiceGenerated: boolean; billingName: string | null; billingAddress: Record<string, string | null> | null; product: { name: string }; customFieldAnswers: CustomFieldAnswer[] }[] };
   subscriptions: { items: { id: string; status: string; amount: number; currency: string; recurringInterval: string; cancelAtPeriodEnd: boolean; currentPeriodEnd: string | null; endsAt: string | null; product: { name: string } }[] };
   benefitGrants: { items: { id: string; isGranted: boolean; benefit: { description: string; type: string } }[] };
   licenseKeys: { items: { id: string; key: string; status: string; expiresAt: string | null; usage: number; limitActivations: number | null; activations: { id: string; label: string; createdAt: string }[] }[] };
@@ -151,7 +164,7 @@ async function portalPage(environment: Environment, slug: string, principal: Cus
             true,
           )
         : html`<span class="muted">No invoice until paid.</span>`;
-    return html`<li class="item"><strong>${order.product.name}</strong> · ${formatMoney(order.totalAmount, order.currency)} · ${day(order.createdAt)} · <span class="status">${order.status}</span>${invoice}</li>`;
+    return html`<li class="item"><strong>${order.product.name}</strong> · ${formatMoney(order.totalAmount, order.currency)} · ${day(order.createdAt)} · <span class="status">${order.status}</span>${invoice}${customFieldAnswerList(order.customFieldAnswers)}</li>`;
   });
   const subscriptionRows = subscriptions.items.map((subscription) => {
     const period = subscription.currentPeriodEnd ? day(subscription.currentPeriodEnd) : null;

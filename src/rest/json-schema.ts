@@ -145,15 +145,20 @@ export class JsonSchemas {
    */
   private object(type: GraphQLObjectType, shape: WireShape): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
+    // A field the wire leaves out when null is optional, and never null when present.
+    const optional = new Set<string>();
     for (const field of shape.fields.values()) {
       const definition = this.selectedOn(field.on, type);
       if (!definition) continue;
-      properties[field.wire] = annotate(this.output(definition.type, field.shape), definition.description, definition.deprecationReason);
+      if (field.omitNull) optional.add(field.wire);
+      const value = field.omitNull ? this.outputValue(isNonNullType(definition.type) ? definition.type.ofType : definition.type, field.shape) : this.output(definition.type, field.shape);
+      properties[field.wire] = annotate(value, definition.description, definition.deprecationReason);
     }
     for (const [key, value] of Object.entries(shape.constants)) {
       if (!(key in properties)) properties[key] = { const: value, description: 'Always this value: Kassa does not model this part of the resource.' };
     }
-    const schema = withDescription({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false }, type.description);
+    const required = Object.keys(properties).filter((key) => !optional.has(key));
+    const schema = withDescription({ type: 'object', properties, required, additionalProperties: false }, type.description);
     return this.named(type.name, `shape:${type.name}:${JSON.stringify(schema)}`, () => schema);
   }
 

@@ -4,6 +4,7 @@ import { addressWire } from './customers.ts';
 import { organizationWire } from './organizations.ts';
 import { priceWire, productWire } from './products.ts';
 import { checkoutDiscountWire } from './discounts.ts';
+import { attachedCustomFieldWire } from './custom-fields.ts';
 
 const publicFields = `
   id createdAt modifiedAt paymentProcessor status clientSecret url expiresAt successUrl embedOrigin amount discountAmount
@@ -14,7 +15,8 @@ const publicFields = `
   customerTaxId paymentProcessorMetadata
   billingAddressFields { country state city postalCode line1 line2 }
   products { ${productWire} } product { ${productWire} } productPrice { ${priceWire} }
-  discount { ${checkoutDiscountWire} }`;
+  discount { ${checkoutDiscountWire} }
+  attachedCustomFields { ${attachedCustomFieldWire} } customFieldData`;
 
 export const CheckoutWire = `fragment CheckoutWire on Checkout {
   ${publicFields} metadata customerMetadata externalCustomerId customerExternalId subscriptionId }`;

@@ -6,25 +6,17 @@ import { organizationProfileConstants } from './organizations.ts';
 
 type Constants = Readonly<Record<string, unknown>>;
 
-// Custom fields are not modelled; checkouts carry them empty.
-const checkout: Constants = { attached_custom_fields: [], custom_field_data: {} };
 // Product media are not modelled; the portal's products carry none.
 const portalProduct: Constants = { medias: [] };
 
 const table: Record<string, Constants> = {
-  Checkout: checkout,
-  CheckoutPublic: checkout,
-  CheckoutPublicConfirmed: checkout,
   // Meters are not modelled; the customer state carries none.
   CustomerState: { active_meters: [] },
-  // Custom fields are not modelled; orders carry them empty.
-  Order: { custom_field_data: {} },
   Organization: organizationProfileConstants,
-  // Media files and custom fields are not modelled. Products embedded without their benefits (in
-  // orders) carry none.
-  Product: { benefits: [], medias: [], attached_custom_fields: [] },
-  // Custom fields and meters are not modelled; subscriptions carry them empty.
-  Subscription: { custom_field_data: {}, meters: [] },
+  // Media files are not modelled. Products embedded without their benefits (in orders) carry none.
+  Product: { benefits: [], medias: [] },
+  // Meters are not modelled; subscriptions carry none.
+  Subscription: { meters: [] },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
   // Meters are not modelled.
@@ -42,6 +34,22 @@ function deepFreeze<T>(value: T): T {
     for (const item of Object.values(value)) deepFreeze(item);
   }
   return value;
+}
+
+// Fields the wire format leaves out rather than sending null, by type: a custom field's properties
+// carry only the keys that were set.
+const formProperties = ['formLabel', 'formHelpText', 'formPlaceholder'];
+const omittedWhenNull: Record<string, readonly string[]> = {
+  CustomFieldTextProperties: [...formProperties, 'textarea', 'minLength', 'maxLength'],
+  CustomFieldNumberProperties: [...formProperties, 'ge', 'le'],
+  CustomFieldDateProperties: [...formProperties, 'ge', 'le'],
+  CustomFieldCheckboxProperties: formProperties,
+  CustomFieldSelectProperties: formProperties,
+};
+
+/** Whether the wire leaves the field of objects of `typeName` out when it is null. */
+export function omittedWhenNullOf(typeName: string, field: string): boolean {
+  return omittedWhenNull[typeName]?.includes(field) ?? false;
 }
 
 /** The constant wire fields of objects of `typeName`, if it has any. */

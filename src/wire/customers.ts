@@ -11,7 +11,7 @@ export const CustomerStateWire = /* GraphQL */ `
   fragment CustomerStateWire on CustomerState {
     ${customerWire}
     activeSubscriptions {
-      id createdAt modifiedAt metadata status amount currency recurringInterval currentPeriodStart currentPeriodEnd
+      id createdAt modifiedAt metadata customFieldData status amount currency recurringInterval currentPeriodStart currentPeriodEnd
       cancelAtPeriodEnd canceledAt startedAt endsAt productId discountId
     }
     grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }

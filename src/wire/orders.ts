@@ -11,7 +11,7 @@ export const OrderWire = /* GraphQL */ `
   fragment OrderWire on Order {
     id createdAt modifiedAt status paid subtotalAmount discountAmount netAmount taxAmount totalAmount
     refundedAmount refundedTaxAmount amount currency billingReason billingName billingAddress { ${addressWire} }
-    isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata productPriceId
+    isInvoiceGenerated customerId userId productId checkoutId subscriptionId subscription { ${subscriptionFieldsWire} } metadata customFieldData productPriceId
     productPrice { ${priceWire} } customer { ${customerWire} } product { ${productFieldsWire} }
     items { ${orderItemWire} } discountId discount { ${discountBaseWire} }
   }`;

@@ -1,6 +1,7 @@
 // The documented JSON of products: the selections REST responses, webhook payloads and
 // live events render it from (see wire/shape.ts for the mapping).
 import { benefitWire } from './benefits.ts';
+import { attachedCustomFieldWire } from './custom-fields.ts';
 
 /** The REST shape of a price, for the selections of every resource that carries one. */
 export const priceWire = `
@@ -12,6 +13,6 @@ export const priceWire = `
 export const productPublicFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId';
 /** A product without its prices, as orders carry it. */
 export const productFieldsWire = `${productPublicFieldsWire} metadata`;
-export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} }`;
+export const productWire = `${productFieldsWire} prices { ${priceWire} } benefits { ${benefitWire} } attachedCustomFields { ${attachedCustomFieldWire} }`;
 
 export const ProductWire = /* GraphQL */ `fragment ProductWire on Product { ${productWire} }`;

@@ -17,7 +17,7 @@ import {
   Kind,
 } from 'graphql';
 import { wireValues } from '../graphql/wire-values.ts';
-import { wireConstantsOf } from './constants.ts';
+import { omittedWhenNullOf, wireConstantsOf } from './constants.ts';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -39,6 +39,8 @@ export interface WireField {
    * (another type condition) has no such key. Documents of the wire format read it (rest/openapi.ts).
    */
   on: Map<string, GraphQLField<unknown, unknown>>;
+  /** Left out of the wire object when null, rather than sent as null (wire/constants.ts). */
+  omitNull?: boolean;
 }
 
 export function wireShape(
@@ -68,7 +70,10 @@ export function wireShape(
             earlier.shape.fields.set(name, field);
           }
           Object.assign(earlier.shape.constants, nested.constants);
-        } else shape.fields.set(key, { wire: snakeCase(key), shape: nested, values: isEnumType(named) ? wireValues(named) : null, on });
+        } else {
+          const omitNull = omittedWhenNullOf(type.name, name);
+          shape.fields.set(key, { wire: snakeCase(key), shape: nested, values: isEnumType(named) ? wireValues(named) : null, on, ...(omitNull ? { omitNull } : {}) });
+        }
       } else {
         const set2 = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
         const condition = set2.typeCondition ? (schema.getType(set2.typeCondition.name.value) as GraphQLCompositeType) : type;
@@ -87,6 +92,7 @@ interface WalkPlan {
   wires: string[];
   shapes: (WireShape | null)[];
   constants: [string, unknown][];
+  omitNull: boolean[];
 }
 const plans = new WeakMap<WireShape, WalkPlan>();
 
@@ -94,7 +100,7 @@ function planOf(shape: WireShape): WalkPlan {
   let plan = plans.get(shape);
   if (!plan) {
     const fields = [...shape.fields];
-    plan = { keys: fields.map(([key]) => key), wires: fields.map(([, f]) => f.wire), shapes: fields.map(([, f]) => f.shape), constants: Object.entries(shape.constants) };
+    plan = { keys: fields.map(([key]) => key), wires: fields.map(([, f]) => f.wire), shapes: fields.map(([, f]) => f.shape), constants: Object.entries(shape.constants), omitNull: fields.map(([, f]) => f.omitNull === true) };
     plans.set(shape, plan);
   }
   return plan;
@@ -152,11 +158,12 @@ function rename(value: unknown, plan: RenamePlan): void {
 function walk(value: unknown, shape: WireShape | null): unknown {
   if (value === null || value === undefined || shape === null) return value ?? null;
   if (Array.isArray(value)) return value.map((item) => walk(item, shape));
-  const { keys, wires, shapes, constants } = planOf(shape);
+  const { keys, wires, shapes, constants, omitNull } = planOf(shape);
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (let i = 0; i < keys.length; i++) {
     const item = source[keys[i]];
+    if (omitNull[i] && item == null) continue;
     // A field of another type condition is absent from the result, and stays absent.
     if (item !== undefined || keys[i] in source) out[wires[i]] = shapes[i] === null ? (item ?? null) : walk(item, shapes[i]);
   }

@@ -10,7 +10,7 @@ export const subscriptionPublicFieldsWire = `
   id createdAt modifiedAt amount currency recurringInterval status currentPeriodStart currentPeriodEnd cancelAtPeriodEnd
   canceledAt startedAt endsAt endedAt customerId productId checkoutId customerCancellationReason customerCancellationComment`;
 /** A subscription's own fields, with its metadata. */
-export const subscriptionFieldsWire = `${subscriptionPublicFieldsWire} metadata discountId`;
+export const subscriptionFieldsWire = `${subscriptionPublicFieldsWire} metadata customFieldData discountId`;
 
 export const SubscriptionWire = /* GraphQL */ `
   fragment SubscriptionWire on Subscription {

@@ -238,6 +238,36 @@ describe('real responses validate against the document', () => {
     expectDocumented(validator, 'POST', '/files/', file);
   });
 
+  it('custom fields of every kind, attached to a product and answered on a checkout', async () => {
+    const kinds = [
+      { type: 'text', slug: 'company', name: 'Company', properties: { form_label: 'Company', textarea: true, max_length: 50 } },
+      { type: 'number', slug: 'seats', name: 'Seats', properties: { ge: 1 } },
+      { type: 'date', slug: 'start', name: 'Start', properties: {} },
+      { type: 'checkbox', slug: 'terms', name: 'Terms', properties: { form_help_text: 'Read them' } },
+      { type: 'select', slug: 'size', name: 'Size', properties: { options: [{ value: 's', label: 'Small' }] } },
+    ];
+    const ids: string[] = [];
+    for (const body of kinds) {
+      expect(validator.request('POST', '/custom-fields/', body)).toEqual([]);
+      const created = await org.api('POST', '/custom-fields/', body);
+      expectDocumented(validator, 'POST', '/custom-fields/', created);
+      ids.push(created.body.id);
+    }
+    expectDocumented(validator, 'GET', '/custom-fields/', await org.api('GET', '/custom-fields/?type=select&type=text&sorting=-name'));
+    expectDocumented(validator, 'GET', '/custom-fields/{id}', await org.api('GET', `/custom-fields/${ids[0]}`));
+    expectDocumented(validator, 'PATCH', '/custom-fields/{id}', await org.api('PATCH', `/custom-fields/${ids[1]}`, { type: 'number', properties: { le: 10 } }));
+    const product = await org.api('POST', '/products/', {
+      name: 'Asks', recurring_interval: null, prices: [{ amount_type: 'free' }], attached_custom_fields: ids.map((id) => ({ custom_field_id: id, required: false })),
+    });
+    expectDocumented(validator, 'POST', '/products/', product);
+    const checkout = await org.api('POST', '/checkouts/', { products: [product.body.id], custom_field_data: { company: 'Acme', seats: 3, start: '2031-01-02', terms: true, size: 's' } });
+    expectDocumented(validator, 'POST', '/checkouts/', checkout);
+    expectDocumented(validator, 'GET', '/checkouts/client/{client_secret}', await org.publicApi('GET', `/checkouts/client/${checkout.body.client_secret}`));
+    const deleted = await org.api('DELETE', `/custom-fields/${ids[4]}`);
+    expect(deleted.status).toBe(204);
+    expectDocumented(validator, 'DELETE', '/custom-fields/{id}', deleted);
+  });
+
   it('POST /v1/checkouts/ 422', async () => {
     const response = await org.api('POST', '/checkouts/', { products: ['not-a-uuid'], unknown_field: true });
     expect(response.status).toBe(422);

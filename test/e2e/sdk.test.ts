@@ -240,12 +240,50 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
 
   it('throws the typed ResourceNotFound for an operation Kassa does not serve, not a validation error', async () => {
     const { polar } = await newOrganization(t.server, environment);
-    // Custom fields are not served yet: when they are, name another operation Kassa does not serve.
-    const error = await rejectionOf(polar.customFields.get({ id: randomUUID() }));
+    // Customer meters are not served: when they are, name another operation Kassa does not serve.
+    const error = await rejectionOf(polar.customerMeters.get({ id: randomUUID() }));
     expect(error).toBeInstanceOf(ResourceNotFound);
     expect(error).not.toBeInstanceOf(ResponseValidationError);
     expect((error as ResourceNotFound).statusCode).toBe(404);
-    expect((error as ResourceNotFound).detail).toMatch(/^No endpoint at GET \/v1\/custom-fields\//);
+    expect((error as ResourceNotFound).detail).toMatch(/^No endpoint at GET \/v1\/customer-meters\//);
+  });
+
+  it('creates, lists, gets, updates and deletes a custom field, and attaches it to a product', async () => {
+    const { polar, organizationId } = await newOrganization(t.server, environment);
+    const created = await polar.customFields.create({
+      type: 'select', slug: 'Plan-Size', name: 'Plan size', properties: { formLabel: 'Size', options: [{ value: 'team', label: 'Team' }] }, metadata: { source: 'sdk' },
+    });
+    expect(created).toMatchObject({ type: 'select', slug: 'plan-size', organizationId, metadata: { source: 'sdk' }, properties: { formLabel: 'Size', options: [{ value: 'team', label: 'Team' }] } });
+    expect(await polar.customFields.get({ id: created.id })).toEqual(created);
+    const listed = await polar.customFields.list({ typeFilter: 'select' });
+    expect(listed.result.items.map((f) => f.id)).toEqual([created.id]);
+    const updated = await polar.customFields.update({ id: created.id, customFieldUpdate: { type: 'select', name: 'Team size', properties: { options: [{ value: 'team', label: 'Team' }, { value: 'org', label: 'Organization' }] } } });
+    expect(updated).toMatchObject({ name: 'Team size', properties: { options: [{ value: 'team', label: 'Team' }, { value: 'org', label: 'Organization' }] } });
+    const product = await polar.products.create({
+      name: 'Seats', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' }], attachedCustomFields: [{ customFieldId: created.id, required: true }],
+    });
+    expect(product.attachedCustomFields).toEqual([{ customFieldId: created.id, customField: updated, order: 0, required: true }]);
+    await polar.customFields.delete({ id: created.id });
+    expect(await rejectionOf(polar.customFields.get({ id: created.id }))).toBeInstanceOf(ResourceNotFound);
+    expect((await polar.products.get({ id: product.id })).attachedCustomFields).toEqual([]);
+  });
+
+  it('throws HTTPValidationError for a bad custom field and ResourceNotFound for an unknown one', async () => {
+    const { polar } = await newOrganization(t.server, environment);
+    const invalid = await rejectionOf(polar.customFields.create({ type: 'number', slug: 'seats', name: 'Seats', properties: { ge: 10, le: 1 } }));
+    expect(invalid).toBeInstanceOf(HTTPValidationError);
+    expect((invalid as HTTPValidationError).detail?.map((d) => d.loc)).toEqual([['body', 'properties', 'le']]);
+    await polar.customFields.create({ type: 'number', slug: 'seats', name: 'Seats', properties: {} });
+    expect(await rejectionOf(polar.customFields.create({ type: 'text', slug: 'SEATS', name: 'Again', properties: {} }))).toBeInstanceOf(HTTPValidationError);
+    for (const call of [
+      polar.customFields.get({ id: randomUUID() }),
+      polar.customFields.update({ id: randomUUID(), customFieldUpdate: { type: 'text', name: 'Ghost' } }),
+      polar.customFields.delete({ id: randomUUID() }),
+    ]) {
+      const error = await rejectionOf(call);
+      expect(error).toBeInstanceOf(ResourceNotFound);
+      expect(error).not.toBeInstanceOf(ResponseValidationError);
+    }
   });
 
   it('throws ResourceNotFound when updating an id that does not exist', async () => {

@@ -69,7 +69,7 @@ describe('GET /v1/subscriptions/export', () => {
     // each with its own amount, stand in for them.
     const prisma = t.server.kassa.environments.sandbox.environment.prisma;
     const bought = await prisma.subscription.findFirstOrThrow({ where: { organizationId: t.org.organizationId } });
-    const { id: _id, metadata: _metadata, ...copy } = bought;
+    const { id: _id, metadata: _metadata, customFieldData: _customFieldData, ...copy } = bought;
     const extra = 250;
     await prisma.subscription.createMany({ data: Array.from({ length: extra }, (_, i) => ({ ...copy, amount: 10_000 + i, status: i % 2 ? 'active' : 'canceled' })) });
 

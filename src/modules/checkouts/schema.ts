@@ -9,7 +9,7 @@ import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { CheckoutStatus as CheckoutStatuses } from '../../generated/prisma/enums.ts';
 import { Address, AddressInput } from '../customers/schema.ts';
-import { Product, ProductPrice } from '../products/schema.ts';
+import { AttachedCustomField, Product, ProductPrice } from '../products/schema.ts';
 import { testCards } from '../payments/processor.ts';
 import { CheckoutDiscount } from '../discounts/schema.ts';
 import {
@@ -62,6 +62,8 @@ const BillingAddressFieldMode = builder.enumType('BillingAddressFieldMode', {
 
 // Inputs the client library sends for features Kassa does not have: they are taken and dropped.
 const ignored = 'Accepted for compatibility and ignored.';
+const answersDescription =
+  "Answers to the selected product's custom fields, by slug; replaces the answers given before. Each is checked by its field's type and properties (BAD_USER_INPUT at customFieldData.<slug>); a slug the product does not ask is refused.";
 
 type Mode = 'required' | 'optional' | 'disabled';
 const BillingAddressFields = builder.objectRef<Record<'country' | 'state' | 'city' | 'postalCode' | 'line1' | 'line2', Mode>>('CheckoutBillingAddressFields').implement({
@@ -159,6 +161,19 @@ const publicFields = (t: CheckoutFieldBuilder) => ({
     resolve: (c: unknown) => (c as { products: { product: never }[] }).products.map((offered) => offered.product),
   }),
   product: t.relation('product', { description: 'The selected product.' }),
+  attachedCustomFields: t.field({
+    type: [AttachedCustomField],
+    description: 'The custom fields the selected product asks, in order: what the checkout page shows.',
+    select: ((_args: unknown, _ctx: unknown, nested: () => object) => ({
+      product: { select: { customFields: { ...nested(), where: { customField: { deletedAt: null } }, orderBy: { order: 'asc' } } } },
+    })) as never,
+    resolve: (c: unknown) => (c as { product: { customFields: never[] } }).product.customFields,
+  }),
+  customFieldData: t.field({
+    type: 'JSONObject',
+    description: "The buyer's answers to the selected product's custom fields, by the field's slug.",
+    resolve: (c) => c.customFieldData as Record<string, unknown>,
+  }),
   productPrice: t.relation('productPrice', { type: ProductPrice, description: "The selected product's price the buyer pays." }),
 });
 
@@ -246,7 +261,7 @@ const CheckoutCreateInput = builder.inputType('CheckoutCreateInput', {
     }),
     subscriptionId: t.field({ type: 'UUID', description: 'A subscription to upgrade. Upgrades are not supported: BAD_USER_INPUT when given.' }),
     embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
-    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: answersDescription }),
   }),
 });
 
@@ -263,7 +278,7 @@ const CheckoutUpdateInput = builder.inputType('CheckoutUpdateInput', {
     allowDiscountCodes: t.boolean({ description: 'Whether the buyer may enter a discount code.' }),
     discountId: t.field({ type: 'UUID', description: 'A discount of the organization to apply, checked as at checkoutCreate; null removes the discount.' }),
     embedOrigin: t.string({ description: `The origin of a page embedding the checkout. ${ignored}` }),
-    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: answersDescription }),
   }),
 });
 
@@ -275,7 +290,7 @@ const CheckoutUpdatePublicInput = builder.inputType('CheckoutUpdatePublicInput',
     discountCode: t.string({
       description: 'A discount code of the organization, in any case, when the checkout allows codes; checked as discountId is at checkoutCreate. null removes the discount.',
     }),
-    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: answersDescription }),
   }),
 });
 
@@ -287,7 +302,7 @@ const CheckoutConfirmInput = builder.inputType('CheckoutConfirmInput', {
     discountCode: t.string({
       description: 'A discount code of the organization, in any case, when the checkout allows codes; checked as discountId is at checkoutCreate. null removes the discount.',
     }),
-    customFieldData: t.field({ type: 'JSONObject', description: `Answers to custom fields. ${ignored}` }),
+    customFieldData: t.field({ type: 'JSONObject', description: `${answersDescription} Every required field must be answered by now.` }),
     confirmationTokenId: t.string({ description: `The payment method token; in sandbox a test card: ${Object.values(testCards).join(', ')}.` }),
   }),
 });

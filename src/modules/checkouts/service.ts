@@ -19,8 +19,11 @@ import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { discountAmount } from '../discounts/amounts.ts';
 import { discountFits, findDiscount, redeemDiscount, type DiscountWithProducts } from '../discounts/service.ts';
+import { answersFor, attachedFieldsOf, checkAnswers, type Answers } from '../custom-fields/answers.ts';
 import { expired, notOpen, paymentError } from './errors.ts';
 import { retryFailedCheckout } from './retry.ts';
+
+const answersLoc: Loc = ['input', 'customFieldData'];
 
 export const checkoutLifetimeMs = 3600 * 1000;
 export const checkoutSortProperties = ['created_at', 'expires_at', 'status'] as const;
@@ -36,6 +39,7 @@ interface BuyerFields {
   customerBillingName?: string | null;
   customerBillingAddress?: AddressInput | null;
   customerTaxId?: string | null;
+  customFieldData?: Record<string, unknown> | null;
 }
 
 /** What the buyer sends: their fields, and a discount code when the checkout allows codes. */
@@ -57,7 +61,6 @@ export interface CheckoutCreateInput extends BuyerFields {
   discountId?: string | null;
   embedOrigin?: string | null;
   subscriptionId?: string | null;
-  customFieldData?: Record<string, unknown> | null;
   /** Not in the GraphQL input: the checkout link a visitor opened (modules/checkout-links). */
   checkoutLinkId?: string | null;
   /** Not in the GraphQL input: a discount that no longer applies is left off instead of refused. */
@@ -152,6 +155,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
   }
   checkAddress(issues, ['input', 'customerBillingAddress'], input.customerBillingAddress);
   checkSuccessUrl(issues, input.successUrl);
+  const customFieldData = input.customFieldData ? checkAnswers(issues, answersLoc, await attachedFieldsOf(ctx.prisma, chosen), input.customFieldData, false) : {};
   issues.throwIfAny();
 
   return ctx.prisma.$transaction(async (tx) => {
@@ -181,6 +185,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         metadata: input.metadata ?? {},
         customerMetadata: input.customerMetadata ?? {},
         checkoutLinkId: input.checkoutLinkId ?? null,
+        customFieldData,
         createdAt: ctx.now(),
         products: { create: input.products.map((productId, position) => ({ productId, position })) },
       },
@@ -225,7 +230,7 @@ async function lockCheckout(tx: Db, where: { id: string } | { clientSecret: stri
 }
 
 /** Applies buyer fields to an open checkout; returns the Prisma update. */
-async function buyerChanges(tx: Db, checkout: { id: string; productId: string; amount: number }, input: BuyerFields, issues: ValidationIssues) {
+async function buyerChanges(tx: Db, checkout: { id: string; productId: string; amount: number; customFieldData: unknown }, input: BuyerFields, issues: ValidationIssues) {
   const data: Prisma.CheckoutUncheckedUpdateInput = {};
   let productId = checkout.productId;
   if (input.productId && input.productId !== checkout.productId) {
@@ -249,7 +254,21 @@ async function buyerChanges(tx: Db, checkout: { id: string; productId: string; a
   }
   if (input.customerTaxId !== undefined) data.customerTaxId = input.customerTaxId ?? (null as never);
   if (input.isBusinessCustomer != null) data.isBusinessCustomer = input.isBusinessCustomer;
+  const answers = await answerChanges(tx, checkout, productId, input.customFieldData, issues);
+  if (answers) data.customFieldData = answers;
   return data;
+}
+
+/**
+ * The answers to custom fields after a change: those given, checked against the fields the
+ * (possibly new) product asks, replace the earlier ones; without new answers, a switch to another
+ * product keeps the answers to the fields it asks too. Null when they stay as they are.
+ */
+async function answerChanges(tx: Db, checkout: { productId: string; customFieldData: unknown }, productId: string, given: Record<string, unknown> | null | undefined, issues: ValidationIssues): Promise<Answers | null> {
+  if (given == null && productId === checkout.productId) return null;
+  const fields = await attachedFieldsOf(tx, productId);
+  if (given != null) return checkAnswers(issues, answersLoc, fields, given, false);
+  return answersFor(fields, checkout.customFieldData as Answers);
 }
 
 /**
@@ -373,6 +392,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     const checkout = { ...locked, ...(await db.checkout.update({ where: { id: locked.id }, data: changes })) };
     if (!checkout.customerEmail && !checkout.customerId) issues.add(['input', 'customerEmail'], 'Field required: the buyer’s email address', 'missing');
     if (checkout.requireBillingAddress && !checkout.customerBillingAddress) issues.add(['input', 'customerBillingAddress'], 'Field required: this checkout asks for a billing address', 'missing');
+    checkAnswers(issues, answersLoc, await attachedFieldsOf(db, checkout.productId), checkout.customFieldData as Answers, true);
     const total = totalOf(checkout);
     if (total > 0) {
       if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');

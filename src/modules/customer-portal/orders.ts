@@ -17,6 +17,8 @@ import { raises } from '../../graphql/errors.ts';
 import { PaymentProcessor } from '../checkouts/schema.ts';
 import { orderNotEligibleForRetry, orderPaymentStatus, paymentAlreadyInProgress, retryOrderPayment } from '../payments/service.ts';
 import { CustomerOrderProduct } from './products.ts';
+import { CustomFieldAnswer } from '../custom-fields/schema.ts';
+import { labelledAnswers } from '../custom-fields/service.ts';
 
 const CustomerOrderSortOrder = sortOrderEnum(
   'CustomerOrderSortOrder',
@@ -67,6 +69,12 @@ export const CustomerOrder = builder.prismaObject('Order', {
       description: 'When a declined renewal is charged again; null when no retry is scheduled.',
       select: { paid: true, billingPeriodStart: true, subscription: { select: { status: true, currentPeriodEnd: true, retryAt: true } } },
       resolve: (order) => nextPaymentAttemptAt(order),
+    }),
+    customFieldAnswers: t.field({
+      type: [CustomFieldAnswer],
+      description: 'What the customer answered to the custom fields at checkout, labelled; empty if none.',
+      select: { organizationId: true, productId: true, customFieldData: true },
+      resolve: (order, _args, ctx) => labelledAnswers(ctx.prisma, order),
     }),
   }),
 });

@@ -99,7 +99,14 @@ export const CustomerFields = builder.prismaInterface('Customer', {
 export const Customer = builder.prismaObject('Customer', {
   interfaces: [Node, CustomerFields],
   description: 'Someone who buys from an organization.',
-  fields: (t) => customerFields(t as unknown as CustomerFieldBuilder),
+  fields: (t) => ({
+    ...customerFields(t as unknown as CustomerFieldBuilder),
+    customFieldData: t.field({
+      type: 'JSONObject',
+      description: "The answers to custom fields of the checkouts the customer confirmed, by the field's slug; a later answer replaces an earlier one.",
+      resolve: (customer) => customer.customFieldData as Record<string, unknown>,
+    }),
+  }),
 });
 
 export const CustomerState = builder.prismaObject('Customer', {

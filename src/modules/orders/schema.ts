@@ -119,6 +119,11 @@ export const Order = builder.prismaObject('Order', {
     discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount that took discountAmount off; null if none.' }),
     discount: t.relation('discount', { type: Discount, nullable: true, description: 'The discount that took discountAmount off, even if deleted since; null if none.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data: the checkout's, on an order a checkout made; empty on a renewal.", resolve: (order) => order.metadata as Metadata }),
+    customFieldData: t.field({
+      type: 'JSONObject',
+      description: "The buyer's answers to the product's custom fields, by the field's slug: the checkout's, on an order a checkout made; empty on a renewal.",
+      resolve: (order) => order.customFieldData as Record<string, unknown>,
+    }),
     customer: t.relation('customer', { description: 'The customer who bought.' }),
     product: t.relation('product', { description: 'The product bought.' }),
     productPriceId: t.field({

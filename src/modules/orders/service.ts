@@ -71,9 +71,20 @@ async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   return customer;
 }
 
+/**
+ * The checkout's answers to custom fields, added to the customer's: a later answer to a field
+ * replaces an earlier one. The customer's row is written in the confirm transaction.
+ */
+async function keepCustomFieldAnswers(db: Db, customer: { id: string; customFieldData: unknown }, answers: unknown) {
+  const given = answers as Record<string, unknown>;
+  if (!Object.keys(given).length) return;
+  await db.customer.update({ where: { id: customer.id }, data: { customFieldData: { ...(customer.customFieldData as Record<string, unknown>), ...given } as object } });
+}
+
 /** The pending order of a confirmed checkout; for a recurring product, with the subscription it starts. */
 export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkout, paymentMethod: string) {
   const customer = await customerFor(ctx, db, checkout);
+  await keepCustomFieldAnswers(db, customer, checkout.customFieldData);
   const product = await db.product.findUniqueOrThrow({ where: { id: checkout.productId } });
   const subscription = product.isRecurring ? await startSubscription(ctx, db, checkout, customer.id, paymentMethod) : null;
   const subtotal = checkout.amount;
@@ -97,6 +108,7 @@ export async function createPendingOrder(ctx: Context, db: Db, checkout: Checkou
       subscriptionId: subscription?.id ?? null,
       billingPeriodStart: subscription?.currentPeriodStart ?? null,
       metadata: checkout.metadata ?? {},
+      customFieldData: checkout.customFieldData ?? {},
       createdAt: ctx.now(),
       items: { create: [{ label: product.name, amount: subtotal, taxAmount: checkout.taxAmount, productPriceId: checkout.productPriceId }] },
     },

@@ -7,6 +7,7 @@ import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
 import { CoreMutation, CoreQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { PriceAmountType as PriceAmountTypes, RecurringInterval as RecurringIntervals } from '../../generated/prisma/enums.ts';
+import { CustomField } from '../custom-fields/schema.ts';
 import { createProduct, getProduct, listProducts, productSortProperties, updateProduct } from './service.ts';
 
 const recurringIntervalDescription = 'How often a recurring product bills. Products bill monthly or yearly.';
@@ -137,11 +138,28 @@ export const productFields = (t: ProductFieldBuilder) => ({
   }),
 });
 
+/** A custom field as a product asks it. */
+export const AttachedCustomField = builder.prismaObject('ProductCustomField', {
+  name: 'AttachedCustomField',
+  description: 'A custom field asked at the checkout of a product: where, and whether the buyer must answer it.',
+  fields: (t) => ({
+    customFieldId: t.expose('customFieldId', { type: 'UUID', description: 'The custom field.' }),
+    customField: t.relation('customField', { type: CustomField, description: 'The custom field, with its properties.' }),
+    order: t.exposeInt('order', { description: 'Its place among the fields the product asks, from 0.' }),
+    required: t.exposeBoolean('required', { description: 'Whether the buyer must answer it to confirm.' }),
+  }),
+});
+
+/** The custom fields a product asks at checkout, in order. */
+export const attachedCustomFieldsField = (t: ProductFieldBuilder) =>
+  t.relation('customFields', { type: AttachedCustomField, description: 'The custom fields asked at checkout, in order.', query: { orderBy: { order: 'asc' } } });
+
 export const Product = builder.prismaObject('Product', {
   interfaces: [Node],
   description: 'Something an organization sells, one-time or recurring, with its price.',
   fields: (t) => ({
     ...productFields(t as unknown as ProductFieldBuilder),
+    attachedCustomFields: attachedCustomFieldsField(t as unknown as ProductFieldBuilder),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; never shown to buyers.", resolve: (product) => product.metadata as Metadata }),
     organization: t.relation('organization', { description: 'The organization that sells it.' }),
   }),
@@ -163,7 +181,7 @@ const ProductPriceInput = builder.inputType('ProductPriceInput', {
 });
 
 const AttachedCustomFieldInput = builder.inputType('AttachedCustomFieldInput', {
-  description: 'A custom field asked at checkout. Kassa has no custom fields: any given is refused with BAD_USER_INPUT.',
+  description: 'A custom field asked at the checkout of the product.',
   fields: (t) => ({
     customFieldId: t.field({ type: 'UUID', required: true, description: 'The custom field to ask.' }),
     required: t.boolean({ required: true, description: 'Whether the buyer must answer it.' }),
@@ -184,7 +202,10 @@ const ProductCreateInput = builder.inputType('ProductCreateInput', {
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
     medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
-    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Custom fields. Not supported: send an empty list or omit it.' }),
+    attachedCustomFields: t.field({
+      type: [AttachedCustomFieldInput],
+      description: "The organization's custom fields asked at checkout, in this order, each once; BAD_USER_INPUT for a field not found.",
+    }),
   }),
 });
 
@@ -202,7 +223,7 @@ const ProductUpdateInput = builder.inputType('ProductUpdateInput', {
     prices: t.field({ type: [ProductPriceInput], description: 'The new live prices, exactly one. A price not kept is archived.' }),
     metadata: t.field({ type: MetadataScalar, description: 'Replaces the whole metadata object.' }),
     medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
-    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Custom fields. Not supported: send an empty list or omit it.' }),
+    attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Replaces the custom fields asked at checkout, in this order; empty asks none.' }),
   }),
 });
 
@@ -236,7 +257,7 @@ builder.objectFields(CoreMutation, (t) => ({
   productCreate: t.prismaField({
     type: 'Product',
     description:
-      'Creates a product with its one price. BAD_USER_INPUT names each invalid field: a short name, no or several prices, an amount out of range, an unknown currency.',
+      'Creates a product with its one price. BAD_USER_INPUT names each invalid field: a short name, no or several prices, an amount out of range, an unknown currency, a custom field not found.',
     authScopes: { scope: 'products:write' },
     args: { input: t.arg({ type: ProductCreateInput, required: true, description: 'The product to create.' }) },
     resolve: (query, _root, { input }, ctx) => createProduct(ctx, input, query),

@@ -2,6 +2,7 @@
 // exactly one live static price (fixed, custom or free); replacing it archives the old one, so an
 // amount that was ever sold against is never edited.
 import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
 import { isKnownCurrency } from '../../currencies.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
@@ -140,9 +141,23 @@ function checkCommonFields(issues: ValidationIssues, input: ProductFields): void
     issues.add(['input', 'description'], 'String should have at most 10000 characters', 'string_too_long');
   }
   if (input.medias?.length) issues.add(['input', 'medias'], 'Product media files are not supported by this server; send an empty list.');
-  if (input.attachedCustomFields?.length) {
-    issues.add(['input', 'attachedCustomFields'], 'Custom fields are not supported by this server; send an empty list.');
-  }
+}
+
+type AttachedCustomFieldInput = NonNullable<ProductFields['attachedCustomFields']>[number];
+
+/**
+ * The custom fields a product asks at checkout, in the order given: each a live field of the
+ * product's organization, each once. Another organization's field is answered as not found.
+ */
+async function checkAttachedCustomFields(db: Db, issues: ValidationIssues, organizationId: string, attached: AttachedCustomFieldInput[]) {
+  const loc: Loc = ['input', 'attachedCustomFields'];
+  const ids = attached.map((a) => a.customFieldId);
+  const found = ids.length ? await db.customField.findMany({ where: { id: { in: ids }, organizationId, deletedAt: null }, select: { id: true } }) : [];
+  attached.forEach((a, i) => {
+    if (!found.some((f) => f.id === a.customFieldId)) issues.add([...loc, i, 'customFieldId'], 'Custom field not found.');
+    else if (ids.indexOf(a.customFieldId) !== i) issues.add([...loc, i, 'customFieldId'], 'Each custom field may be attached once.');
+  });
+  return attached.map((a, order) => ({ customFieldId: a.customFieldId, required: a.required, order }));
 }
 
 /** The product's sort keys, from its live static price. */
@@ -202,6 +217,7 @@ export async function createProduct(ctx: Context, input: ProductCreateInput, que
   } catch (error) {
     issues.list.push(...(error as { issues: ValidationIssues['list'] }).issues);
   }
+  const customFields = organizationId && input.attachedCustomFields?.length ? await checkAttachedCustomFields(ctx.prisma, issues, organizationId, input.attachedCustomFields) : [];
   issues.throwIfAny();
   const prices = plan.flatMap((p) => ('create' in p ? [p.create] : []));
   return ctx.prisma.product.create({
@@ -215,6 +231,7 @@ export async function createProduct(ctx: Context, input: ProductCreateInput, que
       metadata: input.metadata ?? {},
       ...sortKeys(prices[0] as Parameters<typeof sortKeys>[0]),
       prices: { createMany: { data: prices } },
+      customFields: { createMany: { data: customFields } },
     },
   });
 }
@@ -235,7 +252,12 @@ export async function updateProduct(ctx: Context, id: string, input: ProductUpda
       issues.add(['input', 'recurringInterval'], "A product's recurring interval cannot be changed once set; create a new product instead.");
     }
     const plan = input.prices ? planPrices(issues, input.prices, product.recurringInterval, new Set(product.prices.map((p) => p.id))) : null;
+    const customFields = input.attachedCustomFields ? await checkAttachedCustomFields(tx as Db, issues, product.organizationId, input.attachedCustomFields) : null;
     issues.throwIfAny();
+    if (customFields) {
+      await tx.productCustomField.deleteMany({ where: { productId: id } });
+      await tx.productCustomField.createMany({ data: customFields.map((c) => ({ ...c, productId: id })) });
+    }
 
     const data: Prisma.ProductUpdateInput = {};
     if (input.name != null) data.name = input.name.trim();

@@ -131,6 +131,11 @@ export const Subscription = builder.prismaObject('Subscription', {
   fields: (t) => ({
     ...subscriptionFields(t as unknown as SubscriptionFieldBuilder),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data, copied from the checkout.", resolve: (subscription) => subscription.metadata as Metadata }),
+    customFieldData: t.field({
+      type: 'JSONObject',
+      description: "The buyer's answers to the product's custom fields at checkout, by the field's slug.",
+      resolve: (subscription) => subscription.customFieldData as Record<string, unknown>,
+    }),
     discountId: t.expose('discountId', { type: 'UUID', nullable: true, description: 'The discount it was bought with, which its orders get for the discount duration; null if none.' }),
     discount: t.relation('discount', { type: Discount, nullable: true, description: 'The discount it was bought with, even if deleted since; null if none.' }),
     customer: t.relation('customer', { description: 'The customer subscribed.' }),

@@ -62,7 +62,7 @@ export { subscriptionEnded };
 export async function startSubscription(
   ctx: Context,
   db: Db,
-  checkout: { id: string; organizationId: string; productId: string; productPriceId: string; amount: number; currency: string; discountId: string | null; metadata: unknown },
+  checkout: { id: string; organizationId: string; productId: string; productPriceId: string; amount: number; currency: string; discountId: string | null; metadata: unknown; customFieldData: unknown },
   customerId: string,
   paymentMethod: string,
 ): Promise<Subscription> {
@@ -84,6 +84,7 @@ export async function startSubscription(
       currentPeriodEnd: periodEnd(start, interval, 0),
       paymentMethod,
       metadata: (checkout.metadata ?? {}) as object,
+      customFieldData: (checkout.customFieldData ?? {}) as object,
       createdAt: start,
       prices: { create: [{ productPriceId: checkout.productPriceId }] },
     },

@@ -7,6 +7,7 @@ import { checkoutRoutes } from './checkouts.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customerSessionRoutes } from './customer-sessions.ts';
 import { customerRoutes } from './customers.ts';
+import { customFieldRoutes } from './custom-fields.ts';
 import { discountRoutes } from './discounts.ts';
 import { disputeRoutes } from './disputes.ts';
 import { fileRoutes } from './files.ts';
@@ -34,6 +35,7 @@ export const restRoutes: RestRoute[] = [
   ...disputeRoutes,
   ...paymentRoutes,
   ...discountRoutes,
+  ...customFieldRoutes,
   ...benefitRoutes,
   ...subscriptionRoutes,
   ...licenseKeyRoutes,
