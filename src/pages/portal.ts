@@ -335,7 +335,7 @@ const paymentStatusQuery = parse(`query ($id: UUID!) { customerPortal { orderPay
 const cardFields = `id type ... on PaymentMethodCard { methodMetadata { brand last4 expMonth expYear wallet } }`;
 const paymentOperations = {
   create: parse(`mutation ($input: CustomerPaymentMethodCreateInput!) { customerPortal { customerPaymentMethodCreate(input: $input) { ${cardFields} } } }`),
-  setDefault: parse(`mutation ($id: ID!) { customerPortal { customerPaymentMethodSetDefault(id: $id) { ${cardFields} } } }`),
+  setDefault: parse(`mutation ($id: ID!) { customerPortal { customerDefaultPaymentMethodUpdate(id: $id) { ${cardFields} } } }`),
   remove: parse(`mutation ($id: ID!) { customerPortal { customerPaymentMethodDelete(id: $id) } }`),
   pay: parse(`mutation ($id: UUID!, $input: CustomerOrderPaymentConfirmInput!) { customerPortal { orderPaymentConfirm(id: $id, input: $input) { status } } }`),
 };
@@ -583,7 +583,7 @@ const paymentMethodChange = (change: 'setDefault' | 'remove') => (environment: E
     if (error?.extensions?.code === 'RESOURCE_NOT_FOUND') return notYours('payment method');
     if (error) return { notice: fixBelow, errors: { [`method-${id}`]: refusalWords(error) }, status: httpStatus(error) };
     if (change === 'remove') return { notice: { text: 'The card is removed.' } };
-    const method = (result.data as { customerPortal: { customerPaymentMethodSetDefault: SavedCard } }).customerPortal.customerPaymentMethodSetDefault;
+    const method = (result.data as { customerPortal: { customerDefaultPaymentMethodUpdate: SavedCard } }).customerPortal.customerDefaultPaymentMethodUpdate;
     return { notice: { text: `Your ${cardName(method)} is now your default: your subscriptions renew with it.` } };
   });
 

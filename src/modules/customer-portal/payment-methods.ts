@@ -107,7 +107,7 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     extensions: raises({ error: paymentMethodInUse(), when: 'A live subscription renews with the method; nothing changed.' }, unavailable),
     resolve: (_root, { id }, ctx) => deleteCustomerPaymentMethod(ctx, String(id)),
   }),
-  customerPaymentMethodSetDefault: t.field({
+  customerDefaultPaymentMethodUpdate: t.field({
     type: CustomerPaymentMethod,
     description:
       "Makes one of the signed-in customer's saved methods their default: the one their live subscriptions renew with from now on (a past-due one is charged again at once). RESOURCE_NOT_FOUND for any method that is not theirs.",
