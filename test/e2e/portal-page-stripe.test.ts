@@ -29,7 +29,7 @@ beforeAll(async () => {
   double = await startStripeDouble();
   env.STRIPE_API_URL = double.url;
 });
-const t = useTestServer({ env, organizations: { shop: 'sandbox' } });
+const t = useTestServer({ env, resetClockAfterEach: true, organizations: { shop: 'sandbox' } });
 let browser: Browser;
 let productId: string;
 beforeAll(async () => {
@@ -196,6 +196,44 @@ describe('the payment methods section with Stripe, by form posts', () => {
     expect(other.status).toBe(404);
     expect(await paymentsOf(bobOrder.orderId)).toHaveLength(1);
   });
+});
+
+describe('a past-due subscription, from the page', () => {
+  test('its declined renewal is paid with a card added on the page: the order is paid and the subscription active again', async () => {
+    const plan = await fixedProduct(t.shop, 'Monthly plan', 1500, 'month');
+    const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
+    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: 'past-due-page@example.com', confirmation_token_id: token('pm_card_visa') });
+    expect(confirmed.status).toBe(200);
+    const subscription = await eventually(() => prisma().subscription.findFirst({ where: { checkoutId: checkout.id } }), (s) => s?.status === 'active', 'the subscription to be active');
+    // The card is gone at Stripe (the bank closed it): the renewal is declined and the subscription goes past due.
+    await double.stripe(env.SANDBOX_STRIPE_SECRET_KEY).paymentMethods.detach(subscription!.paymentMethod!);
+    t.server.clock.now = new Date(subscription!.currentPeriodEnd.getTime() + 60_000);
+    await eventually(() => prisma().subscription.findUniqueOrThrow({ where: { id: subscription!.id } }), (s) => s.status === 'past_due', 'the subscription to go past due', 20_000);
+    const renewal = await eventually(
+      () => prisma().order.findFirst({ where: { subscriptionId: subscription!.id, billingReason: 'subscription_cycle' }, include: { payments: true } }),
+      (o) => o?.payments.some((p) => p.status === 'failed') ?? false,
+      'the renewal to be declined',
+    );
+
+    const { visitor, portal, show, formToken } = await signedIn(subscription!.customerId);
+    let page = await show();
+    expect(page).toContain('A payment failed.');
+    expect(page).toContain(`id="pay-${renewal!.id}"`);
+    expect(page).toContain('Your subscription is past due: pay now to keep it.');
+    const added = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card: token('pm_card_mastercard') });
+    expect(added.text).toContain('Your Mastercard ending in 4444 is saved.');
+    const stripeCustomer = await stripeCustomerOf(subscription!.customerId);
+    const mastercard = double.objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === stripeCustomer && m.card?.last4 === '4444')!.id;
+    page = await show();
+    expect(page).toContain(`<input type="radio" id="pay-${renewal!.id}-${mastercard}" name="payment_method" value="${mastercard}" checked>`);
+
+    const paid = await visitor.post(`${portal}/orders/${renewal!.id}/pay`, { form_token: formToken, payment_method: mastercard });
+    expect(paid.status).toBe(303);
+    const outcome = await eventually(() => visitor.get(paid.location!), (r) => r.text.includes('<h1>Paid</h1>'), 'the renewal to be paid', 20_000);
+    expect(outcome.headers.get('refresh')).toBeNull();
+    expect(await prisma().subscription.findUniqueOrThrow({ where: { id: subscription!.id } })).toMatchObject({ status: 'active', failedAttempts: 0 });
+    expect((await show())).not.toContain(`id="pay-${renewal!.id}"`);
+  }, 60_000);
 });
 
 describe('the payment methods section with Stripe, in a browser', () => {
