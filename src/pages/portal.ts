@@ -566,6 +566,7 @@ async function setupNextActionPage(environment: Environment, slug: string, princ
   const body = html`<h1>${title}</h1>
 <div role="status" aria-live="polite" id="setup-next-action" data-publishable-key="${publishableKey}" data-client-secret="${clientSecret}">Your bank asks you to confirm this card in the window that opens.</div>
 <noscript><p class="error">Confirming with your bank needs JavaScript: Stripe's window runs in your browser.</p></noscript>
+<p id="setup-back" hidden><a href="${portalPath(environment)}/${slug}#payment-methods">Back to your payment methods</a></p>
 <form id="setup-again" method="post" action="${portalPath(environment)}/${slug}/payment-methods">
 <input type="hidden" name="form_token" value="${await boundFormToken(environment, `portal:${principal.sessionId}`)}">
 <input type="hidden" name="card" value="${card}">

@@ -167,22 +167,21 @@ const portalCardScript = `(() => {
 
 /**
  * The bank's check while a card is being saved (3-D Secure on the SetupIntent): Stripe's popup
- * opens at once; when it closes, the page posts the same ConfirmationToken again (its form), and
- * the card is saved then. If the customer gave up, the post says so.
+ * opens at once; when the check is done, the page posts the same ConfirmationToken again (its
+ * form), and the card is saved then (or the post says the check failed). When Stripe.js reports an
+ * error (the window was closed), the page says so and offers the way back instead of posting.
  */
 const setupNextActionScript = `(() => {
   const status = document.getElementById('setup-next-action');
   const form = document.getElementById('setup-again');
-  if (typeof Stripe !== 'function') {
-    status.textContent = 'Your bank’s check could not load. Check your connection, then reload the page.';
-    return;
-  }
+  const giveUp = (message) => {
+    status.textContent = message;
+    document.getElementById('setup-back').hidden = false;
+  };
+  if (typeof Stripe !== 'function') return giveUp('Your bank’s check could not load. Check your connection, then try again.');
   Stripe(status.dataset.publishableKey)
     .handleNextAction({ clientSecret: status.dataset.clientSecret })
-    .then((result) => {
-      if (result.error) status.textContent = result.error.message;
-      form.submit();
-    }, () => form.submit());
+    .then((result) => (result.error ? giveUp(result.error.message) : form.submit()), () => giveUp('Your bank’s check did not finish. Please try again.'));
 })();`;
 
 /** The portal page's card fields. */

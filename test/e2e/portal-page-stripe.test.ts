@@ -280,17 +280,23 @@ window.Stripe = (key) => {
       return { confirmationToken: { id: window.nextToken } };
     },
     async handleNextAction(options) {
-      stripeCalled('handleNextAction', options);
-      return {};
+      const outcome = await stripeCalled('handleNextAction', options);
+      return outcome === 'closed' ? { error: { message: 'You closed the window before confirming.' } } : {};
     },
   };
 };`;
+
+  /** What the customer does in the bank's window, once Stripe.js opens it. */
+  let inBanksWindow: (argument: { clientSecret: string }) => 'closed' | undefined = () => undefined;
 
   async function stripePage(): Promise<{ page: Page; calls: [string, unknown][]; violations: string[] }> {
     const context = await browser.newContext({ viewport: desktop });
     context.setDefaultTimeout(10_000);
     const calls: [string, unknown][] = [];
-    await context.exposeFunction('stripeCalled', (name: string, argument: unknown) => void calls.push([name, argument]));
+    await context.exposeFunction('stripeCalled', (name: string, argument: unknown) => {
+      calls.push([name, argument]);
+      return name === 'handleNextAction' ? inBanksWindow(argument as { clientSecret: string }) : undefined;
+    });
     await context.route('https://js.stripe.com/v3/', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: fakeStripeJs }));
     const page = await context.newPage();
     const violations: string[] = [];
@@ -370,6 +376,43 @@ window.Stripe = (key) => {
     expect(attachedTo(payments[2].paymentMethod)).toBe(await stripeCustomerOf(customerId));
     // The paid page runs no script and admits no Stripe origin.
     expect(await page.locator('script').count()).toBe(0);
+    expect(violations).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  test('a card the bank wants confirmed is saved once the customer passes the check in Stripe’s window; closing the window saves nothing', async () => {
+    const customerId = await newCustomer('secure-browser@example.com');
+    const { page, calls, violations } = await stripePage();
+    await page.goto(await portalLink(customerId));
+    await page.getByRole('button', { name: /^Continue as / }).click();
+    await page.waitForURL((url) => !url.search.includes('customer_session_token'));
+    await expect.poll(() => page.locator('#new-card-element').textContent()).toBe('Stripe card field: setup');
+
+    // The customer closes the bank's window: the page says so, offers the way back, and saves nothing.
+    inBanksWindow = () => 'closed';
+    await setWindow(page, { nextToken: token('pm_card_authenticationRequired'), cardComplete: true });
+    await page.getByRole('button', { name: 'Save card' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm your card with your bank');
+    await expect.poll(() => page.locator('#setup-next-action').textContent()).toBe('You closed the window before confirming.');
+    expect(await page.getByRole('link', { name: 'Back to your payment methods' }).isVisible()).toBe(true);
+    expect(await seriousViolationsUnderPolicy(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}/portal-stripe-bank-check-desktop.png`, fullPage: true });
+    expect(await stripeCustomerOf(customerId).then((c) => double.objects<Stripe.PaymentMethod>('payment_method').filter((m) => c && m.customer === c))).toEqual([]);
+    await page.getByRole('link', { name: 'Back to your payment methods' }).click();
+    expect(new URL(page.url()).hash).toBe('#payment-methods');
+
+    // Again, and this time the customer passes the check: the same token is posted again and the card saved.
+    inBanksWindow = ({ clientSecret }) => {
+      const [intent] = double.objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === clientSecret);
+      double.authenticate(intent.id, 'succeed');
+      return undefined;
+    };
+    await expect.poll(() => page.locator('#new-card-element').textContent()).toBe('Stripe card field: setup');
+    await setWindow(page, { nextToken: token('pm_card_authenticationRequired'), cardComplete: true });
+    await page.getByRole('button', { name: 'Save card' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 15_000 }).toContain('Your Visa ending in 3184 is saved.');
+    expect(calls.filter(([name]) => name === 'handleNextAction')).toHaveLength(2);
+    expect(await seriousViolationsUnderPolicy(page)).toEqual([]);
     expect(violations).toEqual([]);
     await page.context().close();
   }, 60_000);
