@@ -499,6 +499,7 @@ function paymentsSection(environment: Environment, slug: string, token: string, 
     : '';
   const section = html`<section aria-labelledby="payment-methods"><h2 id="payment-methods">Payment methods</h2>
 ${unpaid}
+${view.keepsCards ? html`<h3 id="saved-cards">Saved cards</h3>` : ''}
 ${methods}
 ${addCardForm(environment, slug, token, view, errors)}
 </section>`;
