@@ -37,6 +37,7 @@ table.summary tr.total th, table.summary tr.total td { font-weight: 600; border-
 .item { border-top: 1px solid var(--line); padding: .75rem 0; }
 .item form { margin-top: .5rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 code { font-size: .9rem; word-break: break-all; }
 .answers { margin: .5rem 0 0; }
 .answers div { display: flex; gap: .25rem; }

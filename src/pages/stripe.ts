@@ -111,3 +111,81 @@ export const paymentElementScripts: PageScripts = { external: [stripeJs], inline
 
 /** The bank's check on the status page. */
 export const nextActionScripts: PageScripts = { external: [stripeJs], inline: [nextActionScript], origins };
+
+/**
+ * The customer portal's card fields: every `[data-stripe-element]` mounts a Payment Element, in
+ * `setup` mode for "Add a card" (the card is saved through a SetupIntent) and in `payment` mode,
+ * with the amount, for "Pay now" with a new card (saving it for renewals when the order's charge
+ * does, as the checkout's element does). On submit of a form whose choice is a new card
+ * (`payment_method` is `new`, or the form offers no saved method), Stripe checks the fields, makes
+ * a ConfirmationToken, and the form posts its id as `card`; a saved method's form posts as it is.
+ */
+const portalCardScript = `(() => {
+  const mounts = document.querySelectorAll('[data-stripe-element]');
+  const problemOf = (mount) => document.getElementById(mount.id + '-error');
+  const say = (mount, message) => {
+    const problem = problemOf(mount);
+    problem.textContent = message || '';
+    problem.hidden = !message;
+  };
+  if (typeof Stripe !== 'function') {
+    mounts.forEach((mount) => say(mount, 'The card field could not load. Check your connection, then reload the page.'));
+    return;
+  }
+  let stripe = null;
+  mounts.forEach((mount) => {
+    const settings = mount.dataset;
+    stripe = stripe || Stripe(settings.publishableKey);
+    const options = settings.stripeElement === 'setup'
+      ? { mode: 'setup', currency: settings.currency, paymentMethodCreation: 'manual' }
+      : { mode: 'payment', amount: Number(settings.amount), currency: settings.currency, paymentMethodCreation: 'manual', ...(settings.setupFutureUsage ? { setupFutureUsage: settings.setupFutureUsage } : {}) };
+    const elements = stripe.elements(options);
+    elements.create('payment').mount(mount);
+    const form = mount.closest('form');
+    const button = form.querySelector('button[type=submit]');
+    form.addEventListener('submit', async (event) => {
+      const choice = form.elements.namedItem('payment_method');
+      if (choice && choice.value !== 'new') return;
+      event.preventDefault();
+      say(mount, '');
+      button.disabled = true;
+      try {
+        const checked = await elements.submit();
+        if (checked.error) return say(mount, checked.error.message);
+        const made = await stripe.createConfirmationToken({ elements });
+        if (made.error) return say(mount, made.error.message);
+        form.elements.namedItem('card').value = made.confirmationToken.id;
+        form.submit();
+      } catch {
+        say(mount, 'The card could not be checked. Please try again.');
+      } finally {
+        button.disabled = false;
+      }
+    });
+  });
+})();`;
+
+/**
+ * The bank's check while a card is being saved (3-D Secure on the SetupIntent): Stripe's popup
+ * opens at once; when the check is done, the page posts the same ConfirmationToken again (its
+ * form), and the card is saved then (or the post says the check failed). When Stripe.js reports an
+ * error (the window was closed), the page says so and offers the way back instead of posting.
+ */
+const setupNextActionScript = `(() => {
+  const status = document.getElementById('setup-next-action');
+  const form = document.getElementById('setup-again');
+  const giveUp = (message) => {
+    status.textContent = message;
+    document.getElementById('setup-back').hidden = false;
+  };
+  if (typeof Stripe !== 'function') return giveUp('Your bank’s check could not load. Check your connection, then try again.');
+  Stripe(status.dataset.publishableKey)
+    .handleNextAction({ clientSecret: status.dataset.clientSecret })
+    .then((result) => (result.error ? giveUp(result.error.message) : form.submit()), () => giveUp('Your bank’s check did not finish. Please try again.'));
+})();`;
+
+/** The portal page's card fields. */
+export const portalCardScripts: PageScripts = { external: [stripeJs], inline: [portalCardScript], origins };
+
+/** The bank's check while the portal saves a card. */
+export const setupNextActionScripts: PageScripts = { external: [stripeJs], inline: [setupNextActionScript], origins };

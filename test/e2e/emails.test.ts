@@ -155,7 +155,7 @@ describe('a subscription', () => {
     expect(failed.subject).toMatch(/^Your payment to .* failed$/);
     expect(failed.text).toContain('We could not charge $9.00 for your subscription to Pro plan.');
     expect(failed.text).toContain(`We will try again on ${new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(due.getTime() + renewalRetryDelaysMs[0]))}`);
-    expect(failed.text).toMatch(/Update your payment method: \S+\/sandbox\/portal\/[\w-]+\/sign-in/);
+    expect(failed.text).toMatch(/Update your payment method: \S+\/sandbox\/portal\/[\w-]+\/sign-in\?next=payment-methods/);
     const failures = () => mailTo(buyer).filter((m) => m.subject.startsWith('Your payment to'));
     await settle();
     expect(failures()).toHaveLength(1);

@@ -15,6 +15,7 @@ import {
   paymentMethodInUse,
   paymentMethodRequiresAction,
   paymentProcessorUnavailable,
+  setDefaultCustomerPaymentMethod,
   type CustomerPaymentMethod as Method,
 } from '../payments/saved-methods.ts';
 
@@ -105,5 +106,14 @@ builder.objectFields(CustomerPortalMutation, (t) => ({
     args: { id: t.arg.id({ required: true, description: "The method's id." }) },
     extensions: raises({ error: paymentMethodInUse(), when: 'A live subscription renews with the method; nothing changed.' }, unavailable),
     resolve: (_root, { id }, ctx) => deleteCustomerPaymentMethod(ctx, String(id)),
+  }),
+  customerDefaultPaymentMethodUpdate: t.field({
+    type: CustomerPaymentMethod,
+    description:
+      "Makes one of the signed-in customer's saved methods their default: the one their live subscriptions renew with from now on (a past-due one is charged again at once). RESOURCE_NOT_FOUND for any method that is not theirs.",
+    authScopes: fullSession,
+    args: { id: t.arg.id({ required: true, description: "The method's id." }) },
+    extensions: raises(unavailable),
+    resolve: (_root, { id }, ctx) => setDefaultCustomerPaymentMethod(ctx, String(id)),
   }),
 }));

@@ -167,7 +167,7 @@ async function paymentFailedEmail(ctx: JobContext, wire: WireSubscription, organ
   const message = renderEmail(
     'payment_failed',
     wire.customer.email,
-    { organization: organization.name, customerName: wire.customer.name, product: wire.product.name, amount, nextAttemptAt: subscription.retryAt, fixUrl: portalUrl(ctx, organization) },
+    { organization: organization.name, customerName: wire.customer.name, product: wire.product.name, amount, nextAttemptAt: subscription.retryAt, fixUrl: `${portalUrl(ctx, organization)}?next=payment-methods` },
     localeOf(wire.customer),
   );
   return [{ key: `email:payment_failed:${wire.id}:${subscription.failedAttempts}`, message }];

@@ -101,6 +101,8 @@ export interface PaymentProcessor {
     /** Saves a buyer's one-time token on the customer, made on the processor when it has none yet. */
     add(customer: ChargeRequest['customer'], token: string, options: { setDefault: boolean; returnUrl: string }): Promise<SetupResult & { processorCustomerId: string }>;
     remove(processorCustomerId: string, paymentMethodId: string): Promise<boolean>;
+    /** Makes one of the customer's saved methods their default: the method, or null when it is not theirs. */
+    setDefault(processorCustomerId: string, paymentMethodId: string): Promise<SavedPaymentMethod | null>;
   };
 }
 

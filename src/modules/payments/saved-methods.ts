@@ -164,3 +164,20 @@ export async function deleteCustomerPaymentMethod(ctx: Context, id: string): Pro
   if (!(await atProcessor(() => saved.remove(processorCustomerId, id)))) throw paymentMethodNotFound();
   return true;
 }
+
+/**
+ * Makes one of the signed-in customer's saved methods their default at the processor, and the one
+ * their live subscriptions renew with from now on (past-due ones are charged again at once).
+ * Another customer's method is not found, and nothing changes.
+ */
+export async function setDefaultCustomerPaymentMethod(ctx: Context, id: string): Promise<CustomerPaymentMethod> {
+  const customer = await signedInCustomer(ctx);
+  const saved = ctx.environment.paymentProcessor?.savedMethods;
+  const processorCustomerId = customer.processorCustomerId;
+  // Processor ids are word characters; anything else names no method.
+  if (!saved || !processorCustomerId || !/^\w{1,255}$/.test(id)) throw paymentMethodNotFound();
+  const method = await atProcessor(() => saved.setDefault(processorCustomerId, id));
+  if (!method) throw paymentMethodNotFound();
+  await ctx.prisma.$transaction(async (tx) => renewLiveSubscriptionsWith(ctx, tx as Db, method.id));
+  return { ...method, customerId: customer.id };
+}

@@ -137,6 +137,19 @@ export interface OrderPaymentConfirmInput {
   paymentMethodId?: string | null;
 }
 
+/** Refuses a saved method that is not on the processor's record of the order's customer, before anything is written. */
+async function checkSavedMethodOfCustomer(ctx: Context, orderId: string, paymentMethodId: string) {
+  const order = await ctx.prisma.order.findFirst({ where: { AND: [reach(ctx).order, { id: orderId }] }, select: { customer: { select: { processorCustomerId: true } } } });
+  if (!order) throw new ResourceNotFoundError('Order not found.');
+  let problem: string | null;
+  try {
+    problem = await ctx.environment.paymentProcessor!.checkRenewalMethod!(paymentMethodId, order.customer.processorCustomerId);
+  } catch {
+    throw new KassaError('The payment processor could not be reached: nothing was charged. Try again in a moment.', 'PAYMENT_PROCESSOR_UNAVAILABLE', 503, 'PaymentProcessorUnavailable');
+  }
+  if (problem) throw RequestValidationError.at(['input', 'paymentMethodId'], 'Unknown payment method: it is not one of your saved payment methods.');
+}
+
 /**
  * The customer pays their unpaid order again with another method: a new pending payment, charged
  * by the payment job like any other. Refused, with nothing written, when the order is paid or
@@ -157,6 +170,8 @@ export async function retryOrderPayment(ctx: Context, orderId: string, input: Or
   const tokenProblem = input.confirmationTokenId && processor?.checkPaymentMethod ? await processor.checkPaymentMethod(input.confirmationTokenId) : null;
   if (tokenProblem) throw RequestValidationError.at(['input', 'confirmationTokenId'], tokenProblem);
   if (!processor) throw orderNotEligibleForRetry('No payment processor is configured for this environment.');
+  // A saved method must be one of the order's customer's own: another customer's card is not theirs to charge.
+  if (input.paymentMethodId && processor.checkRenewalMethod) await checkSavedMethodOfCustomer(ctx, orderId, input.paymentMethodId);
 
   return ctx.prisma.$transaction(async (tx) => {
     const db = tx as Db;

@@ -250,6 +250,19 @@ export class StripePaymentProcessor implements PaymentProcessor {
       await this.stripe.paymentMethods.detach(paymentMethodId);
       return true;
     },
+    setDefault: async (processorCustomerId: string, paymentMethodId: string): Promise<SavedPaymentMethod | null> => {
+      let method: Stripe.PaymentMethod;
+      try {
+        method = await this.stripe.paymentMethods.retrieve(paymentMethodId);
+      } catch (error) {
+        if (isInvalidRequest(error) && error.statusCode === 404) return null;
+        throw error;
+      }
+      // Another customer's method is as good as unknown.
+      if (idOf(method.customer) !== processorCustomerId) return null;
+      await this.stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } });
+      return savedMethod(method, paymentMethodId);
+    },
   };
 
   /** Verifies a webhook's signature over the exact bytes received; throws when it does not match or is stale. */
