@@ -580,7 +580,10 @@ describe('concurrent duplicates', () => {
     expect(await sandbox().jobs.runDue()).toBe(1);
     expect(await prisma().order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ paid: true });
     for (let i = 0; i < 4; i++) await enqueueJob(prisma(), 'benefits.sync', { orderId: order.id }, t.server.clock.now!);
-    expect(await sandbox().jobs.runDue()).toBe(5); // claimed together, run concurrently
+    // Claimed together and run concurrently, beside the paid order's email job.
+    const due = await prisma().job.groupBy({ by: ['kind'], where: { completedAt: null, runAt: { lte: t.server.clock.now! } }, _count: true });
+    expect(Object.fromEntries(due.map((d) => [d.kind, d._count]))).toEqual({ 'benefits.sync': 5, 'email.event': 1 });
+    expect(await sandbox().jobs.runDue()).toBe(6);
     await settle();
     const grants = await prisma().benefitGrant.findMany({ where: { orderId: order.id } });
     expect(grants.map((g) => g.benefitId).sort()).toEqual([keys.id, perk.id].sort());
