@@ -209,6 +209,8 @@ function sample(ref: TypeRef, uuid: () => string = randomUUID): unknown {
       return new Date().toISOString();
     case 'Date':
       return new Date().toISOString().slice(0, 10);
+    case 'MeterFilter':
+      return { conjunction: 'and', clauses: [] };
     case 'JSONObject':
     case 'Metadata':
       return {};
