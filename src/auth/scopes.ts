@@ -36,6 +36,7 @@ export const resourceScopes = [
   'events:write',
   'meters:read',
   'meters:write',
+  'customer_meters:read',
   'webhooks:read',
   'webhooks:write',
 ] as const;
@@ -89,6 +90,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   'events:write': 'Ingest usage events',
   'meters:read': 'Read meters and their quantities',
   'meters:write': 'Create, change and archive meters',
+  'customer_meters:read': "Read customers' meters: consumption, credits and balance",
   'files:read': 'Read files',
   'files:write': 'Upload and delete files',
   'webhooks:read': 'Read webhook endpoints and deliveries',

@@ -26,6 +26,7 @@ import { webhookEndpointNodeLoader } from '../modules/webhooks/schema.ts';
 import '../modules/webhook-deliveries/schema.ts';
 import '../modules/live-events/schema.ts';
 import { eventNodeLoader, meterNodeLoader } from '../modules/usage/schema.ts';
+import { customerMeterNodeLoader } from '../modules/usage/customer-meters-schema.ts';
 import { customerBenefitGrantNodeLoader, customerLicenseKeyNodeLoader, customerOrderNodeLoader, customerSubscriptionNodeLoader } from '../modules/customer-portal/schema.ts';
 
 nodeFields([
@@ -49,6 +50,7 @@ nodeFields([
   customerBenefitGrantNodeLoader,
   customerLicenseKeyNodeLoader,
   meterNodeLoader,
+  customerMeterNodeLoader,
   eventNodeLoader,
 ]);
 

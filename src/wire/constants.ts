@@ -15,8 +15,6 @@ const table: Record<string, Constants> = {
   Checkout: checkout,
   CheckoutPublic: checkout,
   CheckoutPublicConfirmed: checkout,
-  // Meters are not modelled; the customer state carries none.
-  CustomerState: { active_meters: [] },
   // Custom fields are not modelled; orders carry them empty.
   Order: { custom_field_data: {} },
   Organization: organizationProfileConstants,

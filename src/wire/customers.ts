@@ -15,4 +15,5 @@ export const CustomerStateWire = /* GraphQL */ `
       cancelAtPeriodEnd canceledAt startedAt endsAt productId discountId
     }
     grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }
+    activeMeters { id createdAt modifiedAt meterId consumedUnits creditedUnits balance }
   }`;

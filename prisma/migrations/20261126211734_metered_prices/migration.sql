@@ -33,6 +33,7 @@ CREATE TABLE "subscription_meter_usages" (
     "credited_units" DOUBLE PRECISION NOT NULL DEFAULT 0,
     "billed_units" DOUBLE PRECISION NOT NULL DEFAULT 0,
     "amount" INTEGER NOT NULL DEFAULT 0,
+    "final" BOOLEAN NOT NULL DEFAULT false,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "subscription_meter_usages_pkey" PRIMARY KEY ("id")
