@@ -1,8 +1,9 @@
 // The metered case of `npm run bench`: one renewal sweep over BENCH_METERED_SUBSCRIPTIONS monthly
 // subscriptions (10,000 by default) with a fixed price, a metered price and a meter_credit grant,
 // each customer with BENCH_METERED_EVENTS events (5 by default) in the period. It runs Kassa in this
-// process, on the embedded database or BENCH_DATABASE_URL, with the job runner idle (a poll
-// interval of an hour), seeds the rows directly, then times renewSubscriptions at the period's end:
+// process, on the embedded database or BENCH_DATABASE_URL, with the job runner polling once a
+// minute (the seeded periods end a day from now in real time, so it renews none of them), seeds the
+// rows directly, then times renewSubscriptions on a clock set to the period's end:
 // each subscription's usage read past its credits, its order with the metered item, the credits
 // cycled. It checks that every subscription got exactly one renewal order with the expected amount.
 import { Writable } from 'node:stream';
@@ -20,7 +21,7 @@ export async function benchMetered(): Promise<void> {
   const databases = process.env.BENCH_DATABASE_URL
     ? { DATABASE_URL: process.env.BENCH_DATABASE_URL, SANDBOX_DATABASE_URL: process.env.BENCH_SANDBOX_DATABASE_URL }
     : { DATA_DIR: 'memory://' };
-  const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', JOB_POLL_INTERVAL_MS: '3600000', TEST_CARD_DELAY_MS: '0' });
+  const config = loadConfig({ ...databases, PORT: '0', HOST: '127.0.0.1', JOB_POLL_INTERVAL_MS: '60000', TEST_CARD_DELAY_MS: '0' });
   const logger = createLogger('info', new Writable({ write: (_chunk, _encoding, done) => done() }));
   const kassa = await startKassa(config, logger);
   try {
