@@ -445,8 +445,9 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('metered prices, meter
     const product = await polar.products.create({
       name: 'Metered SDK plan',
       recurringInterval: 'month',
+      // A free base: production on PostgreSQL has no payment processor here, and usage is billed later.
       prices: [
-        { amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' },
+        { amountType: 'free' },
         { amountType: 'metered_unit', meterId: meter.id, unitAmount: 0.25, capAmount: 100, priceCurrency: 'usd' },
       ],
     });
