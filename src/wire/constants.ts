@@ -21,8 +21,8 @@ const table: Record<string, Constants> = {
   // Media files and custom fields are not modelled. Products embedded without their benefits (in
   // orders) carry none.
   Product: { benefits: [], medias: [], attached_custom_fields: [] },
-  // Custom fields and meters are not modelled; subscriptions carry them empty.
-  Subscription: { custom_field_data: {}, meters: [] },
+  // Custom fields are not modelled; subscriptions carry them empty.
+  Subscription: { custom_field_data: {} },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
   // Meters are not modelled.

@@ -109,6 +109,10 @@ describe('a monthly plan with a metered price and credits that reset', () => {
     await use(org, customer, [feb, 5]);
     const live = (await org.polar.customerMeters.list({ customerId: customer })).result.items[0];
     expect(live).toMatchObject({ consumedUnits: 18, creditedUnits: 10, balance: -8 });
+    // The subscription's meters: 8 units past the credits so far, at half a cent.
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).meters).toEqual([
+      expect.objectContaining({ id: subscription.prices[1].id, meterId, consumedUnits: 18, creditedUnits: 10, amount: 4, meter: expect.objectContaining({ id: meterId, name: 'API calls' }) }),
+    ]);
     await settle();
     // 13 units, 10 of them credited: 3 × 0.5 = 1.5, rounded half up to 2.
     expect(await renewals(subscription.id)).toEqual([{ period: feb.toISOString(), total: 1002, items: [[(await productName(subscription)), 1000], ['API calls: 3 × 0.5', 2]] }]);

@@ -13,20 +13,14 @@
 //      when it rolls over, resetting it otherwise; the customer meter's window moves to the new period.
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import { Prisma, type ProductPrice, type Subscription } from '../../generated/prisma/client.ts';
-import { creditCustomerMeter, customerUsage, lockCustomerMeter, meterCreditOf, type MeterCredit } from '../usage/credits.ts';
+import type { ProductPrice, Subscription } from '../../generated/prisma/client.ts';
+import { creditCustomerMeter, customerUsage, lockCustomerMeter, meterCreditOf, meteredAmount, type MeterCredit } from '../usage/credits.ts';
 
 export interface MeteredItem {
   label: string;
   amount: number;
   productPriceId: string;
   proration: boolean;
-}
-
-/** units × unit amount in minor units, rounded half up once, then capped. Exact: decimal arithmetic, no float. */
-export function meteredAmount(units: number, unitAmount: Prisma.Decimal, capAmount: number | null): number {
-  const amount = new Prisma.Decimal(String(units)).mul(unitAmount).toDecimalPlaces(0, Prisma.Decimal.ROUND_HALF_UP).toNumber();
-  return capAmount === null ? amount : Math.min(amount, capAmount);
 }
 
 /** Units as an item label shows them: whole, or with up to 6 decimals. */

@@ -23,6 +23,12 @@ export async function customerUsage(db: Db, meter: Pick<Meter, 'organizationId' 
   return Number(total);
 }
 
+/** units × unit amount in minor units, rounded half up once, then capped. Exact: decimal arithmetic, no float. */
+export function meteredAmount(units: number, unitAmount: Prisma.Decimal, capAmount: number | null): number {
+  const amount = new Prisma.Decimal(String(units)).mul(unitAmount).toDecimalPlaces(0, Prisma.Decimal.ROUND_HALF_UP).toNumber();
+  return capAmount === null ? amount : Math.min(amount, capAmount);
+}
+
 /** The customer's meter, created with its window starting at `windowStart` if it has none, and locked for the caller's transaction. */
 export async function lockCustomerMeter(db: Db, key: { organizationId: string; customerId: string; meterId: string }, windowStart: Date, now: Date): Promise<CustomerMeter> {
   await db.$executeRaw`

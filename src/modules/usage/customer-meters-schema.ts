@@ -8,8 +8,9 @@ import { CoreQuery, CustomerPortalQuery } from '../../graphql/roots.ts';
 import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { CustomerState } from '../customers/schema.ts';
+import { Subscription } from '../subscriptions/schema.ts';
 import { Meter } from './schema.ts';
-import { activeCustomerMeters, consumedUnits, customerMeterSortProperties, customerPortalMeterSortProperties, getCustomerMeter, listCustomerMeters } from './customer-meters.ts';
+import { activeCustomerMeters, subscriptionMeters, consumedUnits, customerMeterSortProperties, customerPortalMeterSortProperties, getCustomerMeter, listCustomerMeters } from './customer-meters.ts';
 
 const customerMetersRead = { scope: ['customer_meters:read'] satisfies Scope[] as Scope[] };
 
@@ -75,6 +76,31 @@ builder.prismaObjectField(CustomerState, 'activeMeters', (t) =>
     type: [CustomerStateMeter],
     description: "The customer's meters of live meters: consumption and credits of the period in progress.",
     resolve: (customer, _args, ctx) => activeCustomerMeters(ctx.prisma, customer.id),
+  }),
+);
+
+type SubscriptionMeterShape = Awaited<ReturnType<typeof subscriptionMeters>>[number];
+
+const SubscriptionMeter = builder.objectRef<SubscriptionMeterShape>('SubscriptionMeter').implement({
+  description: "A subscription's metered price in the period in progress: the customer's consumption of its meter, their credits, and what it comes to so far.",
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', description: 'The metered price.', resolve: (m) => m.id }),
+    createdAt: t.field({ type: 'DateTime', description: 'When the metered price was created.', resolve: (m) => m.createdAt }),
+    modifiedAt: t.field({ type: 'DateTime', nullable: true, description: "When the customer's credits on the meter last changed; null if never.", resolve: (m) => m.modifiedAt }),
+    consumedUnits: t.float({ description: 'What the meter measured of the customer since the period started.', resolve: (m) => m.consumedUnits }),
+    creditedUnits: t.int({ description: 'The credits the customer holds on the meter for the period.', resolve: (m) => m.creditedUnits }),
+    amount: t.int({ description: 'The usage past the credits at the unit amount, rounded half up and capped, in minor units: what the renewal would bill now.', resolve: (m) => m.amount }),
+    meterId: t.field({ type: 'UUID', description: 'The meter.', resolve: (m) => m.meterId }),
+    meter: t.field({ type: Meter, description: 'The meter.', resolve: (m) => m.meter }),
+  }),
+});
+
+builder.prismaObjectField(Subscription, 'meters', (t) =>
+  t.field({
+    type: [SubscriptionMeter],
+    description: 'Its metered prices in the period in progress: consumption, credits and the amount so far.',
+    select: { id: true, customerId: true, currentPeriodStart: true },
+    resolve: (subscription, _args, ctx) => subscriptionMeters(ctx.prisma, subscription),
   }),
 );
 

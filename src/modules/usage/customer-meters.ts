@@ -10,7 +10,7 @@ import { RequestValidationError, ResourceNotFoundError } from '../../graphql/err
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { customerUsage } from './credits.ts';
+import { customerUsage, meteredAmount } from './credits.ts';
 
 export const customerMeterSortProperties = ['created_at', 'modified_at', 'customer_id', 'customer_name', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
 export const customerPortalMeterSortProperties = ['created_at', 'modified_at', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
@@ -103,4 +103,29 @@ export function consumedUnits(db: Db, customerMeter: Pick<CustomerMeter, 'custom
 /** The customer's meters of live meters, for the customer state. */
 export function activeCustomerMeters(db: Db, customerId: string) {
   return db.customerMeter.findMany({ where: { customerId, meter: { archivedAt: null } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+/**
+ * A subscription's metered prices in the period in progress: what the customer consumed of each
+ * meter since the period started, the credits they hold, and what the usage past them comes to so
+ * far (rounded and capped as the renewal will bill it). Identified by the metered price.
+ */
+export async function subscriptionMeters(db: Db, subscription: { id: string; customerId: string; currentPeriodStart: Date }) {
+  const prices = await db.subscriptionPrice.findMany({
+    where: { subscriptionId: subscription.id, productPrice: { amountType: 'metered_unit' } },
+    include: { productPrice: { include: { meter: true } } },
+    orderBy: { position: 'asc' },
+  });
+  if (!prices.length) return [];
+  const customer = await db.customer.findUniqueOrThrow({ where: { id: subscription.customerId }, select: { id: true, externalId: true } });
+  return Promise.all(
+    prices.map(async ({ productPrice: price }) => {
+      const meter = price.meter!;
+      const held = await db.customerMeter.findUnique({ where: { customerId_meterId: { customerId: customer.id, meterId: meter.id } } });
+      const consumedUnits = await customerUsage(db, meter, customer, subscription.currentPeriodStart, null);
+      const creditedUnits = held?.creditedUnits ?? 0;
+      const amount = meteredAmount(Math.max(consumedUnits - creditedUnits, 0), price.unitAmount!, price.capAmount);
+      return { id: price.id, createdAt: price.createdAt, modifiedAt: held?.modifiedAt ?? null, consumedUnits, creditedUnits, amount, meterId: meter.id, meter };
+    }),
+  );
 }
