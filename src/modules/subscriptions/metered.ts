@@ -14,6 +14,7 @@
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import type { ProductPrice, Subscription } from '../../generated/prisma/client.ts';
+import { recordCustomerStateChanged } from '../benefits/grants.ts';
 import { creditCustomerMeter, customerUsage, lockCustomerMeter, meterCreditOf, meteredAmount, type MeterCredit } from '../usage/credits.ts';
 
 export interface MeteredItem {
@@ -85,6 +86,8 @@ export async function billPeriodUsage(ctx: Context, db: Db, subscription: Subscr
     const credit = credits.get(meterId);
     if (credit && !final) await creditCustomerMeter(db, owner, credit, { now: ctx.now(), windowStart: period.end, reset: true });
   }
+  // The customer's meters moved to the new period: their state (active_meters) changed.
+  await recordCustomerStateChanged(ctx, db, owner);
   return items;
 }
 
