@@ -40,6 +40,8 @@ export const builder = new SchemaBuilder<{
     /** A meter's filter: checked by the usage module, clause by clause. */
     MeterFilter: { Input: Record<string, unknown>; Output: Record<string, unknown> };
     Date: { Input: string; Output: string };
+    /** A decimal amount of minor units, such as a metered price's unit amount: checked by its service. */
+    UnitAmount: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
@@ -134,6 +136,20 @@ builder.scalarType('UUID', {
   parseLiteral: (node) => strictUuid(node.kind === Kind.STRING ? node.value : undefined),
 });
 builder.addScalarType('JSONObject', JSONObjectResolver);
+
+// A decimal given as a string ("0.5") or a number (0.5), kept as its text so no float rounds it;
+// whether it is a valid amount is the service's to say, at the field.
+const unitAmountText = (value: unknown) => {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new GraphQLError('A unit amount is a decimal number or its text, such as "0.5".');
+};
+builder.scalarType('UnitAmount', {
+  description: 'A decimal number of minor units, fractions allowed (up to 12 decimal places), as text such as "0.5"; a number is accepted on input.',
+  serialize: (value) => String(value),
+  parseValue: unitAmountText,
+  parseLiteral: (node) => unitAmountText(node.kind === Kind.STRING ? node.value : node.kind === Kind.FLOAT || node.kind === Kind.INT ? Number(node.value) : undefined),
+});
 
 builder.queryType({ description: 'Kassa. `core` is the organization API; `customerPortal` the signed-in customer API.' });
 builder.mutationType({

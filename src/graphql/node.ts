@@ -21,7 +21,7 @@ import { NotPermittedError, RequestValidationError, ResourceNotFoundError, Unaut
 export type NodeSurface = 'core' | 'customerPortal';
 
 /** The Prisma delegates a node can live in. */
-type NodeModel = 'product' | 'customer' | 'order' | 'subscription' | 'checkout' | 'refund' | 'dispute' | 'payment' | 'benefit' | 'benefitGrant' | 'licenseKey' | 'webhookEndpoint' | 'organization' | 'discount' | 'checkoutLink' | 'meter' | 'usageEvent' | 'customField';
+type NodeModel = 'product' | 'customer' | 'order' | 'subscription' | 'checkout' | 'refund' | 'dispute' | 'payment' | 'benefit' | 'benefitGrant' | 'licenseKey' | 'webhookEndpoint' | 'organization' | 'discount' | 'checkoutLink' | 'meter' | 'usageEvent' | 'customField' | 'customerMeter';
 
 export interface NodeLoader {
   surface: NodeSurface;

@@ -28,6 +28,7 @@ import '../modules/webhook-deliveries/schema.ts';
 import '../modules/live-events/schema.ts';
 import { eventNodeLoader, meterNodeLoader } from '../modules/usage/schema.ts';
 import '../modules/metrics/schema.ts';
+import { customerMeterNodeLoader } from '../modules/usage/customer-meters-schema.ts';
 import { customerBenefitGrantNodeLoader, customerLicenseKeyNodeLoader, customerOrderNodeLoader, customerSubscriptionNodeLoader } from '../modules/customer-portal/schema.ts';
 
 nodeFields([
@@ -52,6 +53,7 @@ nodeFields([
   customerBenefitGrantNodeLoader,
   customerLicenseKeyNodeLoader,
   meterNodeLoader,
+  customerMeterNodeLoader,
   eventNodeLoader,
 ]);
 

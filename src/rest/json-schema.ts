@@ -44,6 +44,8 @@ const scalars: Record<string, JsonSchema> = {
   DateTime: { type: 'string', format: 'date-time' },
   Date: { type: 'string', format: 'date' },
   JSONObject: { type: 'object' },
+  // A metered price's unit amount: decimal text on output; a number or its text on input.
+  UnitAmount: { anyOf: [{ type: 'string' }, { type: 'number' }] },
   // A clause is {property, operator, value} or a nested filter (docs/usage.md).
   MeterFilter: {
     type: 'object',

@@ -10,7 +10,8 @@ export const benefitWire = `
   ${benefitPublicWire} metadata
   ... on BenefitCustom { properties { note } }
   ... on BenefitLicenseKeys { properties { ${licenseKeysPropertiesWire} } }
-  ... on BenefitDownloadables { properties { files archived } }`;
+  ... on BenefitDownloadables { properties { files archived } }
+  ... on BenefitMeterCredit { properties { units rollover meterId } }`;
 
 export const benefitGrantWire = `
   id createdAt modifiedAt grantedAt isGranted revokedAt isRevoked subscriptionId orderId customerId benefitId properties

@@ -10,13 +10,9 @@ type Constants = Readonly<Record<string, unknown>>;
 const portalProduct: Constants = { medias: [] };
 
 const table: Record<string, Constants> = {
-  // Meters are not modelled; the customer state carries none.
-  CustomerState: { active_meters: [] },
   Organization: organizationProfileConstants,
   // Media files are not modelled. Products embedded without their benefits (in orders) carry none.
   Product: { benefits: [], medias: [] },
-  // Meters are not modelled; subscriptions carry none.
-  Subscription: { meters: [] },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
   // Meters are not modelled.

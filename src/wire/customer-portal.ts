@@ -52,6 +52,7 @@ export const CustomerBenefitGrantWire = /* GraphQL */ `
       ... on BenefitCustomSubscriber { properties { note } }
       ... on BenefitLicenseKeysSubscriber { properties { ${licenseKeysPropertiesWire} } }
       ... on BenefitDownloadablesSubscriber { properties { activeFiles } }
+      ... on BenefitMeterCreditSubscriber { properties { units rollover meterId } }
     }
   }`;
 

@@ -13,6 +13,8 @@ export const CustomerStateWire = /* GraphQL */ `
     activeSubscriptions {
       id createdAt modifiedAt metadata customFieldData status amount currency recurringInterval currentPeriodStart currentPeriodEnd
       cancelAtPeriodEnd canceledAt startedAt endsAt productId discountId
+      meters { id createdAt modifiedAt consumedUnits creditedUnits amount meterId }
     }
     grantedBenefits { id createdAt modifiedAt grantedAt benefitId benefitType benefitMetadata properties }
+    activeMeters { id createdAt modifiedAt meterId consumedUnits creditedUnits balance }
   }`;

@@ -7,7 +7,8 @@ import { attachedCustomFieldWire } from './custom-fields.ts';
 export const priceWire = `
   id createdAt modifiedAt amountType isArchived productId type recurringInterval
   ... on ProductPriceFixed { priceCurrency priceAmount }
-  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }`;
+  ... on ProductPriceCustom { priceCurrency minimumAmount maximumAmount presetAmount }
+  ... on ProductPriceMeteredUnit { priceCurrency unitAmount capAmount meterId meter { id name } }`;
 
 /** A product's own fields without its metadata, as its buyers see them. */
 export const productPublicFieldsWire = 'id createdAt modifiedAt name description recurringInterval isRecurring isArchived organizationId';

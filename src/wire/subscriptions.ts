@@ -4,6 +4,7 @@ import { majorUnits } from '../currencies.ts';
 import { customerWire } from './customers.ts';
 import { priceWire, productWire } from './products.ts';
 import { discountBaseWire } from './discounts.ts';
+import { meterWire } from './usage.ts';
 
 /** A subscription's own fields without its metadata, as its customer sees them. */
 export const subscriptionPublicFieldsWire = `
@@ -17,6 +18,7 @@ export const SubscriptionWire = /* GraphQL */ `
     ${subscriptionFieldsWire}
     customer { ${customerWire} } product { ${productWire} } prices { ${priceWire} } priceId price { ${priceWire} }
     discount { ${discountBaseWire} }
+    meters { id createdAt modifiedAt consumedUnits creditedUnits amount meterId meter { ${meterWire} } }
   }`;
 
 // The subscriptions export (GET /v1/subscriptions/export): the columns of the original service's

@@ -10,3 +10,7 @@ export const eventNameWire = 'name source occurrences firstSeen lastSeen';
 
 export const meterWire = 'id createdAt modifiedAt metadata name filter aggregation { func property } organizationId archivedAt';
 export const MeterWire = /* GraphQL */ `fragment MeterWire on Meter { ${meterWire} }`;
+
+export const customerMeterFieldsWire = 'id createdAt modifiedAt customerId meterId consumedUnits creditedUnits balance';
+export const CustomerMeterWire = /* GraphQL */ `fragment CustomerMeterWire on CustomerMeter { ${customerMeterFieldsWire} customer { ${customerWire} } meter { ${meterWire} } }`;
+export const CustomerCustomerMeterWire = /* GraphQL */ `fragment CustomerCustomerMeterWire on CustomerCustomerMeter { ${customerMeterFieldsWire} meter { id createdAt modifiedAt name } }`;

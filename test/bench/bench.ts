@@ -24,12 +24,15 @@
 // Then the usage case (./usage.ts): BENCH_USAGE_EVENTS events (1,000,000 by default) ingested in
 // batches of 1000, in events/s, then one customer's meter quantities over one month, in p50/p99.
 // Every response of a measured run must be 200: anything else stops the bench.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage;
+// Then the metered case (./metered.ts): one renewal sweep over BENCH_METERED_SUBSCRIPTIONS (10,000)
+// subscriptions with a metered price and meter credits, in this process, timed.
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage, metered;
 // all by default).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { benchUsage } from './usage.ts';
+import { benchMetered } from './metered.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { hasRedis, startRedis } from '../helpers/redis.ts';
 
@@ -37,7 +40,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage', 'metered'];
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
 
@@ -289,6 +292,7 @@ try {
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
   if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections);
+  if (cases.has('metered')) await benchMetered();
 } finally {
   for (const target of targets) target.stop();
 }

@@ -19,7 +19,7 @@ describe('benefit types', () => {
     expect(body.data.core.benefitCreate.type).toBe('custom');
   });
 
-  it.each(['discord', 'github_repository', 'meter_credit'])('does not offer %s for a new benefit: refused before anything runs', async (type) => {
+  it.each(['discord', 'github_repository'])('does not offer %s for a new benefit: refused before anything runs', async (type) => {
     const before = (await t.org.gql(BENEFIT_COUNT)).body.data.core.benefits.pagination.totalCount;
     const response = await t.org.gql(CREATE_BENEFIT, { input: { type, description: 'Not grantable', properties: {} } });
     expect(response.body.data).toBeUndefined();

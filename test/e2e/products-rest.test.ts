@@ -576,7 +576,7 @@ describe('refusing bad product bodies', () => {
     ['refuses a name that is not a string', { ...valid, name: 12345 }, ['body', 'name']],
     ['refuses an empty price list with a 422 naming prices', { ...valid, prices: [] }, ['body', 'prices'], 'too_short'],
     ['refuses two prices with a 422 naming prices', { ...valid, prices: [{ amount_type: 'free' }, { amount_type: 'fixed', price_amount: 500 }] }, ['body', 'prices']],
-    ['refuses an unknown amount_type with a 422 naming it', withPrice({ amount_type: 'metered_unit', price_currency: 'usd' }), ['body', 'prices', 0, 'amount_type']],
+    ['refuses an unknown amount_type with a 422 naming it', withPrice({ amount_type: 'seat_based', price_currency: 'usd' }), ['body', 'prices', 0, 'amount_type']],
     ['refuses a fixed price without price_amount', withPrice({ amount_type: 'fixed', price_currency: 'usd' }), ['body', 'prices', 0, 'price_amount'], 'missing'],
     ['refuses a price_amount below 50', withPrice({ amount_type: 'fixed', price_amount: 10 }), ['body', 'prices', 0, 'price_amount'], 'greater_than_equal'],
     ['refuses a fractional price_amount', withPrice({ amount_type: 'fixed', price_amount: 1.5 }), ['body', 'prices', 0, 'price_amount']],

@@ -104,7 +104,7 @@ describe('wire-only values among the rules the service checks', () => {
     const updated = await t.org.api('PATCH', `/products/${id}`, { name: 'ab', recurring_interval: 'week' });
     expect(updated.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'name'], ['body', 'recurring_interval']]);
 
-    const benefit = await t.org.api('POST', '/benefits/', { type: 'meter_credit', description: 'ab', properties: {} });
+    const benefit = await t.org.api('POST', '/benefits/', { type: 'discord', description: 'ab', properties: {} });
     expect(benefit.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 'description'], ['body', 'type']]);
 
     const file = await t.org.api('POST', '/files/', {
@@ -128,11 +128,11 @@ describe('wire-only values among the rules the service checks', () => {
 });
 
 describe('benefit types over REST', () => {
-  it.each(['discord', 'github_repository', 'meter_credit'])('refuses creating a %s benefit with the message it always had', async (type) => {
+  it.each(['discord', 'github_repository'])('refuses creating a %s benefit, naming the types Kassa grants', async (type) => {
     const response = await t.org.api('POST', '/benefits/', { type, description: 'Not grantable', properties: {} });
     expect(response.status).toBe(422);
     expect(response.body).toEqual({
-      detail: [{ loc: ['body', 'type'], msg: `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`, type: 'value_error' }],
+      detail: [{ loc: ['body', 'type'], msg: `Benefits of type ${type} need an integration this server does not have; use custom, license_keys, downloadables or meter_credit.`, type: 'value_error' }],
     });
   });
 

@@ -9,8 +9,10 @@ import type { Product } from '@polar-sh/sdk/models/components/product.js';
 import { describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { newOrganization } from '../helpers/organizations.ts';
-import { rejectionOf } from '../helpers/waiting.ts';
+import { newOrganization, sdkServerURL } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout } from '../helpers/purchases.ts';
+import { eventually, rejectionOf } from '../helpers/waiting.ts';
+import { Polar } from '@polar-sh/sdk';
 
 const t = useTestServer();
 
@@ -501,5 +503,55 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('metrics through the o
     const error = await rejectionOf(polar.metrics.get({ startDate: new RFCDate('2026-03-07'), endDate: new RFCDate('2026-03-09'), interval: 'day', timezone: 'Nowhere/Atlantis' }));
     expect(error).toBeInstanceOf(HTTPValidationError);
     expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['query', 'timezone'] })]);
+  });
+});
+
+describe.each<EnvironmentName>(['production', 'sandbox'])('metered prices, meter credits and customer meters through the official SDK against %s', (environment) => {
+  it('creates a metered price and a meter_credit benefit, and reads the customer meter in Core and in the portal', async () => {
+    const org = await newOrganization(t.server, environment);
+    const { polar } = org;
+    const meter = await polar.meters.create({ name: 'Requests', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'request' }] }, aggregation: { func: 'count' } });
+    const product = await polar.products.create({
+      name: 'Metered SDK plan',
+      recurringInterval: 'month',
+      // A free base: production on PostgreSQL has no payment processor here, and usage is billed later.
+      prices: [
+        { amountType: 'free' },
+        { amountType: 'metered_unit', meterId: meter.id, unitAmount: 0.25, capAmount: 100, priceCurrency: 'usd' },
+      ],
+    });
+    expect(product.prices[1]).toMatchObject({ amountType: 'metered_unit', unitAmount: '0.25', capAmount: 100, meterId: meter.id, meter: { id: meter.id, name: 'Requests' } });
+    const benefit = await polar.benefits.create({ type: 'meter_credit', description: 'Included requests', properties: { meterId: meter.id, units: 50, rollover: true } });
+    expect(benefit).toMatchObject({ type: 'meter_credit', properties: { meterId: meter.id, units: 50, rollover: true } });
+    await polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+
+    await createAndConfirmCheckout(org, product.id, `metered-sdk-${environment}@example.com`);
+    const page = await eventually(() => polar.customerMeters.list({ meterId: meter.id }), (p) => p.result.items.length === 1, 'the credited customer meter');
+    const customerMeter = page.result.items[0];
+    expect(customerMeter).toMatchObject({ meterId: meter.id, consumedUnits: 0, creditedUnits: 50, balance: 50, meter: { id: meter.id }, customer: { email: `metered-sdk-${environment}@example.com` } });
+    expect(await polar.customerMeters.get({ id: customerMeter.id })).toEqual(customerMeter);
+    await polar.events.ingest({ events: [{ name: 'request', customerId: customerMeter.customerId }, { name: 'request', customerId: customerMeter.customerId }] });
+    expect(await polar.customerMeters.get({ id: customerMeter.id })).toMatchObject({ consumedUnits: 2, balance: 48 });
+    expect((await polar.customers.getState({ id: customerMeter.customerId })).activeMeters).toEqual([expect.objectContaining({ meterId: meter.id, creditedUnits: 50, consumedUnits: 2 })]);
+
+    const session = await polar.customerSessions.create({ customerId: customerMeter.customerId });
+    const portal = new Polar({ serverURL: sdkServerURL(t.server, environment) });
+    const own = await portal.customerPortal.customerMeters.list({ customerSession: session.token }, {});
+    expect(own.result.items).toEqual([expect.objectContaining({ id: customerMeter.id, consumedUnits: 2, creditedUnits: 50, balance: 48, meter: expect.objectContaining({ id: meter.id, name: 'Requests' }) })]);
+    expect(await portal.customerPortal.customerMeters.get({ customerSession: session.token }, { id: customerMeter.id })).toEqual(own.result.items[0]);
+    expect(await rejectionOf(portal.customerPortal.customerMeters.get({ customerSession: session.token }, { id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+  });
+
+  it('throws the typed errors: HTTPValidationError for a bad unit amount or meter, ResourceNotFound for an unknown customer meter', async () => {
+    const { polar } = await newOrganization(t.server, environment);
+    const meter = await polar.meters.create({ name: 'Requests', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+    const create = (metered: Record<string, unknown>) =>
+      polar.products.create({ name: 'Refused plan', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }, { amountType: 'metered_unit', meterId: meter.id, unitAmount: '1', ...metered } as never] });
+    for (const [metered, field] of [[{ unitAmount: '-1' }, 'unit_amount'], [{ unitAmount: 'abc' }, 'unit_amount'], [{ capAmount: -5 }, 'cap_amount'], [{ meterId: randomUUID() }, 'meter_id']] as const) {
+      const error = await rejectionOf(create(metered));
+      expect(error).toBeInstanceOf(HTTPValidationError);
+      expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'prices', 1, field] })]);
+    }
+    expect(await rejectionOf(polar.customerMeters.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
   });
 });

@@ -9,6 +9,7 @@ import { recordEvents } from '../../events/outbox.ts';
 import { enqueueJob, job, type JobContext } from '../../jobs/runner.ts';
 import { issueLicenseKey, revokeLicenseKey } from '../license-keys/service.ts';
 import { recordSystemEvents } from '../usage/events.ts';
+import { creditCustomerMeter, meterCreditOf, resetCustomerMeter } from '../usage/credits.ts';
 
 export type Purchase = { subscriptionId: string } | { orderId: string };
 
@@ -85,6 +86,7 @@ export async function syncGrants(ctx: Context, db: Db, purchase: Purchase): Prom
           },
         });
     const key = benefit.type === 'license_keys' ? await issueLicenseKey(ctx, db, grant, benefit.properties as never) : null;
+    if (benefit.type === 'meter_credit') await creditGrant(ctx, db, holding, benefit);
     await db.benefitGrant.update({ where: { id: grant.id }, data: { properties: grantProperties(benefit, {}, key) } });
     changed.push(grant.id);
     usage.push({ name: 'benefit.granted', grantId: grant.id, benefitId: benefit.id });
@@ -94,12 +96,23 @@ export async function syncGrants(ctx: Context, db: Db, purchase: Purchase): Prom
     if (!grant.grantedAt || grant.revokedAt || due.some((d) => d.benefitId === grant.benefitId)) continue;
     await db.benefitGrant.update({ where: { id: grant.id }, data: { revokedAt: ctx.now() } });
     await revokeLicenseKey(db, grant.id);
+    const benefit = await db.benefit.findUniqueOrThrow({ where: { id: grant.benefitId }, select: { type: true, properties: true } });
+    if (benefit.type === 'meter_credit') await resetCustomerMeter(db, holding, meterCreditOf(benefit.properties).meterId, ctx.now());
     changed.push(grant.id);
     usage.push({ name: 'benefit.revoked', grantId: grant.id, benefitId: grant.benefitId });
     await recordGrantEvent(ctx, db, 'benefit_grant.revoked', grant);
   }
   await recordGrantUsageEvents(ctx, db, holding, usage);
   if (changed.length) await recordCustomerStateChanged(ctx, db, holding);
+}
+
+/**
+ * A meter_credit grant credits its units to the customer's meter. The meter's window opens at the
+ * start of the subscription's period in progress (or now, for a one-time purchase).
+ */
+async function creditGrant(ctx: Context, db: Db, holding: Holding, benefit: Benefit) {
+  const subscription = holding.subscriptionId ? await db.subscription.findUniqueOrThrow({ where: { id: holding.subscriptionId }, select: { currentPeriodStart: true } }) : null;
+  await creditCustomerMeter(db, holding, meterCreditOf(benefit.properties), { now: ctx.now(), windowStart: subscription?.currentPeriodStart ?? ctx.now(), reset: false });
 }
 
 /** benefit.granted and benefit.revoked as system usage events of the customer, with the grant's ids and the benefit's type. */

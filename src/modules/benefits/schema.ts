@@ -19,7 +19,7 @@ import { ResourceNotFoundError } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
 const needsIntegration = 'Needs an integration Kassa does not have: benefitCreate does not offer it (GrantableBenefitType), so no benefit has this type.';
-const benefitTypeDescription = 'What a benefit gives. Kassa grants custom, license_keys and downloadables benefits.';
+const benefitTypeDescription = 'What a benefit gives. Kassa grants custom, license_keys, downloadables and meter_credit benefits.';
 export const BenefitType = builder.enumType('BenefitType', {
   description: benefitTypeDescription,
   values: {
@@ -28,13 +28,14 @@ export const BenefitType = builder.enumType('BenefitType', {
     github_repository: { description: `Access to a GitHub repository. ${needsIntegration}` },
     downloadables: { description: 'Files the customer may download.' },
     license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
-    meter_credit: { description: `Credits on a usage meter. ${needsIntegration}` },
+    meter_credit: { description: "Units credited to the customer's meter with the grant and each renewal, drawn down before usage is billed." },
   } satisfies Record<BenefitTypes, object>,
 });
 const grantable = {
   custom: { description: 'A note shown to the customer, for anything granted by hand.' },
   downloadables: { description: 'Files the customer may download.' },
   license_keys: { description: 'A license key per grant, which the organization’s software validates.' },
+  meter_credit: { description: "Units credited to the customer's meter with the grant and each renewal, drawn down before usage is billed." },
 } satisfies Partial<Record<BenefitTypes, object>>;
 // REST still checks a new benefit's type against every type the wire format names, so an unknown
 // one gets the same error as before; the types Kassa cannot grant get the message they always had.
@@ -44,7 +45,7 @@ const restBenefitType = new GraphQLEnumType({
   values: { custom: {}, discord: {}, github_repository: {}, downloadables: {}, license_keys: {}, meter_credit: {} } satisfies Record<BenefitTypes, object>,
 });
 // REST still takes the types Kassa cannot grant, for the service to refuse them.
-const ungrantable = wireOnlyExtension(['discord', 'github_repository', 'meter_credit'], 'custom');
+const ungrantable = wireOnlyExtension(['discord', 'github_repository'], 'custom');
 export const GrantableBenefitType = builder.enumType('GrantableBenefitType', {
   description: 'The types of benefit Kassa can grant, so the types a new benefit may have.',
   values: grantable,
@@ -148,7 +149,18 @@ const BenefitDownloadablesProperties = builder.objectRef<StoredProperties>('Bene
   }),
 });
 
+/** A meter_credit benefit's settings, on every view of it. */
+export const BenefitMeterCreditProperties = builder.objectRef<StoredProperties>('BenefitMeterCreditProperties').implement({
+  description: "A meter_credit benefit's settings: how many units it credits to which meter, each period.",
+  fields: (t) => ({
+    units: t.int({ description: 'Units credited with the grant and at each renewal.', resolve: (p) => p.units }),
+    rollover: t.boolean({ description: "Whether unused units are kept into the next period; otherwise the customer meter's credits reset at each renewal.", resolve: (p) => p.rollover }),
+    meterId: t.field({ type: 'UUID', description: 'The meter credited.', resolve: (p) => p.meter_id }),
+  }),
+});
+
 const benefitObjects: BenefitObjects = {
+  meter_credit: { name: 'BenefitMeterCredit', description: "Units credited to the customer's meter.", properties: BenefitMeterCreditProperties },
   custom: { name: 'BenefitCustom', description: 'A note to the customer.', properties: BenefitCustomProperties },
   license_keys: { name: 'BenefitLicenseKeys', description: 'A license key per grant, checked by the organization’s software.', properties: BenefitLicenseKeysProperties },
   downloadables: { name: 'BenefitDownloadables', description: 'Files the customer may download.', properties: BenefitDownloadablesProperties },
@@ -238,7 +250,7 @@ const LicenseKeyActivationsInput = builder.inputType('BenefitLicenseKeyActivatio
   }),
 });
 const BenefitPropertiesInput = builder.inputType('BenefitPropertiesInput', {
-  description: 'The properties of the benefit’s type: custom {note}; license_keys {prefix, expires, activations, limitUsage}; downloadables {files, archived}.',
+  description: 'The properties of the benefit’s type: custom {note}; license_keys {prefix, expires, activations, limitUsage}; downloadables {files, archived}; meter_credit {meterId, units, rollover}.',
   fields: (t) => ({
     note: t.string({ description: 'custom: a note shown to the customer once granted.' }),
     prefix: t.string({ description: 'license_keys: put before each key; 1 to 24 letters, digits, "_" or "-".' }),
@@ -247,6 +259,9 @@ const BenefitPropertiesInput = builder.inputType('BenefitPropertiesInput', {
     limitUsage: t.int({ description: 'license_keys: how many uses a key allows, at least 1; no limit when omitted.' }),
     files: t.field({ type: ['UUID'], description: 'downloadables: at least one downloadable file of the organization, each once.' }),
     archived: t.field({ type: 'JSONObject', description: 'downloadables: {fileId: true} for listed files kept for past grants but no longer granted.' }),
+    meterId: t.field({ type: 'UUID', description: 'meter_credit: the meter credited, a live meter of the organization.' }),
+    units: t.int({ description: 'meter_credit: units credited with the grant and each renewal, 1 to 2147483647.' }),
+    rollover: t.boolean({ description: 'meter_credit: whether unused units carry into the next period.' }),
   }),
 });
 

@@ -24,6 +24,9 @@ export interface BenefitPropertiesInput {
   limitUsage?: number | null;
   archived?: Record<string, unknown> | null;
   files?: string[] | null;
+  meterId?: string | null;
+  units?: number | null;
+  rollover?: boolean | null;
 }
 
 export interface BenefitCreateInput {
@@ -89,8 +92,21 @@ async function storedProperties(db: Db, organizationId: string, type: BenefitTyp
       const archived = Object.fromEntries(Object.entries(input.archived ?? {}).filter(([id, value]) => files.includes(id) && value === true));
       return { files, archived };
     }
+    case 'meter_credit': {
+      const { meterId, units, rollover } = input;
+      if (!meterId) issues.add([...loc, 'meterId'], 'Field required', 'missing');
+      else {
+        const meter = await db.meter.findFirst({ where: { id: meterId, organizationId }, select: { archivedAt: true } });
+        if (!meter) issues.add([...loc, 'meterId'], 'Meter not found.');
+        else if (meter.archivedAt) issues.add([...loc, 'meterId'], 'This meter is archived: unarchive it to credit it.');
+      }
+      if (units == null) issues.add([...loc, 'units'], 'Field required', 'missing');
+      else if (!Number.isInteger(units) || units < 1) issues.add([...loc, 'units'], 'Input should be greater than 0', 'greater_than');
+      if (rollover == null) issues.add([...loc, 'rollover'], 'Field required', 'missing');
+      return { meter_id: meterId, units, rollover };
+    }
     default:
-      issues.add(['input', 'type'], `Benefits of type ${type} need an integration this server does not have; use custom, license_keys or downloadables.`);
+      issues.add(['input', 'type'], `Benefits of type ${type} need an integration this server does not have; use custom, license_keys, downloadables or meter_credit.`);
       return {};
   }
 }

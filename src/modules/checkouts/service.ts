@@ -115,7 +115,8 @@ function amountFor(price: LivePrice, requested: number | null | undefined, issue
 }
 
 async function livePriceOf(db: Db, productId: string): Promise<LivePrice | null> {
-  return (await db.productPrice.findFirst({ where: { productId, isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] })) as LivePrice | null;
+  // The static price: metered prices are billed by the subscription's renewals, not at checkout.
+  return (await db.productPrice.findFirst({ where: { productId, isArchived: false, amountType: { not: 'metered_unit' } }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] })) as LivePrice | null;
 }
 
 export async function createCheckout(ctx: Context, input: CheckoutCreateInput, query: object) {

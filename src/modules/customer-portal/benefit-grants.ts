@@ -18,6 +18,7 @@ import {
   BenefitType,
   customPropertiesFields,
   implementBenefitObjects,
+  BenefitMeterCreditProperties,
   licenseKeyActivationsFields,
   licenseKeysPropertiesFields,
   type BenefitObjects,
@@ -73,6 +74,7 @@ const subscriberObjects: BenefitObjects = {
   custom: { name: 'BenefitCustomSubscriber', description: 'A custom benefit the customer holds: a note.', properties: BenefitCustomSubscriberProperties },
   license_keys: { name: 'BenefitLicenseKeysSubscriber', description: 'A license_keys benefit the customer holds.', properties: BenefitLicenseKeysSubscriberProperties },
   downloadables: { name: 'BenefitDownloadablesSubscriber', description: 'A downloadables benefit the customer holds.', properties: BenefitDownloadablesSubscriberProperties },
+  meter_credit: { name: 'BenefitMeterCreditSubscriber', description: 'A meter_credit benefit the customer holds.', properties: BenefitMeterCreditProperties },
 };
 
 /** A benefit as its holder sees it: what it is and gives, and the organization behind it. */

@@ -20,6 +20,7 @@ import { scheduleGrantSync } from '../benefits/grants.ts';
 import { refundOrder } from '../refunds/service.ts';
 import { declineMessage } from './service.ts';
 import { settleSubscriptionOrder, subscriptionEnded } from '../subscriptions/service.ts';
+import { billsFinalUsage } from '../subscriptions/metered.ts';
 
 export type PendingPayment = NonNullable<Awaited<ReturnType<typeof pendingPayment>>>;
 
@@ -95,7 +96,7 @@ export async function applyChargeOutcome(job: JobContext, db: Db, payment: Pendi
     const paid = await db.order.update({ where: { id: payment.orderId }, data: { status: 'paid', paid: true } });
     await recordOrderEvents(ctx, db, ['order.updated', 'order.paid'], payment.order);
     if (payment.order.billingReason === 'purchase') await scheduleGrantSync(ctx, db, { orderId: payment.orderId });
-    if (subscription && subscriptionEnded(subscription) && paid.netAmount > paid.refundedAmount) {
+    if (subscription && subscriptionEnded(subscription) && paid.netAmount > paid.refundedAmount && !(await billsFinalUsage(db, paid.id))) {
       await refundOrder(ctx, db, paid, {
         amount: paid.netAmount - paid.refundedAmount,
         reason: 'other',
@@ -137,8 +138,9 @@ function chargeRequest(payment: PendingPayment): ChargeRequest {
 }
 
 async function charge(job: JobContext, payment: PendingPayment): Promise<ChargeResult> {
-  // A subscription that ended after this payment was scheduled is not charged for.
-  if (payment.order.subscription && subscriptionEnded(payment.order.subscription)) {
+  // A subscription that ended after this payment was scheduled is not charged for, but for the
+  // usage of its last period, which it owes (subscriptions/metered.ts).
+  if (payment.order.subscription && subscriptionEnded(payment.order.subscription) && !(await billsFinalUsage(job.prisma as Db, payment.orderId))) {
     return { status: 'failed', processorId: 'not-charged', declineReason: 'subscription_ended' };
   }
   // Nothing to charge needs no processor: free orders are paid where none is configured.

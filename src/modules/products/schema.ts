@@ -43,6 +43,7 @@ export const PriceAmountType = builder.enumType('PriceAmountType', {
     fixed: { description: 'A set amount (`priceAmount`).' },
     custom: { description: 'The buyer chooses the amount (pay what you want), between optional bounds.' },
     free: { description: 'No charge.' },
+    metered_unit: { description: "A price per unit of a meter's usage (`unitAmount`, up to `capAmount`), billed each period in arrears." },
   } satisfies Record<PriceAmountTypes, object>,
 });
 export const ProductPriceType = builder.enumType('ProductPriceType', {
@@ -84,7 +85,7 @@ export const ProductPrice = builder.prismaInterface('ProductPrice', {
       resolve: (price) => billingInterval(price.recurringInterval),
     }),
   }),
-  resolveType: (price) => ({ fixed: 'ProductPriceFixed', custom: 'ProductPriceCustom', free: 'ProductPriceFree' })[price.amountType],
+  resolveType: (price) => ({ fixed: 'ProductPriceFixed', custom: 'ProductPriceCustom', free: 'ProductPriceFree', metered_unit: 'ProductPriceMeteredUnit' })[price.amountType],
 });
 
 const priceCurrencyDescription = 'The currency: an ISO 4217 code, lowercase, such as `usd`.';
@@ -112,6 +113,36 @@ builder.prismaObject('ProductPrice', {
 });
 
 builder.prismaObject('ProductPrice', { variant: 'ProductPriceFree', description: 'No charge.', interfaces: [ProductPrice], fields: () => ({}) });
+
+const ProductPriceMeter = builder.objectRef<{ id: string; name: string }>('ProductPriceMeter').implement({
+  description: 'The meter a metered price bills.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: "The meter's id." }),
+    name: t.exposeString('name', { description: "The meter's name, which labels the price's order items." }),
+  }),
+});
+
+builder.prismaObject('ProductPrice', {
+  variant: 'ProductPriceMeteredUnit',
+  description: "A price per unit of a meter's usage, billed at the end of each period for the period's usage past the customer's meter credits.",
+  interfaces: [ProductPrice],
+  fields: (t) => ({
+    priceCurrency: t.exposeString('priceCurrency', { description: priceCurrencyDescription }),
+    unitAmount: t.field({
+      type: 'UnitAmount',
+      description: 'Minor units of priceCurrency per unit of usage, exact, fractions of a minor unit allowed ("0.5": half a cent per unit for usd).',
+      resolve: (price) => (price.unitAmount ? price.unitAmount.toFixed() : '0'),
+    }),
+    capAmount: t.exposeInt('capAmount', { nullable: true, description: "The most a period's usage is billed, in minor units; null: no cap." }),
+    meterId: t.field({ type: 'UUID', description: 'The meter whose usage the price bills.', resolve: (price) => price.meterId ?? '' }),
+    meter: t.field({
+      type: ProductPriceMeter,
+      description: 'The meter whose usage the price bills.',
+      select: { meter: { select: { id: true, name: true } } },
+      resolve: (price) => price.meter!,
+    }),
+  }),
+});
 
 type ProductFieldBuilder = PrismaFieldBuilder<'Product'>;
 
@@ -177,6 +208,9 @@ const ProductPriceInput = builder.inputType('ProductPriceInput', {
     minimumAmount: t.int({ description: 'custom: the least a buyer may pay, in minor units, 50 to 99999999.' }),
     maximumAmount: t.int({ description: 'custom: the most a buyer may pay, in minor units; at least minimumAmount.' }),
     presetAmount: t.int({ description: 'custom: the amount suggested to the buyer, in minor units, between the minimum and maximum.' }),
+    meterId: t.field({ type: 'UUID', description: 'metered_unit: the meter billed, a live meter of the organization.' }),
+    unitAmount: t.field({ type: 'UnitAmount', description: 'metered_unit: minor units per unit of usage, above 0, up to 12 decimal places ("0.5").' }),
+    capAmount: t.int({ description: "metered_unit: the most a period's usage is billed, in minor units, 0 to 99999999; no cap when omitted." }),
   }),
 });
 
@@ -198,7 +232,7 @@ const ProductCreateInput = builder.inputType('ProductCreateInput', {
       description: 'month or year for a subscription; null for a one-time purchase.',
       extensions: wireOnlyIntervals,
     }),
-    prices: t.field({ type: [ProductPriceInput], required: true, description: 'Exactly one price: fixed, custom or free.' }),
+    prices: t.field({ type: [ProductPriceInput], required: true, description: 'Exactly one static price (fixed, custom or free), and for a recurring product any metered_unit prices, one per meter.' }),
     metadata: t.field({ type: MetadataScalar, description: "The organization's own key-value data; empty when omitted." }),
     organizationId: t.field({ type: 'UUID', description: 'Required unless the request is made with an organization token.' }),
     medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
@@ -220,7 +254,7 @@ const ProductUpdateInput = builder.inputType('ProductUpdateInput', {
       extensions: wireOnlyIntervals,
     }),
     isArchived: t.boolean({ description: 'true archives the product (no new purchases); false offers it again.' }),
-    prices: t.field({ type: [ProductPriceInput], description: 'The new live prices, exactly one. A price not kept is archived.' }),
+    prices: t.field({ type: [ProductPriceInput], description: 'The new live prices: one static price and any metered ones. A price not kept is archived.' }),
     metadata: t.field({ type: MetadataScalar, description: 'Replaces the whole metadata object.' }),
     medias: t.field({ type: ['UUID'], description: 'Product images. Not supported: send an empty list or omit it.' }),
     attachedCustomFields: t.field({ type: [AttachedCustomFieldInput], description: 'Replaces the custom fields asked at checkout, in this order; empty asks none.' }),

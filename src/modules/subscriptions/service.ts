@@ -25,6 +25,7 @@ import { chargeOrder } from '../payments/service.ts';
 import { subscriptionEnded } from './status.ts';
 import { discountAppliesToPeriod, discountedAmounts } from '../discounts/amounts.ts';
 import { redeemDiscountForSubscription } from '../discounts/service.ts';
+import { attachUsageToOrder, billPeriodUsage } from './metered.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 
@@ -68,6 +69,8 @@ export async function startSubscription(
 ): Promise<Subscription> {
   const product = await db.product.findUniqueOrThrow({ where: { id: checkout.productId } });
   const interval = product.recurringInterval ?? 'month';
+  // The product's metered prices come with the static price bought: they bill each period's usage from the first renewal on.
+  const metered = await db.productPrice.findMany({ where: { productId: product.id, isArchived: false, amountType: 'metered_unit' }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }], select: { id: true } });
   const start = ctx.now();
   const subscription = await db.subscription.create({
     data: {
@@ -86,7 +89,7 @@ export async function startSubscription(
       metadata: (checkout.metadata ?? {}) as object,
       customFieldData: (checkout.customFieldData ?? {}) as object,
       createdAt: start,
-      prices: { create: [{ productPriceId: checkout.productPriceId }] },
+      prices: { create: [{ productPriceId: checkout.productPriceId }, ...metered.map((p, i) => ({ productPriceId: p.id, position: i + 1 }))] },
     },
   });
   await record(ctx, db, ['subscription.created'], subscription);
@@ -172,21 +175,28 @@ async function renewalDiscount(db: Db, subscription: Subscription) {
   return discount;
 }
 
-/** The order for the period after the current one, charged to the subscription's payment method. */
+/**
+ * The order for the period after the current one, charged to the subscription's payment method:
+ * the base price up front for the new period, and the metered prices' usage of the period that
+ * just ended, in arrears (metered.ts).
+ */
 async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription) {
-  const [customer, product, prices, pending] = await Promise.all([
+  const [customer, product, allPrices, pending] = await Promise.all([
     db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } }),
     db.product.findUniqueOrThrow({ where: { id: subscription.productId } }),
     db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id }, include: { productPrice: true }, orderBy: { position: 'asc' } }),
     db.subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id, orderId: null }, orderBy: { createdAt: 'asc' } }),
   ]);
+  const prices = allPrices.filter((p) => p.productPrice.amountType !== 'metered_unit');
   // Fixed prices bill their amount; a pay-what-you-want price bills what the buyer chose, the rest of the subscription's amount.
   const fixed = prices.reduce((total, p) => total + (p.productPrice.amountType === 'custom' ? 0 : (p.productPrice.priceAmount ?? 0)), 0);
   const priceAmount = (p: (typeof prices)[number]) => (p.productPrice.amountType === 'custom' ? subscription.amount - fixed : (p.productPrice.priceAmount ?? 0));
+  const metered = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, false);
   const items = [
-    ...prices.map((p, position) => ({ label: product.name, amount: priceAmount(p), productPriceId: p.productPriceId, proration: false, position })),
-    ...pending.map((p, i) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, proration: p.proration, position: prices.length + i })),
-  ];
+    ...prices.map((p) => ({ label: product.name, amount: priceAmount(p), productPriceId: p.productPriceId, proration: false })),
+    ...metered,
+    ...pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, proration: p.proration })),
+  ].map((item, position) => ({ ...item, position }));
   const sum = items.reduce((total, item) => total + item.amount, 0);
   // A credit larger than the period's price is carried to the next order rather than lost.
   const carried = Math.min(sum, 0);
@@ -215,6 +225,42 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
   });
   if (pending.length) await db.subscriptionPendingItem.updateMany({ where: { id: { in: pending.map((p) => p.id) } }, data: { orderId: order.id } });
   if (carried < 0) await db.subscriptionPendingItem.create({ data: { subscriptionId: subscription.id, label: 'Credit from the previous period', amount: carried, createdAt: ctx.now() } });
+  await attachUsageToOrder(db, subscription.id, subscription.currentPeriodStart, order.id);
+  await recordOrderEvents(ctx, db, ['order.created'], order);
+  return order;
+}
+
+/**
+ * A subscription canceled at period end owes the usage of its last period, billed in arrears like
+ * every period's: a final order of its metered items alone, charged though the subscription has
+ * ended (payments ask billsFinalUsage). Nothing is ordered when the usage comes to nothing, and a
+ * past-due subscription's last period was billed already by its unpaid renewal.
+ */
+async function createFinalUsageOrder(ctx: Context, db: Db, subscription: Subscription) {
+  if (subscription.status !== 'active') return null;
+  const items = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, true);
+  const subtotal = items.reduce((total, item) => total + item.amount, 0);
+  if (subtotal === 0) return null;
+  const customer = await db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } });
+  const order = await db.order.create({
+    data: {
+      organizationId: subscription.organizationId,
+      subtotalAmount: subtotal,
+      netAmount: subtotal,
+      totalAmount: subtotal,
+      currency: subscription.currency,
+      billingReason: 'subscription_cycle',
+      billingName: customer.name,
+      billingAddress: customer.billingAddress ?? undefined,
+      customerId: subscription.customerId,
+      productId: subscription.productId,
+      subscriptionId: subscription.id,
+      billingPeriodStart: subscription.currentPeriodEnd,
+      createdAt: ctx.now(),
+      items: { create: items.map((item, position) => ({ ...item, position })) },
+    },
+  });
+  await attachUsageToOrder(db, subscription.id, subscription.currentPeriodStart, order.id);
   await recordOrderEvents(ctx, db, ['order.created'], order);
   return order;
 }
@@ -241,8 +287,10 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
         const subscription = await db.subscription.findUniqueOrThrow({ where: { id } });
         const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
         if (subscription.cancelAtPeriodEnd) {
+          const final = await createFinalUsageOrder(ctx, db, subscription);
           await db.subscription.update({ where: { id }, data: { status: 'canceled', endedAt: subscription.currentPeriodEnd, retryAt: null } });
           await recordEntitlementChange(ctx, db, subscription, ['subscription.updated', 'subscription.revoked']);
+          if (final) await chargeOrder(ctx, db, final, subscription.paymentMethod);
           continue;
         }
         const billed = await db.order.findUnique({
@@ -489,7 +537,7 @@ async function changeProduct(ctx: Context, db: Db, subscription: Subscription, p
   }
   const product = await db.product.findFirst({
     where: { id: productId, organizationId: subscription.organizationId },
-    include: { prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }], take: 1 } },
+    include: { prices: { where: { isArchived: false }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] } },
   });
   const loc = ['input', 'productId'];
   if (!product) throw RequestValidationError.at(loc, 'Product not found.');
@@ -498,7 +546,8 @@ async function changeProduct(ctx: Context, db: Db, subscription: Subscription, p
   if (!product.isRecurring || product.recurringInterval !== subscription.recurringInterval) {
     throw RequestValidationError.at(loc, `The new product must be recurring every ${subscription.recurringInterval}, like the subscription.`);
   }
-  const price = product.prices[0];
+  const price = product.prices.find((p) => p.amountType !== 'metered_unit');
+  const metered = product.prices.filter((p) => p.amountType === 'metered_unit');
   if (!price || price.amountType === 'custom') throw RequestValidationError.at(loc, 'The new product needs a fixed or free price to subscribe at.');
   if (price.priceCurrency !== subscription.currency) throw RequestValidationError.at(loc, `The new product is priced in ${price.priceCurrency}, the subscription in ${subscription.currency}.`);
 
@@ -518,7 +567,7 @@ async function changeProduct(ctx: Context, db: Db, subscription: Subscription, p
   await db.subscriptionPrice.deleteMany({ where: { subscriptionId: subscription.id } });
   await db.subscription.update({
     where: { id: subscription.id },
-    data: { productId: product.id, amount: newAmount, prices: { create: [{ productPriceId: price.id }] } },
+    data: { productId: product.id, amount: newAmount, prices: { create: [{ productPriceId: price.id }, ...metered.map((p, i) => ({ productPriceId: p.id, position: i + 1 }))] } },
   });
   await recordEntitlementChange(ctx, db, subscription, ['subscription.updated']);
 }

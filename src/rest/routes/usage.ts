@@ -1,5 +1,5 @@
 import type { RestRoute } from '../route.ts';
-import { EventWire, eventNameWire, MeterWire } from '../../wire/usage.ts';
+import { CustomerCustomerMeterWire, CustomerMeterWire, EventWire, eventNameWire, MeterWire } from '../../wire/usage.ts';
 
 const eventFilters = '$organizationId: [UUID!], $customerId: [UUID!], $externalCustomerId: [String!], $source: [EventSource!]';
 const eventFilterArgs = 'organizationId: $organizationId, customerId: $customerId, externalCustomerId: $externalCustomerId, source: $source';
@@ -69,5 +69,31 @@ export const usageRoutes: RestRoute[] = [
     path: '/v1/meters/{id}',
     body: 'input',
     operation: `mutation ($id: UUID!, $input: MeterUpdateInput!) { core { meterUpdate(id: $id, input: $input) { ...MeterWire } } } ${MeterWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-meters/',
+    operation: `query ($page: Int, $limit: Int, $organizationId: [UUID!], $customerId: [UUID!], $externalCustomerId: [String!], $meterId: [UUID!], $sorting: [CustomerMeterSortOrder!]) {
+      core { customerMeters(page: $page, limit: $limit, organizationId: $organizationId, customerId: $customerId, externalCustomerId: $externalCustomerId, meterId: $meterId, sorting: $sorting) {
+        items { ...CustomerMeterWire } pagination { totalCount maxPage } } }
+    } ${CustomerMeterWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-meters/{id}',
+    operation: `query ($id: UUID!) { core { customerMeter(id: $id) { ...CustomerMeterWire } } } ${CustomerMeterWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/meters/',
+    operation: `query ($page: Int, $limit: Int, $meterId: [UUID!], $query: String, $sorting: [CustomerPortalMeterSortOrder!]) {
+      customerPortal { meters(page: $page, limit: $limit, meterId: $meterId, query: $query, sorting: $sorting) {
+        items { ...CustomerCustomerMeterWire } pagination { totalCount maxPage } } }
+    } ${CustomerCustomerMeterWire}`,
+  },
+  {
+    method: 'GET',
+    path: '/v1/customer-portal/meters/{id}',
+    operation: `query ($id: UUID!) { customerPortal { meter(id: $id) { ...CustomerCustomerMeterWire } } } ${CustomerCustomerMeterWire}`,
   },
 ];

@@ -1,0 +1,131 @@
+// Customer meters: per customer and meter, what the customer consumed in the window in progress
+// (since the start of their billing period), the credits they hold for it, and the balance. Core
+// tokens read their organizations' customers' meters; a customer reads their own (the portal).
+// Consumption is computed from the events when read, like a meter's quantities; credits are kept.
+import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
+import type { CustomerMeter, Prisma } from '../../generated/prisma/client.ts';
+import { reach } from '../../auth/reach.ts';
+import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
+import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
+import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
+import { organizationFilter } from '../organizations/access.ts';
+import { customerUsage, meteredAmount } from './credits.ts';
+
+export const customerMeterSortProperties = ['created_at', 'modified_at', 'customer_id', 'customer_name', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
+export const customerPortalMeterSortProperties = ['created_at', 'modified_at', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
+
+export interface CustomerMeterListArgs extends PageArgs {
+  organizationId?: string[] | null;
+  customerId?: string[] | null;
+  externalCustomerId?: string[] | null;
+  meterId?: string[] | null;
+  query?: string | null;
+  sorting?: string[] | null;
+}
+
+/** The customer meters the principal reaches: Core its organizations' customers', a customer their own. */
+function reachable(ctx: Context): Prisma.CustomerMeterWhereInput {
+  return ctx.principal.kind === 'customer' ? { customer: reach(ctx).customer } : { organizationId: organizationFilter(ctx), customer: reach(ctx).customer };
+}
+
+/** Consumption and balance are computed, not stored: a page is sorted by them only in the database's order of what is stored. */
+const computedSorts = new Set(['consumed_units', 'balance']);
+
+export async function listCustomerMeters(ctx: Context, args: CustomerMeterListArgs, query: object) {
+  const sorting = args.sorting?.length ? args.sorting : ['-modified_at'];
+  const computed = sorting.find((s) => computedSorts.has(s.replace(/^-/, '')));
+  if (computed) {
+    throw RequestValidationError.at(['sorting'], `Sorting by ${computed.replace(/^-/, '')} is not available: it is computed from the events when read. Sort by credited_units, meter_name, customer_name, created_at or modified_at.`);
+  }
+  const where: Prisma.CustomerMeterWhereInput = {
+    AND: [
+      reachable(ctx),
+      args.organizationId?.length ? { organizationId: { in: args.organizationId } } : {},
+      args.customerId?.length ? { customerId: { in: args.customerId } } : {},
+      args.externalCustomerId?.length ? { customer: { externalId: { in: args.externalCustomerId } } } : {},
+      args.meterId?.length ? { meterId: { in: args.meterId } } : {},
+      args.query ? { meter: { name: { contains: escapeLike(args.query), mode: 'insensitive' } } } : {},
+      { meter: { archivedAt: null } },
+    ],
+  };
+  const orderBy = sortingOrderBy<(typeof customerMeterSortProperties)[number]>(sorting, (property, sort) => {
+    switch (property) {
+      case 'created_at':
+        return { createdAt: sort };
+      case 'modified_at':
+        return { modifiedAt: { sort, nulls: 'last' } };
+      case 'customer_id':
+        return { customerId: sort };
+      case 'customer_name':
+        return { customer: { name: { sort, nulls: 'last' } } };
+      case 'meter_id':
+        return { meterId: sort };
+      case 'meter_name':
+        return { meter: { name: sort } };
+      case 'credited_units':
+      case 'consumed_units':
+      case 'balance':
+        return { creditedUnits: sort };
+    }
+  });
+  const [items, total] = await Promise.all([
+    ctx.prisma.customerMeter.findMany({ ...query, where, orderBy: [...(orderBy as Prisma.CustomerMeterOrderByWithRelationInput[]), { id: 'asc' }], ...pageWindow(args) }),
+    ctx.prisma.customerMeter.count({ where }),
+  ]);
+  return toPage(items, total, args);
+}
+
+export async function getCustomerMeter(ctx: Context, id: string, query: object) {
+  const meter = await ctx.prisma.customerMeter.findFirst({ ...query, where: { AND: [reachable(ctx), { id }] } });
+  if (!meter) throw new ResourceNotFoundError('Customer meter not found.');
+  return meter;
+}
+
+const consumed = new WeakMap<object, Promise<number>>();
+
+/** What the customer consumed of the meter since their window opened: the meter's aggregation over their events from then on. */
+export function consumedUnits(db: Db, customerMeter: Pick<CustomerMeter, 'customerId' | 'meterId' | 'windowStart'>): Promise<number> {
+  let units = consumed.get(customerMeter);
+  if (!units) {
+    units = (async () => {
+      const [meter, customer] = await Promise.all([
+        db.meter.findUniqueOrThrow({ where: { id: customerMeter.meterId } }),
+        db.customer.findUniqueOrThrow({ where: { id: customerMeter.customerId }, select: { id: true, externalId: true } }),
+      ]);
+      return customerUsage(db, meter, customer, customerMeter.windowStart, null);
+    })();
+    consumed.set(customerMeter, units);
+  }
+  return units;
+}
+
+/** The customer's meters of live meters, for the customer state. */
+export function activeCustomerMeters(db: Db, customerId: string) {
+  return db.customerMeter.findMany({ where: { customerId, meter: { archivedAt: null } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+/**
+ * A subscription's metered prices in the period in progress: what the customer consumed of each
+ * meter since the period started, the credits they hold, and what the usage past them comes to so
+ * far (rounded and capped as the renewal will bill it). Identified by the metered price.
+ */
+export async function subscriptionMeters(db: Db, subscription: { id: string; customerId: string; currentPeriodStart: Date }) {
+  const prices = await db.subscriptionPrice.findMany({
+    where: { subscriptionId: subscription.id, productPrice: { amountType: 'metered_unit' } },
+    include: { productPrice: { include: { meter: true } } },
+    orderBy: { position: 'asc' },
+  });
+  if (!prices.length) return [];
+  const customer = await db.customer.findUniqueOrThrow({ where: { id: subscription.customerId }, select: { id: true, externalId: true } });
+  return Promise.all(
+    prices.map(async ({ productPrice: price }) => {
+      const meter = price.meter!;
+      const held = await db.customerMeter.findUnique({ where: { customerId_meterId: { customerId: customer.id, meterId: meter.id } } });
+      const consumedUnits = await customerUsage(db, meter, customer, subscription.currentPeriodStart, null);
+      const creditedUnits = held?.creditedUnits ?? 0;
+      const amount = meteredAmount(Math.max(consumedUnits - creditedUnits, 0), price.unitAmount!, price.capAmount);
+      return { id: price.id, createdAt: price.createdAt, modifiedAt: held?.modifiedAt ?? null, consumedUnits, creditedUnits, amount, meterId: meter.id, meter };
+    }),
+  );
+}

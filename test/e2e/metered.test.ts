@@ -1,0 +1,308 @@
+// Metered billing end to end, in sandbox, on a test clock: a monthly plan with a metered price and
+// a meter_credit benefit bills each period's usage at the next renewal, past the credits, rounded
+// half up and capped; events exactly at a boundary belong to the next period, and an event recorded
+// after its period was billed is billed once, at the next renewal. Credits reset or roll over; two
+// schedulers at once bill each period once; a cancellation at period end bills the last period's
+// usage in a final order. The background job runner is stopped: the test runs the due work itself.
+import type { Product } from '@polar-sh/sdk/models/components/product.js';
+import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restClient, usePostgres } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/use-test-server.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
+import { createAndConfirmCheckout } from '../helpers/purchases.ts';
+import { JobRunner } from '../../src/jobs/runner.ts';
+import { backgroundWork } from '../../src/background.ts';
+import { openDatabase } from '../../src/db/client.ts';
+
+const start = new Date('2027-01-01T00:00:00.000Z');
+const feb = new Date('2027-02-01T00:00:00.000Z');
+const mar = new Date('2027-03-01T00:00:00.000Z');
+const apr = new Date('2027-04-01T00:00:00.000Z');
+
+const t = useTestServer({ stopSandboxJobs: true, clock: start });
+const environment = () => t.server.kassa.environments.sandbox;
+const prisma = () => environment().environment.prisma;
+
+async function settle() {
+  for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+}
+
+/** Moves the clock without running the scheduler: events can be ingested at the boundary first. */
+const clockTo = (time: Date) => (t.server.clock.now = time);
+
+async function meterOf(org: Org, name = 'API calls') {
+  return org.polar.meters.create({ name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api.call' }] }, aggregation: { func: 'sum', property: 'units' } });
+}
+
+async function meteredPlan(org: Org, meterId: string, options: { unitAmount: string; capAmount?: number; credits?: { units: number; rollover: boolean } }): Promise<Product> {
+  const product = await org.polar.products.create({
+    name: `Metered ${Math.random().toString(36).slice(2, 8)}`,
+    recurringInterval: 'month',
+    prices: [
+      { amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' },
+      { amountType: 'metered_unit', meterId, unitAmount: options.unitAmount, capAmount: options.capAmount ?? null, priceCurrency: 'usd' },
+    ],
+  });
+  if (options.credits) {
+    const benefit = await org.polar.benefits.create({ type: 'meter_credit', description: 'Included calls', properties: { meterId, ...options.credits } });
+    await org.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+  }
+  return product;
+}
+
+async function subscribe(org: Org, productId: string, email: string): Promise<Subscription> {
+  await createAndConfirmCheckout(org, productId, email, { customerName: 'Meg Metered' });
+  await settle();
+  const page = await org.polar.subscriptions.list({ productId });
+  const found = page.result.items.find((s) => s.customer.email === email);
+  if (!found) throw new Error(`no subscription for ${email}`);
+  return found;
+}
+
+/** Records usage; the clock moves to the last event first (events may not be ahead of it), without running the scheduler. */
+async function use(org: Org, customerId: string, ...events: [Date, number][]) {
+  const last = Math.max(...events.map(([timestamp]) => timestamp.getTime()));
+  if (last > t.server.clock.now!.getTime()) clockTo(new Date(last));
+  await org.polar.events.ingest({ events: events.map(([timestamp, units]) => ({ name: 'api.call', customerId, timestamp, metadata: { units } })) });
+}
+
+async function renewals(subscriptionId: string) {
+  const orders = await prisma().order.findMany({ where: { subscriptionId, billingReason: 'subscription_cycle' }, orderBy: { billingPeriodStart: 'asc' }, include: { items: { orderBy: { position: 'asc' } } } });
+  return orders.map((o) => ({ period: o.billingPeriodStart!.toISOString(), total: o.totalAmount, items: o.items.map((i) => [i.label, i.amount]) }));
+}
+
+describe('a monthly plan with a metered price and credits that reset', () => {
+  let org: Org;
+  let meterId: string;
+  let subscription: Subscription;
+
+  beforeAll(async () => {
+    clockTo(start);
+    org = await newOrganization(t.server, 'sandbox');
+    meterId = (await meterOf(org)).id;
+    const plan = await meteredPlan(org, meterId, { unitAmount: '0.5', capAmount: 5000, credits: { units: 10, rollover: false } });
+    subscription = await subscribe(org, plan.id, 'metered@example.com');
+  });
+
+  it('lists the metered price with its meter on the product and the subscription; the first order bills no usage', async () => {
+    expect(subscription.prices.map((p) => p.amountType)).toEqual(['fixed', 'metered_unit']);
+    expect(subscription.prices[1]).toMatchObject({ unitAmount: '0.5', capAmount: 5000, meterId, meter: { id: meterId, name: 'API calls' } });
+    const [first] = await prisma().order.findMany({ where: { subscriptionId: subscription.id }, include: { items: true } });
+    expect(first).toMatchObject({ billingReason: 'subscription_create', totalAmount: 1000 });
+    expect(first.items).toHaveLength(1);
+  });
+
+  it('credits the benefit to the customer meter when granted, with a meter.credited event', async () => {
+    const meters = await org.polar.customerMeters.list({ customerId: subscription.customerId });
+    expect(meters.result.items).toHaveLength(1);
+    expect(meters.result.items[0]).toMatchObject({ meterId, customerId: subscription.customerId, creditedUnits: 10, consumedUnits: 0, balance: 10 });
+    const credited = await org.polar.events.list({ customerId: subscription.customerId, name: 'meter.credited' });
+    expect(credited.result.items.map((e) => e.metadata)).toEqual([{ meterId, units: 10, rollover: false }]);
+  });
+
+  it('bills each period’s usage at the next renewal: credits first, rounded half up, late events once, capped', async () => {
+    const customer = subscription.customerId;
+    await use(org, customer, [new Date('2027-01-05T00:00:00Z'), 7], [new Date('2027-01-31T23:59:59.999Z'), 6]);
+    clockTo(feb);
+    // Exactly at the boundary: the second period's.
+    await use(org, customer, [feb, 5]);
+    const live = (await org.polar.customerMeters.list({ customerId: customer })).result.items[0];
+    expect(live).toMatchObject({ consumedUnits: 18, creditedUnits: 10, balance: -8 });
+    // The subscription's meters: 8 units past the credits so far, at half a cent.
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).meters).toEqual([
+      expect.objectContaining({ id: subscription.prices[1].id, meterId, consumedUnits: 18, creditedUnits: 10, amount: 4, meter: expect.objectContaining({ id: meterId, name: 'API calls' }) }),
+    ]);
+    await settle();
+    // 13 units, 10 of them credited: 3 × 0.5 = 1.5, rounded half up to 2.
+    expect(await renewals(subscription.id)).toEqual([{ period: feb.toISOString(), total: 1002, items: [[(await productName(subscription)), 1000], ['API calls: 3 × 0.5', 2]] }]);
+    // Credits reset and were granted again for the new period.
+    const names = (await org.polar.events.list({ customerId: customer, source: 'system', sorting: ['timestamp'] })).result.items.map((e) => e.name);
+    // The reset and the new credit share the renewal's timestamp.
+    expect(names.filter((n) => n.startsWith('meter.')).sort()).toEqual(['meter.credited', 'meter.credited', 'meter.reset']);
+    expect((await org.polar.customerMeters.list({ customerId: customer })).result.items[0]).toMatchObject({ consumedUnits: 5, creditedUnits: 10, balance: 5 });
+
+    // Late: a January event recorded after January was billed is billed with February, once.
+    clockTo(new Date('2027-02-10T00:00:00Z'));
+    await use(org, customer, [new Date('2027-01-20T00:00:00Z'), 4], [new Date('2027-02-10T00:00:00Z'), 25]);
+    clockTo(mar);
+    await settle();
+    // February: 5 + 25, plus January's late 4 = 34; 10 credited; 24 × 0.5 = 12.
+    expect((await renewals(subscription.id))[1]).toMatchObject({ period: mar.toISOString(), total: 1012, items: [[expect.any(String), 1000], ['API calls: 24 × 0.5', 12]] });
+
+    clockTo(new Date('2027-03-15T00:00:00Z'));
+    await use(org, customer, [new Date('2027-03-15T00:00:00Z'), 20_000]);
+    clockTo(apr);
+    await settle();
+    // 19,990 × 0.5 = 9,995, capped at 5,000.
+    expect((await renewals(subscription.id))[2]).toMatchObject({ period: apr.toISOString(), total: 6000, items: [[expect.any(String), 1000], ['API calls: 19990 × 0.5', 5000]] });
+    // Nothing of January is billed again.
+    expect((await renewals(subscription.id)).map((r) => r.period)).toEqual([feb, mar, apr].map((d) => d.toISOString()));
+  });
+
+  it('lists the customer meter in the customer state', async () => {
+    const state = await org.polar.customers.getState({ id: subscription.customerId });
+    expect(state.activeMeters).toEqual([expect.objectContaining({ meterId, creditedUnits: 10, consumedUnits: 0, balance: 10 })]);
+  });
+});
+
+async function productName(subscription: Subscription) {
+  return subscription.product.name;
+}
+
+describe('credits that roll over', () => {
+  it('keeps the unused credits into the next period', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const plan = await meteredPlan(org, meterId, { unitAmount: '2', credits: { units: 10, rollover: true } });
+    const subscription = await subscribe(org, plan.id, 'rollover@example.com');
+    await use(org, subscription.customerId, [new Date('2027-01-10T00:00:00Z'), 4]);
+    clockTo(feb);
+    await settle();
+    expect((await renewals(subscription.id))[0].items[1]).toEqual(['API calls: 0 × 2', 0]);
+    // 6 left, and 10 more.
+    expect((await org.polar.customerMeters.list({ customerId: subscription.customerId })).result.items[0]).toMatchObject({ creditedUnits: 16 });
+    const credited = await org.polar.events.list({ customerId: subscription.customerId, name: 'meter.credited', sorting: ['timestamp'] });
+    expect(credited.result.items.map((e) => e.metadata)).toEqual([{ meterId, units: 10, rollover: true }, { meterId, units: 10, rollover: true }]);
+    expect((await org.polar.events.list({ customerId: subscription.customerId, name: 'meter.reset' })).result.items).toHaveLength(0);
+    clockTo(new Date('2027-02-05T00:00:00Z'));
+    await use(org, subscription.customerId, [new Date('2027-02-05T00:00:00Z'), 20]);
+    clockTo(mar);
+    await settle();
+    // 20 - 16 = 4 units × 2.
+    expect((await renewals(subscription.id))[1]).toMatchObject({ total: 1008, items: [[expect.any(String), 1000], ['API calls: 4 × 2', 8]] });
+  });
+});
+
+describe('a cancellation at period end', () => {
+  it('bills the last period’s usage in a final order, charged though the subscription ended', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const plan = await meteredPlan(org, meterId, { unitAmount: '1.25' });
+    const subscription = await subscribe(org, plan.id, 'leaving@example.com');
+    await org.polar.subscriptions.update({ id: subscription.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    await use(org, subscription.customerId, [new Date('2027-01-10T00:00:00Z'), 3]);
+    clockTo(feb);
+    await settle();
+    const orders = await prisma().order.findMany({ where: { subscriptionId: subscription.id, billingReason: 'subscription_cycle' }, include: { items: true, payments: true } });
+    expect(orders).toHaveLength(1);
+    // 3 × 1.25 = 3.75, rounded half up to 4; no base price: the subscription does not go on.
+    expect(orders[0]).toMatchObject({ totalAmount: 4, status: 'paid' });
+    expect(orders[0].items.map((i) => [i.label, i.amount])).toEqual([['API calls: 3 × 1.25', 4]]);
+    expect(orders[0].payments.map((p) => p.status)).toEqual(['succeeded']);
+    expect(await prisma().refund.count({ where: { orderId: orders[0].id } })).toBe(0);
+    expect((await org.polar.subscriptions.get({ id: subscription.id })).status).toBe('canceled');
+  });
+});
+
+describe('two schedulers at once', () => {
+  it('bill each period’s usage once', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const plan = await meteredPlan(org, meterId, { unitAmount: '1' });
+    const subscriptions: Subscription[] = [];
+    for (let i = 0; i < 4; i++) subscriptions.push(await subscribe(org, plan.id, `twice${i}@example.com`));
+    for (const [i, s] of subscriptions.entries()) await use(org, s.customerId, [new Date('2027-01-15T00:00:00Z'), 10 + i]);
+    const second = usePostgres ? await openDatabase(t.server.config.databases.sandbox) : null;
+    try {
+      const { environment: env } = environment();
+      const logger = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
+      const runners = [env.prisma, second?.prisma ?? env.prisma].map(
+        (db) => new JobRunner({ environment: env, prisma: db, now: () => t.server.clock.now!, logger }, { pollMs: 1000, batchSize: 10, lockMs: 60_000 }, backgroundWork),
+      );
+      clockTo(feb);
+      for (let round = 0; round < 4; round++) await Promise.all(runners.map((runner) => runner.runDue()));
+      await settle();
+    } finally {
+      await second?.close();
+    }
+    for (const [i, s] of subscriptions.entries()) {
+      const billed = await renewals(s.id);
+      expect(billed).toEqual([{ period: feb.toISOString(), total: 1010 + i, items: [[expect.any(String), 1000], [`API calls: ${10 + i} × 1`, 10 + i]] }]);
+      expect(await prisma().subscriptionMeterUsage.count({ where: { subscriptionId: s.id } })).toBe(1);
+    }
+  });
+});
+
+describe('metered prices refused', () => {
+  let org: Org;
+  let other: Org;
+  let meterId: string;
+
+  beforeAll(async () => {
+    clockTo(start);
+    org = await newOrganization(t.server, 'sandbox');
+    other = await newOrganization(t.server, 'sandbox');
+    meterId = (await meterOf(org)).id;
+  });
+
+  const fixed = { amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' };
+  const create = (of: Org, metered: Record<string, unknown>, recurring: string | null = 'month') =>
+    of.api('POST', '/products/', { name: 'Metered plan', recurring_interval: recurring, prices: [fixed, { amount_type: 'metered_unit', price_currency: 'usd', ...metered }] });
+
+  it('on a one-time product, at the price', async () => {
+    const { status, body } = await create(org, { meter_id: meterId, unit_amount: '1' }, null);
+    expect(status).toBe(422);
+    expect(body.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(['body', 'prices', 1]);
+  });
+
+  it('with an unknown meter or another organization’s, at meter_id', async () => {
+    for (const id of [crypto.randomUUID(), meterId]) {
+      const { status, body } = await create(other, { meter_id: id, unit_amount: '1' });
+      expect(status).toBe(422);
+      expect(body.detail).toEqual([expect.objectContaining({ loc: ['body', 'prices', 1, 'meter_id'], msg: 'Meter not found.' })]);
+    }
+  });
+
+  it('with a negative, zero or non-numeric unit amount, at unit_amount', async () => {
+    for (const unit of ['-1', '0', 'abc', '1.0000000000001', -2]) {
+      const { status, body } = await create(org, { meter_id: meterId, unit_amount: unit });
+      expect(status, String(unit)).toBe(422);
+      expect(body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'prices', 1, 'unit_amount']]);
+    }
+  });
+
+  it('with a cap below zero, at cap_amount', async () => {
+    const { status, body } = await create(org, { meter_id: meterId, unit_amount: '1', cap_amount: -1 });
+    expect(status).toBe(422);
+    expect(body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'prices', 1, 'cap_amount']]);
+  });
+
+  it('and nothing is written', async () => {
+    expect(await prisma().product.count({ where: { organizationId: { in: [org.organizationId, other.organizationId] } } })).toBe(0);
+  });
+
+  it('keeps the unit amount exactly as given', async () => {
+    const { status, body } = await create(org, { meter_id: meterId, unit_amount: '0.000000000001', cap_amount: 0 });
+    expect(status, JSON.stringify(body)).toBe(201);
+    expect(body.prices[1]).toMatchObject({ amount_type: 'metered_unit', unit_amount: '0.000000000001', cap_amount: 0, meter_id: meterId, meter: { id: meterId, name: 'API calls' } });
+  });
+});
+
+describe('customer meters refused', () => {
+  it('without the customer_meters:read scope (403), and another customer’s meter in the portal (404)', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const plan = await meteredPlan(org, meterId, { unitAmount: '1', credits: { units: 5, rollover: false } });
+    const alice = await subscribe(org, plan.id, 'alice-meter@example.com');
+    const bob = await subscribe(org, plan.id, 'bob-meter@example.com');
+    const token = await tokenWithScopes(t.server, org, ['meters:read']);
+    const base = t.server.base('sandbox');
+    expect((await restClient(base, token)('GET', '/customer-meters/')).status).toBe(403);
+    expect((await restClient(base)('GET', '/customer-meters/')).status).toBe(401);
+    const bobsMeter = (await org.polar.customerMeters.list({ customerId: bob.customerId })).result.items[0];
+    const session = await org.polar.customerSessions.create({ customerId: alice.customerId });
+    const portal = restClient(base, session.token);
+    const own = await portal('GET', '/customer-portal/meters/');
+    expect(own.status).toBe(200);
+    expect(own.body.items.map((m: { customer_id: string }) => m.customer_id)).toEqual([alice.customerId]);
+    expect((await portal('GET', `/customer-portal/meters/${bobsMeter.id}`)).status).toBe(404);
+    // Another organization's token does not reach them either.
+    const other = await newOrganization(t.server, 'sandbox');
+    expect((await other.api('GET', `/customer-meters/${bobsMeter.id}`)).status).toBe(404);
+  });
+});
