@@ -25,7 +25,7 @@ const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 // ---- The cast and what each owns ----
 
-type Kind_ = 'customer' | 'order' | 'subscription' | 'benefitGrant' | 'licenseKey';
+type Kind_ = 'customer' | 'order' | 'subscription' | 'benefitGrant' | 'licenseKey' | 'customerMeter';
 interface Holdings {
   customerId: string;
   email: string;
@@ -51,9 +51,13 @@ async function openShop(): Promise<Shop> {
   expect(benefit.status, JSON.stringify(benefit.body)).toBe(201);
   const oneTime = await fixedProduct(org, 'Desktop app', 4900);
   const recurring = await fixedProduct(org, 'Cloud plan', 900, 'month');
-  for (const product of [oneTime, recurring]) {
-    expect((await org.api('POST', `/products/${product.id}/benefits`, { benefits: [benefit.body.id] })).status).toBe(200);
-  }
+  // Credits on a meter with the plan: each subscriber has a customer meter of their own.
+  const meter = await org.api('POST', '/meters/', { name: 'API calls', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api' }] }, aggregation: { func: 'count' } });
+  expect(meter.status, JSON.stringify(meter.body)).toBe(201);
+  const credits = await org.api('POST', '/benefits/', { type: 'meter_credit', description: 'Calls included', properties: { meter_id: meter.body.id, units: 100, rollover: false } });
+  expect(credits.status, JSON.stringify(credits.body)).toBe(201);
+  expect((await org.api('POST', `/products/${oneTime.id}/benefits`, { benefits: [benefit.body.id] })).status).toBe(200);
+  expect((await org.api('POST', `/products/${recurring.id}/benefits`, { benefits: [benefit.body.id, credits.body.id] })).status).toBe(200);
   return { org, oneTime: oneTime.id, recurring: recurring.id };
 }
 
@@ -78,8 +82,9 @@ async function shopper(shop: Shop, name: string): Promise<{ holdings: Holdings; 
       subscriptions: await prisma().subscription.findMany({ where: { customerId: customer.id, status: 'active' } }),
       grants: await prisma().benefitGrant.findMany({ where: { customerId: customer.id, grantedAt: { not: null } } }),
       keys: await prisma().licenseKey.findMany({ where: { customerId: customer.id } }),
+      meters: await prisma().customerMeter.findMany({ where: { customerId: customer.id } }),
     }),
-    (h) => h.orders.length === 2 && h.subscriptions.length === 1 && h.grants.length === 2 && h.keys.length === 2,
+    (h) => h.orders.length === 2 && h.subscriptions.length === 1 && h.grants.length === 3 && h.keys.length === 2 && h.meters.length === 1,
     `${name}'s purchases to be paid and granted`,
   );
   const ids: Record<Kind_, string[]> = {
@@ -88,6 +93,7 @@ async function shopper(shop: Shop, name: string): Promise<{ holdings: Holdings; 
     subscription: held.subscriptions.map((s) => s.id),
     benefitGrant: held.grants.map((g) => g.id),
     licenseKey: held.keys.map((k) => k.id),
+    customerMeter: held.meters.map((m) => m.id),
   };
   return {
     holdings: { customerId: customer.id, email, ids, paymentMethods: held.subscriptions.map((s) => s.paymentMethod), secrets: [...Object.values(ids).flat(), email, ...held.keys.map((k) => k.key)] },
@@ -273,6 +279,7 @@ const kindOfType: Record<string, Kind_> = {
   CustomerSubscription: 'subscription',
   CustomerBenefitGrant: 'benefitGrant',
   CustomerLicenseKey: 'licenseKey',
+  CustomerCustomerMeter: 'customerMeter',
 };
 /** The resource a portal REST path addresses, read from the collection segment before its {id}. */
 const kindOfCollection: Record<string, Kind_ | 'paymentMethod'> = {
@@ -280,6 +287,7 @@ const kindOfCollection: Record<string, Kind_ | 'paymentMethod'> = {
   subscriptions: 'subscription',
   'benefit-grants': 'benefitGrant',
   'license-keys': 'licenseKey',
+  meters: 'customerMeter',
   'payment-methods': 'paymentMethod',
 };
 

@@ -24,9 +24,15 @@ export interface CustomerMeterListArgs extends PageArgs {
   sorting?: string[] | null;
 }
 
-/** The customer meters the principal reaches: Core its organizations' customers', a customer their own. */
+/**
+ * The customer meters the principal reaches: Core its organizations' customers', a customer their
+ * own. A checkout's session reaches only what that checkout bought, and a meter's balance is the
+ * customer's across all their purchases, so it reaches none.
+ */
 function reachable(ctx: Context): Prisma.CustomerMeterWhereInput {
-  return ctx.principal.kind === 'customer' ? { customer: reach(ctx).customer } : { organizationId: organizationFilter(ctx), customer: reach(ctx).customer };
+  const { principal } = ctx;
+  if (principal.kind === 'customer' && principal.checkoutId !== null) return { id: { in: [] } };
+  return principal.kind === 'customer' ? { customer: reach(ctx).customer } : { organizationId: organizationFilter(ctx), customer: reach(ctx).customer };
 }
 
 /** Consumption and balance are computed, not stored: a page is sorted by them only in the database's order of what is stored. */
