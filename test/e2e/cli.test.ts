@@ -89,7 +89,7 @@ describe('kassa', () => {
     const refused = await run(['signing-keys', 'rotate'], { OIDC_SIGNING_ALGORITHM: 'HS256' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('OIDC_SIGNING_ALGORITHM must be one of RS256, ES256');
-  });
+  }, 120_000); // six processes of the command, each loading Kassa: minutes on a loaded machine
 
   it('serves the bootstrapped data, refuses to share its database, and finishes in-flight requests on SIGTERM', async () => {
     const server = await serve();
