@@ -2,6 +2,10 @@
 
 export type CalendarUnit = 'day' | 'week' | 'month' | 'year';
 
+/** The lengths counts over a range are grouped by (meter quantities, revenue metrics), shortest first. */
+export const timeIntervals = ['hour', 'day', 'week', 'month', 'year'] as const;
+export type TimeInterval = (typeof timeIntervals)[number];
+
 /**
  * `start` moved on by `count` units. Months and years keep the day of the month where they can
  * and clamp to the month's last day otherwise (Jan 31 + 1 month = Feb 28), so a period anchored on

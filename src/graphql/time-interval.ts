@@ -1,8 +1,7 @@
 // The lengths of time counts are grouped by: a meter's quantities and the revenue metrics both
 // take one, and both start each group at the local start of that length in the requested zone.
+import { timeIntervals } from '../calendar.ts';
 import { builder } from './builder.ts';
-
-export const timeIntervals = ['hour', 'day', 'week', 'month', 'year'] as const;
 
 export const TimeInterval = builder.enumType('TimeInterval', {
   description: 'The length of the groups a range is counted in, each starting where that length starts in the requested time zone.',

@@ -2,9 +2,10 @@ import { GraphQLError, Kind } from 'graphql';
 import type { Scope } from '../../auth/scopes.ts';
 import { builder } from '../../graphql/builder.ts';
 import { CoreQuery } from '../../graphql/roots.ts';
+import { timeIntervals } from '../../calendar.ts';
 import { TimeInterval } from '../../graphql/time-interval.ts';
 import { ProductBillingType } from '../orders/schema.ts';
-import { getMetrics, maxDays, metricDefinitions, metricsLimits, minDate, timeIntervals, type MetricsPeriod, type MetricsResult, type MetricType as MetricTypes, type MetricValues } from './service.ts';
+import { getMetrics, maxDays, metricDefinitions, metricsLimits, minDate, type MetricsPeriod, type MetricsResult, type MetricType as MetricTypes, type MetricValues } from './service.ts';
 
 const camelCase = (slug: string) => slug.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 const read = { scope: 'metrics:read' satisfies Scope as Scope };

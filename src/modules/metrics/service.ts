@@ -3,14 +3,13 @@
 // periods (generate_series over local wall-clock time, so a period starts at local midnight, week,
 // month or year start whatever the daylight-saving offset) joined to the family's rows, so no row
 // is ever loaded into memory. Money is integer minor units of one currency per answer.
+import { timeIntervals, type TimeInterval } from '../../calendar.ts';
 import type { Context } from '../../context.ts';
 import { isKnownCurrency } from '../../currencies.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { ValidationIssues } from '../../graphql/errors.ts';
 import { organizationFilter } from '../organizations/access.ts';
 
-export const timeIntervals = ['hour', 'day', 'week', 'month', 'year'] as const;
-export type TimeInterval = (typeof timeIntervals)[number];
 export type BillingType = 'one_time' | 'recurring';
 export type MetricType = 'scalar' | 'currency' | 'percentage';
 

@@ -2,6 +2,7 @@
 // A meter holds no running total: its quantities are computed from the events when asked, in
 // the database, bucket by bucket in the caller's time zone. Archiving hides a meter from the
 // default list without losing it; it can be unarchived.
+import type { TimeInterval } from '../../calendar.ts';
 import type { Context } from '../../context.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from '../../graphql/errors.ts';
@@ -13,8 +14,6 @@ import { customerSql, metadataSql } from './conditions.ts';
 import { aggregationSql, checkAggregation, checkFilter, filterSql, type Aggregation, type AggregationFunction, type Filter } from './filter.ts';
 
 export const meterSortProperties = ['created_at', 'name'] as const;
-export const timeIntervals = ['year', 'month', 'week', 'day', 'hour'] as const;
-export type TimeInterval = (typeof timeIntervals)[number];
 
 /** The most buckets one quantities answer holds: a year of hours, with room to spare. */
 export const maxBuckets = 10_000;
