@@ -9,7 +9,7 @@ import type { Checkout } from '../../generated/prisma/client.ts';
 import { ValidationIssues } from '../../graphql/errors.ts';
 import { recordEvents } from '../../events/outbox.ts';
 import { issueCustomerSession } from '../../auth/customer-sessions.ts';
-import { unknownPaymentMethod } from '../payments/processor.ts';
+import { checkBuyerPaymentMethod } from './payment-method.ts';
 import { chargeOrder, paymentAlreadyInProgress } from '../payments/service.ts';
 import { subscriptionEnded } from '../subscriptions/status.ts';
 import { notOpen, paymentError } from './errors.ts';
@@ -29,14 +29,7 @@ export async function retryFailedCheckout(ctx: Context, db: Db, checkout: Checko
   if ((await db.payment.count({ where: { orderId: order.id, status: 'pending' } })) > 0) throw paymentAlreadyInProgress();
 
   const issues = new ValidationIssues();
-  if (!token) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token of another card', 'missing');
-  else if (processor && !processor.acceptsPaymentMethod(token)) {
-    issues.add(['input', 'confirmationTokenId'], processor.checkPaymentMethod ? 'Unknown payment method: pass the ConfirmationToken (ctoken_…) Stripe.js made on the buyer’s page.' : unknownPaymentMethod);
-  } else if (tokenProblem) {
-    issues.add(['input', 'confirmationTokenId'], tokenProblem);
-  } else if (processor?.checkPaymentMethod && (await db.payment.count({ where: { paymentMethod: token } })) > 0) {
-    issues.add(['input', 'confirmationTokenId'], 'This confirmation token was used already: make a new one with Stripe.js.');
-  }
+  await checkBuyerPaymentMethod(ctx, db, token, tokenProblem, issues, 'Field required: the payment method token of another card');
   issues.throwIfAny();
   if (!processor) throw paymentError('No payment processor is configured for this environment.');
 

@@ -15,12 +15,12 @@ import { organizationFilter } from '../organizations/access.ts';
 import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../../auth/customer-sessions.ts';
-import { unknownPaymentMethod } from '../payments/processor.ts';
 import { chargeOrder } from '../payments/service.ts';
 import { discountAmount } from '../discounts/amounts.ts';
 import { discountFits, findDiscount, redeemDiscount, type DiscountWithProducts } from '../discounts/service.ts';
 import { answersFor, attachedFieldsOf, checkAnswers, type Answers } from '../custom-fields/answers.ts';
 import { expired, notOpen, paymentError } from './errors.ts';
+import { checkBuyerPaymentMethod } from './payment-method.ts';
 import { retryFailedCheckout } from './retry.ts';
 
 const answersLoc: Loc = ['input', 'customFieldData'];
@@ -395,17 +395,7 @@ export async function confirmCheckout(ctx: Context, clientSecret: string, input:
     if (checkout.requireBillingAddress && !checkout.customerBillingAddress) issues.add(['input', 'customerBillingAddress'], 'Field required: this checkout asks for a billing address', 'missing');
     checkAnswers(issues, answersLoc, await attachedFieldsOf(db, checkout.productId), checkout.customFieldData as Answers, true);
     const total = totalOf(checkout);
-    if (total > 0) {
-      if (!input.confirmationTokenId) issues.add(['input', 'confirmationTokenId'], 'Field required: the payment method token', 'missing');
-      else if (processor && !processor.acceptsPaymentMethod(input.confirmationTokenId)) {
-        issues.add(['input', 'confirmationTokenId'], processor.checkPaymentMethod ? 'Unknown payment method: pass the ConfirmationToken (ctoken_…) Stripe.js made on the buyer’s page.' : unknownPaymentMethod);
-      } else if (tokenProblem) {
-        issues.add(['input', 'confirmationTokenId'], tokenProblem);
-      } else if (processor?.checkPaymentMethod && (await db.payment.count({ where: { paymentMethod: input.confirmationTokenId } })) > 0) {
-        // Another checkout took this token already, before the processor heard of it.
-        issues.add(['input', 'confirmationTokenId'], 'This confirmation token was used already: make a new one with Stripe.js.');
-      }
-    }
+    if (total > 0) await checkBuyerPaymentMethod(ctx, db, input.confirmationTokenId, tokenProblem, issues, 'Field required: the payment method token');
     issues.throwIfAny();
     if (total > 0 && !processor) throw paymentError('No payment processor is configured for this environment.');
     const amountProblem = total > 0 ? processor?.checkAmount?.(total, checkout.currency) : null;
