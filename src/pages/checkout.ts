@@ -391,8 +391,11 @@ async function update(environment: Environment, request: OAuthRequest, now: Date
     input = { discountCode: code };
   } else if (action === 'remove_discount') {
     input = { discountCode: null };
-  } else if (action === 'choose_product' && form.get('product_id')) {
-    input = { productId: form.get('product_id') };
+  } else if (action === 'choose_product') {
+    // Only what the page offered: anything else (a foreign or malformed id) is said in words, unasked.
+    const productId = form.get('product_id');
+    if (!checkout.products.some((product) => product.id === productId)) return checkoutPage(environment, checkout, clientSecret, null, { form: 'Choose one of the products offered.' }, 422);
+    input = { productId };
   } else {
     return checkoutPage(environment, checkout, clientSecret, null, { form: 'This change is not one the page offers. Please try again.' }, 400);
   }

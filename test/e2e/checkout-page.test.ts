@@ -275,7 +275,11 @@ describe('the checkout page without a browser', () => {
     expect(empty.text).toContain('Enter a discount code.');
     const otherProduct = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'choose_product', product_id: '00000000-0000-4000-8000-000000000000' });
     expect(otherProduct.status).toBe(422);
-    expect(otherProduct.text).toContain('This product is not offered by this checkout.');
+    expect(otherProduct.text).toContain('Choose one of the products offered.');
+    const malformed = await buyer.post(`${checkout.url}/update`, { ...fields, action: 'choose_product', product_id: 'not-a-uuid' });
+    expect(malformed.status).toBe(422);
+    expect(malformed.text).toContain('Choose one of the products offered.');
+    expect(malformed.text).not.toContain('Variable');
     const after = await t.org.polar.checkouts.get({ id: checkout.id });
     expect([after.status, after.productId, after.discountId, after.totalAmount]).toEqual(['open', checkout.productId, null, 900]);
   });
