@@ -280,11 +280,11 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('the official SDK agai
     await polar.customFields.create({ type: 'number', slug: 'seats', name: 'Seats', properties: {} });
     expect(await rejectionOf(polar.customFields.create({ type: 'text', slug: 'SEATS', name: 'Again', properties: {} }))).toBeInstanceOf(HTTPValidationError);
     for (const call of [
-      polar.customFields.get({ id: randomUUID() }),
-      polar.customFields.update({ id: randomUUID(), customFieldUpdate: { type: 'text', name: 'Ghost' } }),
-      polar.customFields.delete({ id: randomUUID() }),
+      () => polar.customFields.get({ id: randomUUID() }),
+      () => polar.customFields.update({ id: randomUUID(), customFieldUpdate: { type: 'text', name: 'Ghost' } }),
+      () => polar.customFields.delete({ id: randomUUID() }),
     ]) {
-      const error = await rejectionOf(call);
+      const error = await rejectionOf(call());
       expect(error).toBeInstanceOf(ResourceNotFound);
       expect(error).not.toBeInstanceOf(ResponseValidationError);
     }
