@@ -199,26 +199,24 @@ export async function meterQuantities(ctx: Context, id: string, args: Quantities
   const unit = Prisma.sql`${args.interval}::text`;
   const step = Prisma.sql`${`1 ${args.interval}`}::interval`;
   const zone = Prisma.sql`${timezone}::text`;
-  const [buckets, [{ total }]] = await ctx.prisma.$transaction(
-    [
-      ctx.prisma.$queryRaw<{ timestamp: Date; quantity: number }[]>`
-        WITH matched AS (
-          SELECT date_trunc(${unit}, e.timestamp AT TIME ZONE ${zone}) AS bucket, ${aggregationSql(aggregation)} AS quantity
-          FROM usage_events e WHERE ${where} GROUP BY 1
-        )
-        SELECT (s.bucket AT TIME ZONE ${zone}) AS timestamp, coalesce(m.quantity, 0)::float8 AS quantity
-        FROM generate_series(
-          date_trunc(${unit}, ${start}::timestamptz AT TIME ZONE ${zone}),
-          date_trunc(${unit}, ${end}::timestamptz AT TIME ZONE ${zone}),
-          ${step}
-        ) AS s(bucket)
-        LEFT JOIN matched m ON m.bucket = s.bucket
-        -- An hour the clocks skip (02:00 when daylight saving starts) is no bucket; no event falls in it.
-        WHERE ${unit} <> 'hour' OR ((s.bucket AT TIME ZONE ${zone}) AT TIME ZONE ${zone}) = s.bucket
-        ORDER BY s.bucket`,
-      ctx.prisma.$queryRaw<{ total: number }[]>`SELECT ${aggregationSql(aggregation)} AS total FROM usage_events e WHERE ${where}`,
-    ],
-    { isolationLevel: 'RepeatableRead' },
-  );
+  // One statement, so the buckets and the total read one snapshot without a transaction's round trips.
+  const buckets = await ctx.prisma.$queryRaw<{ timestamp: Date; quantity: number; total: number }[]>`
+    WITH matched AS (
+      SELECT date_trunc(${unit}, e.timestamp AT TIME ZONE ${zone}) AS bucket, ${aggregationSql(aggregation)} AS quantity
+      FROM usage_events e WHERE ${where} GROUP BY 1
+    ), total AS (
+      SELECT ${aggregationSql(aggregation)} AS total FROM usage_events e WHERE ${where}
+    )
+    SELECT (s.bucket AT TIME ZONE ${zone}) AS timestamp, coalesce(m.quantity, 0)::float8 AS quantity, (SELECT total FROM total) AS total
+    FROM generate_series(
+      date_trunc(${unit}, ${start}::timestamptz AT TIME ZONE ${zone}),
+      date_trunc(${unit}, ${end}::timestamptz AT TIME ZONE ${zone}),
+      ${step}
+    ) AS s(bucket)
+    LEFT JOIN matched m ON m.bucket = s.bucket
+    -- An hour the clocks skip (02:00 when daylight saving starts) is no bucket; no event falls in it.
+    WHERE ${unit} <> 'hour' OR ((s.bucket AT TIME ZONE ${zone}) AT TIME ZONE ${zone}) = s.bucket
+    ORDER BY s.bucket`;
+  const total = buckets.length ? buckets[0].total : (await ctx.prisma.$queryRaw<{ total: number }[]>`SELECT ${aggregationSql(aggregation)} AS total FROM usage_events e WHERE ${where}`)[0].total;
   return { quantities: buckets.map((b) => ({ timestamp: b.timestamp, quantity: Number(b.quantity) })), total: Number(total) };
 }
