@@ -29,6 +29,7 @@
 // BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage, metered;
 // all by default).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { benchUsage } from './usage.ts';
@@ -49,7 +50,14 @@ interface Target {
   baseline: string;
   token: string;
   sandboxToken: string;
+  /** The target process's resident memory now, in MB (Linux's /proc). */
+  rssMb(): number;
   stop(): void;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
 /** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses; `orders` seeds the nested case's customers and orders. */
@@ -62,7 +70,7 @@ async function startTarget(kassaEnv: Record<string, string> = {}, orders = false
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`the benchmark target exited with ${code}`)));
   });
-  return { ...addresses, stop: () => child.kill('SIGTERM') };
+  return { ...addresses, rssMb: () => rssMb(child.pid!), stop: () => child.kill('SIGTERM') };
 }
 
 // Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
@@ -291,7 +299,7 @@ try {
   if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
-  if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections);
+  if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections, addresses.rssMb);
   if (cases.has('metered')) await benchMetered();
 } finally {
   for (const target of targets) target.stop();
