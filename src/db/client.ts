@@ -1,6 +1,7 @@
 // One Prisma client per environment: embedded PGlite (a directory per environment) by default,
 // or a PostgreSQL server through a connection pool.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -65,6 +66,10 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void, i
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
+    // Creating the cluster (initdb) grows the database thread's memory by about half a gigabyte,
+    // which WebAssembly never gives back: a new cluster is opened once to create it, closed, and
+    // opened again in a fresh thread, which holds only what serving needs.
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await (await EmbeddedDatabase.open(dataDir)).close();
     return { embedded: await EmbeddedDatabase.open(dataDir, onFailure), unlock };
   } catch (error) {
     await unlock();
