@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import type { PoolConnections } from '../observability/metrics.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
@@ -20,6 +21,11 @@ export interface Database {
   prisma: PrismaClient;
   /** The SQL statements sent so far: what a test counts to prove a nested page is not read row by row. */
   statements(): number;
+  /**
+   * The connections as the metrics report them: a PostgreSQL pool's own counts; the embedded
+   * database's one connection, idle while no statement is in flight, and the statements queued behind it.
+   */
+  connections(): PoolConnections;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
   close(): Promise<void>;
@@ -106,6 +112,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     return {
       prisma,
       statements,
+      connections: () => ({ total: 1, idle: embedded.inFlight === 0 ? 1 : 0, waiting: Math.max(0, embedded.inFlight - 1) }),
       migrationTarget: pgliteTarget(pglite),
       async close() {
         if (embedded.closed) return;
@@ -115,16 +122,20 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       },
     };
   }
+  // The pool is Kassa's own, handed to the adapter, so its counts can be read (and it is ended here).
+  const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
   const { client, statements } = countingStatements(
-    new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+    new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withClock(client, clock);
   return {
     prisma,
     statements,
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     migrationTarget: postgresTarget(config.url),
     async close() {
       await prisma.$disconnect();
+      await pool.end();
     },
   };
 }
