@@ -265,9 +265,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     url: listening,
     environments,
     // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), lets the
-    // jobs and webhook deliveries in flight finish (a delivery is bounded by its timeout; one cut
-    // short is retried once its claim lapses), then closes the databases.
+    // jobs in flight finish within the same timeout (one still running then is handed back to the
+    // other processes) and the webhook deliveries in flight (a delivery is bounded by its timeout;
+    // one cut short is retried once its claim lapses), then closes the databases.
     async close() {
+      // One grace period for the whole shutdown: requests and jobs in flight share it.
+      const graceEnds = Date.now() + config.shutdownTimeoutMs;
       accepting = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Open event streams would hold their connections until the shutdown timeout: end them.
@@ -276,7 +279,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
-      await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(), environments[name].webhooks.stop()]));
+      await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(graceEnds - Date.now()), environments[name].webhooks.stop()]));
       for (const name of environmentNames) await environments[name].database.close();
       await rateLimitStore.close();
     },
