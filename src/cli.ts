@@ -15,6 +15,7 @@ import { forServer } from './rest/openapi.ts';
 import { bootstrap } from './bootstrap.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
+import { backupUsage, runBackupCommand, runRestoreCommand } from './backup/cli.ts';
 
 const usage = `Usage: kassa <command> [options]
 
@@ -26,6 +27,7 @@ Commands:
                                  access token. With --json, print them as one JSON object.
 ${patUsage}
 ${signingKeysUsage}
+${backupUsage}
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
   schema [--write]               Print the GraphQL schema (the contract in schema.graphql). With
                                  --write, write it to schema.graphql, refusing a breaking change
@@ -53,6 +55,10 @@ async function main(argv: string[]): Promise<number> {
       return runPersonalAccessTokenCommand(rest);
     case 'signing-keys':
       return runSigningKeysCommand(rest);
+    case 'backup':
+      return runBackupCommand(rest);
+    case 'restore':
+      return runRestoreCommand(rest);
     case 'migration':
       return createMigration(rest);
     case 'schema':

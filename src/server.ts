@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
@@ -72,6 +73,7 @@ import { StreamSlots } from './events/stream-slots.ts';
 import { graphiqlAssetPrefix } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import { backgroundWork } from './background.ts';
+import { serveControlSocket } from './backup/control.ts';
 
 /** Which endpoint a request is for (http/router.ts). */
 const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
@@ -255,6 +257,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name].jobs.start();
     environments[name].webhooks.start();
   }
+  // On the embedded database, `kassa backup` reads this process's databases through its control socket.
+  const production = config.databases.production;
+  const stopControlSocket =
+    production.kind === 'embedded' && !production.dataDir.startsWith('memory://')
+      ? await serveControlSocket(path.dirname(production.dataDir), { production: environments.production.database, sandbox: environments.sandbox.database }, logger).catch((error) => {
+          logger.warn({ err: error }, 'the control socket could not be opened: `kassa backup` cannot read this server while it runs');
+          return async () => {};
+        })
+      : async () => {};
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
@@ -280,6 +291,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       await closed;
       clearTimeout(timer);
       await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(graceEnds - Date.now()), environments[name].webhooks.stop()]));
+      await stopControlSocket();
       for (const name of environmentNames) await environments[name].database.close();
       await rateLimitStore.close();
     },

@@ -21,6 +21,8 @@ export interface Database {
   statements(): number;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
+  /** An embedded database's consistent image, taken while it serves (see EmbeddedDatabase.dumpDataDir). */
+  dumpDataDir?: () => Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,12 @@ function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The pid of the live process that holds an embedded database directory open, if one does. */
+export async function dataDirOwner(dataDir: string): Promise<number | null> {
+  const owner = Number(await readFile(path.join(dataDir, 'kassa.lock'), 'utf8').catch(() => ''));
+  return owner && owner !== process.pid && isRunning(owner) ? owner : null;
 }
 
 /**
@@ -102,6 +110,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       prisma,
       statements,
       migrationTarget: pgliteTarget(pglite),
+      dumpDataDir: () => embedded.dumpDataDir(),
       async close() {
         if (embedded.closed) return;
         await prisma.$disconnect();
