@@ -1,14 +1,18 @@
 // The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys, and
 // writing the next migration.
 import { parseArgs } from 'node:util';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { ConfigError, environmentNames, loadConfig, type EnvironmentName } from './config.ts';
-import { DatabaseLockedError, openDatabase } from './db/client.ts';
+import pg from 'pg';
+import { ConfigError, environmentNames, loadConfig, type DatabaseConfig, type EnvironmentName } from './config.ts';
+import { DatabaseLockedError, dataDirOwner, openDatabase } from './db/client.ts';
+import { checkPending, describeVerdicts } from './db/migration-safety.ts';
+import { databaseState, type DatabaseState } from './db/state.ts';
+import { askServer, type StatusAnswer } from './backup/control.ts';
 import { migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, readMigrationFiles } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { restApiDocument, startKassa } from './server.ts';
 import { forServer } from './rest/openapi.ts';
@@ -22,6 +26,8 @@ const usage = `Usage: kassa <command> [options]
 Commands:
   serve                          Start the API server (both environments). The default.
   migrate                        Apply pending database migrations to both environments.
+  migrate --check                Print each pending migration and whether it is safe to apply while
+                                 the running version serves; exit 2 when one is not.
   bootstrap [--environment production|sandbox] [--json] [--email EMAIL] [--organization NAME]
                                  Create a user, an organization and an all-scopes organization
                                  access token. With --json, print them as one JSON object.
@@ -48,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve();
     case 'migrate':
-      return migrateAll();
+      return rest[0] === '--check' ? checkMigrations() : migrateAll();
     case 'bootstrap':
       return runBootstrap(rest);
     case 'pat':
@@ -130,6 +136,49 @@ async function migrateAll(): Promise<number> {
     }
   }
   return 0;
+}
+
+/**
+ * Each environment's pending migrations, judged against its database as it is now (a running
+ * embedded server is asked through its control socket). Exits 0 when every one is safe, 2 otherwise.
+ */
+async function checkMigrations(): Promise<number> {
+  const config = loadConfig();
+  const migrations = await readMigrationFiles();
+  let unsafe = false;
+  for (const name of environmentNames) {
+    const verdicts = checkPending(migrations, await stateOf(config.databases[name], name));
+    unsafe ||= verdicts.some((verdict) => verdict.findings.length > 0);
+    process.stdout.write(describeVerdicts(name, verdicts));
+  }
+  return unsafe ? 2 : 0;
+}
+
+async function stateOf(database: DatabaseConfig, name: EnvironmentName): Promise<DatabaseState> {
+  if (database.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return await databaseState(async (sql) => (await client.query(sql)).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  if (database.dataDir.startsWith('memory://')) return { migrations: [], tableBytes: {} };
+  // A database not made yet has nothing the migrations could break.
+  if (!(await stat(path.join(database.dataDir, 'PG_VERSION')).catch(() => null))) return { migrations: [], tableBytes: {} };
+  if (await dataDirOwner(database.dataDir)) {
+    const { answer } = await askServer(path.dirname(database.dataDir), 'status');
+    const status = answer as StatusAnswer;
+    if (!status.ok) throw new Error(status.error);
+    return status.environments[name];
+  }
+  const opened = await openDatabase(database);
+  try {
+    return await databaseState((sql) => opened.migrationTarget.query(sql));
+  } finally {
+    await opened.close();
+  }
 }
 
 async function printOpenApi(args: string[]): Promise<number> {

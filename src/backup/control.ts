@@ -9,6 +9,7 @@ import { createConnection, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { environmentNames, type EnvironmentName } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import { databaseState, type DatabaseState } from '../db/state.ts';
 import type { Logger } from '../logger.ts';
 
 export function controlSocketPath(dataRoot: string): string {
@@ -18,28 +19,9 @@ export function controlSocketPath(dataRoot: string): string {
 /** Unix socket paths are limited to 107 bytes on Linux (103 on macOS). */
 const maxSocketPath = 103;
 
-export interface DatabaseState {
-  /** The migrations applied, by name, in order. */
-  migrations: string[];
-  /** Each table's size on disk, in bytes. */
-  tableBytes: Record<string, number>;
-}
-
 /** What the server answers about its databases. */
 export type StatusAnswer = { ok: true; environments: Record<EnvironmentName, DatabaseState> } | { ok: false; error: string };
 export type BackupAnswer = { ok: true; parts: { environment: EnvironmentName; bytes: number; migrations: string[] }[] } | { ok: false; error: string };
-
-/** The state `kassa migrate --check` reads: what is applied, and how large each table is. */
-export async function databaseState(query: <T>(sql: string) => Promise<T[]>): Promise<DatabaseState> {
-  const applied = await query<{ name: string }>(
-    `SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`,
-  ).catch(() => []);
-  const tables = await query<{ name: string; bytes: number }>(
-    `SELECT c.relname AS name, pg_table_size(c.oid)::float8 AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')`,
-  );
-  return { migrations: applied.map((row) => row.name), tableBytes: Object.fromEntries(tables.map((t) => [t.name, Number(t.bytes)])) };
-}
 
 /**
  * Listens on the control socket until the returned function is called. A socket left by a server

@@ -10,7 +10,8 @@ import { Readable } from 'node:stream';
 import { PGlite } from '@electric-sql/pglite';
 import { environmentNames, type Config, type EnvironmentName } from '../config.ts';
 import { dataDirOwner, openDatabase } from '../db/client.ts';
-import { askServer, controlSocketPath, databaseState, type BackupAnswer } from './control.ts';
+import { databaseState } from '../db/state.ts';
+import { askServer, controlSocketPath, type BackupAnswer } from './control.ts';
 import { BackupError, backupPath, digest, writeBackup, type Manifest, type VerifiedBackup } from './archive.ts';
 import { checkRestorable, kassaVersion, pgliteVersion, sameMigrations } from './versions.ts';
 

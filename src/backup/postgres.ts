@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { environmentNames, type Config, type EnvironmentName } from '../config.ts';
-import { databaseState } from './control.ts';
+import { databaseState } from '../db/state.ts';
 import { BackupError, backupPath, digest, writeBackup, type Manifest, type VerifiedBackup } from './archive.ts';
 import { checkRestorable, kassaVersion, sameMigrations } from './versions.ts';
 

@@ -120,8 +120,11 @@ describe.skipIf(usePostgres)('on the embedded database', () => {
       counts = await rowCounts(server);
       read = await bodies(server, holdings);
       const backup = kassa(['backup', backups], { DATA_DIR: dataDir });
-      const statuses = await serveMeanwhile(server, holdings, backup);
+      // The running server answers `migrate --check` through the same control socket.
+      const check = kassa(['migrate', '--check'], { DATA_DIR: dataDir });
+      const statuses = await serveMeanwhile(server, holdings, Promise.all([backup, check]));
       const result = await backup;
+      expect(await check).toMatchObject({ code: 0, stdout: 'production: up to date\nsandbox: up to date\n' });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Wrote .*kassa-backup-\d{8}T\d{6}Z\.tar \(embedded: production \d+ bytes, \d+ migrations; sandbox/);
