@@ -14,9 +14,6 @@ import { askServer, type StatusAnswer } from './backup/control.ts';
 import { migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
 import { migrate, readMigrationFiles } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
-import { restApiDocument, startKassa } from './server.ts';
-import { forServer } from './rest/openapi.ts';
-import { bootstrap } from './bootstrap.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
 import { backupUsage, runBackupCommand, runRestoreCommand } from './backup/cli.ts';
@@ -106,6 +103,7 @@ async function printSchema(args: string[]): Promise<number> {
 async function serve(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const { startKassa } = await import('./server.ts');
   const kassa = await startKassa(config, logger);
   logger.info({ url: kassa.url, production: `${kassa.url}/v1`, sandbox: `${kassa.url}/sandbox/v1` }, 'Kassa is listening');
   await new Promise<void>((resolve) => {
@@ -189,6 +187,7 @@ async function printOpenApi(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const [{ restApiDocument }, { forServer }] = await Promise.all([import('./server.ts'), import('./rest/openapi.ts')]);
   // The base URL the server would take: PUBLIC_URL, else the address it listens on.
   const base = `${config.publicUrl || `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`}${environment === 'sandbox' ? '/sandbox' : ''}`;
   process.stdout.write(`${JSON.stringify(forServer(restApiDocument(), base, environment), null, 2)}\n`);
@@ -210,6 +209,7 @@ async function runBootstrap(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const { bootstrap } = await import('./bootstrap.ts');
   const result = await bootstrap(config, values.environment as EnvironmentName, { email: values.email, organizationName: values.organization });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -8,16 +8,18 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { environmentNames, type EnvironmentName } from '../../src/config.ts';
 import { kassaBin } from '../helpers/processes.ts';
 import { fixedProduct, createAndConfirmCheckout, paidOrderOf } from '../helpers/purchases.ts';
 import { newOrganization } from '../helpers/organizations.ts';
-import { postgresAdminUrl, restClient, startTestServer, usePostgres, type TestServer } from '../helpers/server.ts';
+import { postgresAdminUrl, restClient, startTestServer, testMemoryImage, usePostgres, type TestServer } from '../helpers/server.ts';
 import { expectStatus } from '../helpers/responses.ts';
 
-vi.setConfig({ testTimeout: 120_000 });
+// Each test starts servers on databases on disk and several `kassa` processes.
+vi.setConfig({ testTimeout: 240_000 });
 
 let work: string;
 beforeAll(async () => {
@@ -108,6 +110,10 @@ describe.skipIf(usePostgres)('on the embedded database', () => {
 
   it('a backup taken while the server serves restores into a fresh DATA_DIR with every row, and nothing written after it', async () => {
     const dataDir = path.join(work, 'data');
+    // Both data directories start migrated, from the image the in-memory test databases start from.
+    const image = await testMemoryImage();
+    await mkdir(dataDir);
+    for (const environment of environmentNames) await (await PGlite.create(path.join(dataDir, environment), { loadDataDir: new Blob([image]) })).close();
     const server = await startTestServer({ DATA_DIR: dataDir, TEST_CARD_DELAY_MS: '0' });
     let holdings: Holdings;
     let counts: Awaited<ReturnType<typeof rowCounts>>;
@@ -153,10 +159,6 @@ describe.skipIf(usePostgres)('on the embedded database', () => {
       await restored.close();
     }
 
-    // Into a DATA_DIR that is not empty (the one just restored): refused unless --force.
-    const again = await kassa(['restore', path.join(backups, file)], { DATA_DIR: restoredDir });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('is not empty: restore into a new DATA_DIR, or pass --force');
   });
 
   it('refuses bad input with a clear message and exit code 1, writing nothing', async () => {
@@ -181,14 +183,17 @@ describe.skipIf(usePostgres)('on the embedded database', () => {
       { args: ['backup', path.join(work, 'missing', 'dir', 'b.tar')], env: { DATA_DIR: path.join(work, 'data') }, message: `The directory ${path.join(work, 'missing', 'dir')} does not exist` },
       { args: ['restore', badManifest], env: { DATA_DIR: fresh() }, message: 'is not valid JSON: the backup is damaged' },
       { args: ['restore', badChecksum], env: { DATA_DIR: fresh() }, message: 'The production database in' },
+      { args: ['restore', original], env: { DATA_DIR: path.join(work, 'restored') }, message: 'is not empty: restore into a new DATA_DIR, or pass --force' },
     ];
     const results = await Promise.all(cases.map((c) => kassa(c.args, c.env)));
     for (const [i, result] of results.entries()) {
       expect(result.stderr).toContain(cases[i].message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       expect(result.code).toBe(1);
-      if (cases[i].args[0] === 'restore') expect(await exists(cases[i].env.DATA_DIR)).toBe(false);
     }
+    for (const c of cases.slice(1, 3)) expect(await exists(c.env.DATA_DIR)).toBe(false);
+    // The restored DATA_DIR it refused is as the first test left it.
+    expect((await readdir(path.join(work, 'restored'))).sort()).toEqual(['production', 'sandbox']);
     expect(results[2].stderr).toContain('does not match its checksum in the manifest');
     expect(await exists(path.join(work, 'missing'))).toBe(false);
   });
