@@ -145,7 +145,12 @@ async function checkMigrations(): Promise<number> {
   const migrations = await readMigrationFiles();
   let unsafe = false;
   for (const name of environmentNames) {
-    const verdicts = checkPending(migrations, await stateOf(config.databases[name], name));
+    const state = await stateOf(config.databases[name], name).catch((error: Error) => error);
+    if (state instanceof Error) {
+      process.stderr.write(`kassa migrate --check: the ${name} database cannot be read: ${state.message}\n`);
+      return 1;
+    }
+    const verdicts = checkPending(migrations, state);
     unsafe ||= verdicts.some((verdict) => verdict.findings.length > 0);
     process.stdout.write(describeVerdicts(name, verdicts));
   }

@@ -65,7 +65,9 @@ export async function backupPostgres(config: Config, target: string, now: Date):
     const parts = [];
     for (const environment of environmentNames) {
       const url = urlOf(config, environment);
-      const { migrations } = await stateOf(url);
+      const { migrations } = await stateOf(url).catch((error: Error) => {
+        throw new BackupError(`The ${environment} database (${variableOf[environment]}) cannot be read: ${error.message} (nothing was written).`);
+      });
       const dump = path.join(work, `${environment}.dump`);
       await run('pg_dump', ['--format=custom', `--file=${dump}`], url, environment);
       parts.push({ environment, file: `${environment}.dump`, migrations, ...(await digest(createReadStream(dump))), content: () => createReadStream(dump) });
