@@ -1,31 +1,36 @@
 // The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys, and
 // writing the next migration.
 import { parseArgs } from 'node:util';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { ConfigError, environmentNames, loadConfig, type EnvironmentName } from './config.ts';
-import { DatabaseLockedError, openDatabase } from './db/client.ts';
+import pg from 'pg';
+import { ConfigError, environmentNames, loadConfig, type DatabaseConfig, type EnvironmentName } from './config.ts';
+import { DatabaseLockedError, dataDirOwner, openDatabase } from './db/client.ts';
+import { checkPending, describeVerdicts } from './db/migration-safety.ts';
+import { databaseState, type DatabaseState } from './db/state.ts';
+import { askServer, type StatusAnswer } from './backup/control.ts';
 import { migrationsDir, pendingSchemaChange } from './db/schema-engine.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, readMigrationFiles } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
-import { restApiDocument, startKassa } from './server.ts';
-import { forServer } from './rest/openapi.ts';
-import { bootstrap } from './bootstrap.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
+import { backupUsage, runBackupCommand, runRestoreCommand } from './backup/cli.ts';
 
 const usage = `Usage: kassa <command> [options]
 
 Commands:
   serve                          Start the API server (both environments). The default.
   migrate                        Apply pending database migrations to both environments.
+  migrate --check                Print each pending migration and whether it is safe to apply while
+                                 the running version serves; exit 2 when one is not.
   bootstrap [--environment production|sandbox] [--json] [--email EMAIL] [--organization NAME]
                                  Create a user, an organization and an all-scopes organization
                                  access token. With --json, print them as one JSON object.
 ${patUsage}
 ${signingKeysUsage}
+${backupUsage}
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
   schema [--write]               Print the GraphQL schema (the contract in schema.graphql). With
                                  --write, write it to schema.graphql, refusing a breaking change
@@ -46,13 +51,17 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve();
     case 'migrate':
-      return migrateAll();
+      return rest[0] === '--check' ? checkMigrations() : migrateAll();
     case 'bootstrap':
       return runBootstrap(rest);
     case 'pat':
       return runPersonalAccessTokenCommand(rest);
     case 'signing-keys':
       return runSigningKeysCommand(rest);
+    case 'backup':
+      return runBackupCommand(rest);
+    case 'restore':
+      return runRestoreCommand(rest);
     case 'migration':
       return createMigration(rest);
     case 'schema':
@@ -94,6 +103,7 @@ async function printSchema(args: string[]): Promise<number> {
 async function serve(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const { startKassa } = await import('./server.ts');
   const kassa = await startKassa(config, logger);
   logger.info({ url: kassa.url, production: `${kassa.url}/v1`, sandbox: `${kassa.url}/sandbox/v1` }, 'Kassa is listening');
   await new Promise<void>((resolve) => {
@@ -126,6 +136,54 @@ async function migrateAll(): Promise<number> {
   return 0;
 }
 
+/**
+ * Each environment's pending migrations, judged against its database as it is now (a running
+ * embedded server is asked through its control socket). Exits 0 when every one is safe, 2 otherwise.
+ */
+async function checkMigrations(): Promise<number> {
+  const config = loadConfig();
+  const migrations = await readMigrationFiles();
+  let unsafe = false;
+  for (const name of environmentNames) {
+    const state = await stateOf(config.databases[name], name).catch((error: Error) => error);
+    if (state instanceof Error) {
+      process.stderr.write(`kassa migrate --check: the ${name} database cannot be read: ${state.message}\n`);
+      return 1;
+    }
+    const verdicts = checkPending(migrations, state);
+    unsafe ||= verdicts.some((verdict) => verdict.findings.length > 0);
+    process.stdout.write(describeVerdicts(name, verdicts));
+  }
+  return unsafe ? 2 : 0;
+}
+
+async function stateOf(database: DatabaseConfig, name: EnvironmentName): Promise<DatabaseState> {
+  if (database.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return await databaseState(async (sql) => (await client.query(sql)).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  if (database.dataDir.startsWith('memory://')) return { migrations: [], tableBytes: {} };
+  // A database not made yet has nothing the migrations could break.
+  if (!(await stat(path.join(database.dataDir, 'PG_VERSION')).catch(() => null))) return { migrations: [], tableBytes: {} };
+  if (await dataDirOwner(database.dataDir)) {
+    const { answer } = await askServer(path.dirname(database.dataDir), 'status');
+    const status = answer as StatusAnswer;
+    if (!status.ok) throw new Error(status.error);
+    return status.environments[name];
+  }
+  const opened = await openDatabase(database);
+  try {
+    return await databaseState((sql) => opened.migrationTarget.query(sql));
+  } finally {
+    await opened.close();
+  }
+}
+
 async function printOpenApi(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { environment: { type: 'string', default: 'production' } } });
   const environment = values.environment as EnvironmentName;
@@ -134,6 +192,7 @@ async function printOpenApi(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const [{ restApiDocument }, { forServer }] = await Promise.all([import('./server.ts'), import('./rest/openapi.ts')]);
   // The base URL the server would take: PUBLIC_URL, else the address it listens on.
   const base = `${config.publicUrl || `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`}${environment === 'sandbox' ? '/sandbox' : ''}`;
   process.stdout.write(`${JSON.stringify(forServer(restApiDocument(), base, environment), null, 2)}\n`);
@@ -155,6 +214,7 @@ async function runBootstrap(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const { bootstrap } = await import('./bootstrap.ts');
   const result = await bootstrap(config, values.environment as EnvironmentName, { email: values.email, organizationName: values.organization });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type Plugin as YogaPlugin } from 'graphql-yoga';
 import { type Config, type EnvironmentName, environmentNames } from './config.ts';
@@ -77,6 +78,7 @@ import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cach
 import { backgroundWork } from './background.ts';
 import { Metrics } from './observability/metrics.ts';
 import { readBacklog } from './observability/backlog.ts';
+import { serveControlSocket } from './backup/control.ts';
 
 /** Which endpoint a request is for (http/router.ts). */
 const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
@@ -291,6 +293,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name].jobs.start();
     environments[name].webhooks.start();
   }
+  // On the embedded database, `kassa backup` reads this process's databases through its control socket.
+  const production = config.databases.production;
+  const stopControlSocket =
+    production.kind === 'embedded' && !production.dataDir.startsWith('memory://')
+      ? await serveControlSocket(path.dirname(production.dataDir), { production: environments.production.database, sandbox: environments.sandbox.database }, logger).catch((error) => {
+          logger.warn({ err: error }, 'the control socket could not be opened: `kassa backup` cannot read this server while it runs');
+          return async () => {};
+        })
+      : async () => {};
   const listening = urlOf(server.address() as AddressInfo);
   for (const served of Object.values(environments)) served.environment.publicUrl ||= `${listening}${served.base}`;
 
@@ -300,9 +311,12 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     metricsUrl: metricsServer ? urlOf(metricsServer.address() as AddressInfo) : null,
     environments,
     // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), lets the
-    // jobs and webhook deliveries in flight finish (a delivery is bounded by its timeout; one cut
-    // short is retried once its claim lapses), then closes the databases.
+    // jobs in flight finish within the same timeout (one still running then is handed back to the
+    // other processes) and the webhook deliveries in flight (a delivery is bounded by its timeout;
+    // one cut short is retried once its claim lapses), then closes the databases.
     async close() {
+      // One grace period for the whole shutdown: requests and jobs in flight share it.
+      const graceEnds = Date.now() + config.shutdownTimeoutMs;
       accepting = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const metricsClosed = metricsServer ? new Promise<void>((resolve) => metricsServer.close(() => resolve())) : Promise.resolve();
@@ -314,7 +328,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       await closed;
       await metricsClosed;
       clearTimeout(timer);
-      await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(), environments[name].webhooks.stop()]));
+      await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(graceEnds - Date.now()), environments[name].webhooks.stop()]));
+      await stopControlSocket();
       for (const name of environmentNames) await environments[name].database.close();
       await rateLimitStore.close();
     },

@@ -28,6 +28,8 @@ export interface Database {
   connections(): PoolConnections;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
+  /** An embedded database's consistent image, taken while it serves (see EmbeddedDatabase.dumpDataDir). */
+  dumpDataDir?: () => Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,12 @@ function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The pid of the live process that holds an embedded database directory open, if one does. */
+export async function dataDirOwner(dataDir: string): Promise<number | null> {
+  const owner = Number(await readFile(path.join(dataDir, 'kassa.lock'), 'utf8').catch(() => ''));
+  return owner && owner !== process.pid && isRunning(owner) ? owner : null;
 }
 
 /**
@@ -114,6 +122,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       statements,
       connections: () => ({ total: 1, idle: embedded.inFlight === 0 ? 1 : 0, waiting: Math.max(0, embedded.inFlight - 1) }),
       migrationTarget: pgliteTarget(pglite),
+      dumpDataDir: () => embedded.dumpDataDir(),
       async close() {
         if (embedded.closed) return;
         await prisma.$disconnect();

@@ -89,6 +89,15 @@ const operations = {
     else open.commit();
     return open.ended.then(() => undefined);
   },
+  /**
+   * An image of the data directory (a gzipped tar, as PGlite dumps it), consistent: taken after a
+   * checkpoint, while no transaction is open and none may begin.
+   */
+  dump: async () => {
+    await pglite.exec('CHECKPOINT');
+    const image = await pglite._runExclusiveTransaction(() => pglite.dumpDataDir('gzip'));
+    return new Uint8Array(await image.arrayBuffer());
+  },
   /** Closes the database once the open transactions have ended. */
   close: async () => {
     await Promise.allSettled([...transactions.values()].map((open) => open.ended));

@@ -168,6 +168,11 @@ export class EmbeddedDatabase {
     return result;
   }
 
+  /** A consistent image of the data directory while it serves: a gzipped tar PGlite can load. */
+  dumpDataDir(): Promise<Uint8Array> {
+    return this.call<Uint8Array>({ op: 'dump' });
+  }
+
   /**
    * Takes no more calls, lets the ones already made finish, closes the database (PGlite writes
    * what it holds to its directory), then ends the thread.

@@ -29,20 +29,20 @@ const historyTable = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
-export async function readMigrationFiles(): Promise<{ name: string; sql: string; checksum: string }[]> {
-  const entries = await readdir(migrationsDir, { withFileTypes: true });
+export async function readMigrationFiles(dir = migrationsDir): Promise<{ name: string; sql: string; checksum: string }[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
   const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   return Promise.all(
     names.map(async (name) => {
-      const sql = await readFile(path.join(migrationsDir, name, 'migration.sql'), 'utf8');
+      const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     }),
   );
 }
 
-/** Applies every migration not yet recorded; returns the names applied. */
-export async function migrate(target: MigrationTarget): Promise<string[]> {
-  const migrations = await readMigrationFiles();
+/** Applies every migration not yet recorded (from `dir`, prisma/migrations unless told); returns the names applied. */
+export async function migrate(target: MigrationTarget, dir = migrationsDir): Promise<string[]> {
+  const migrations = await readMigrationFiles(dir);
   return target.locked(async () => {
     await target.exec(historyTable);
     const history = await target.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
@@ -58,13 +58,16 @@ export async function migrate(target: MigrationTarget): Promise<string[]> {
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.name)) continue;
-      await target.transaction(async (tx) => {
-        await tx.exec(migration.sql);
-        await tx.query(
+      const apply = async (on: Pick<MigrationTarget, 'exec' | 'query'>) => {
+        await on.exec(migration.sql);
+        await on.query(
           'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ($1, $2, $3, now(), now(), 1)',
           [randomUUID(), migration.checksum, migration.name],
         );
-      });
+      };
+      // CREATE INDEX CONCURRENTLY cannot run in a transaction: a migration holding it (alone) runs without one.
+      if (/\bCONCURRENTLY\b/i.test(migration.sql)) await apply(target);
+      else await target.transaction(apply);
       applied.push(migration.name);
     }
     return applied;

@@ -1,7 +1,8 @@
 // The process's background work, per environment: jobs are rows, claimed with FOR UPDATE SKIP
 // LOCKED so several processes on one database share them and a job runs in one place at a time.
 // A job that fails is retried with backoff; one that keeps failing is given up and kept with its
-// last error. Stopping waits for the jobs in flight.
+// last error. Stopping waits for the jobs in flight up to a grace period, then hands the ones still
+// running back: their claim is released, so another process runs them without waiting for it to lapse.
 import type { Environment } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
@@ -83,6 +84,8 @@ export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** The jobs running now, by id, with the `locked_until` of this runner's claim on each. */
+  private readonly inFlight = new Map<string, Date>();
 
   private readonly definitions: ReadonlyMap<string, JobDefinition>;
   private readonly sweeps: readonly Sweep[];
@@ -121,10 +124,28 @@ export class JobRunner {
     return this.ctx.prisma.$executeRaw`UPDATE jobs SET locked_until = NULL WHERE completed_at IS NULL AND locked_until IS NOT NULL`;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits up to `graceMs` for the jobs in flight. A job still running then is
+   * handed back: its claim is released (and the cut-short attempt not counted) when it is still
+   * this runner's, so another process may run it at once; a claim that lapsed and was taken since is
+   * left alone.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const graceEnded = new Promise<boolean>((resolve) => {
+      if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve(true), Math.max(0, graceMs));
+    });
+    const cutShort = await Promise.race([this.running.then(() => false), graceEnded]);
+    clearTimeout(timer);
+    if (!cutShort) return;
+    for (const [id, until] of this.inFlight) {
+      const released = await this.ctx.prisma.$executeRaw`
+        UPDATE jobs SET locked_until = NULL, attempts = attempts - 1
+        WHERE id = ${id}::uuid AND completed_at IS NULL AND locked_until = ${until}`;
+      if (released) this.ctx.logger.warn({ environment: this.ctx.environment.name, jobId: id }, 'job still running at shutdown: handed back');
+    }
   }
 
   /** Runs the sweeps, then claims the jobs that are due and runs them; returns how many jobs ran. */
@@ -143,7 +164,8 @@ export class JobRunner {
         LIMIT ${this.options.batchSize}
         FOR UPDATE SKIP LOCKED)
       RETURNING id, kind, payload, attempts`;
-    await Promise.all(claimed.map((job) => this.run(job)));
+    for (const job of claimed) this.inFlight.set(job.id, until);
+    await Promise.all(claimed.map((job) => this.run(job).finally(() => this.inFlight.delete(job.id))));
     return claimed.length;
   }
 

@@ -66,7 +66,7 @@ let memoryImage: Promise<ArrayBuffer> | undefined;
  * seconds, loading an image a fraction of one. Kept on disk, named by the PGlite version and the
  * migrations, so each test process makes it at most once and a changed migration makes a new one.
  */
-function testMemoryImage(): Promise<ArrayBuffer> {
+export function testMemoryImage(): Promise<ArrayBuffer> {
   memoryImage ??= (async () => {
     const pglitePackage = new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url);
     const pgliteVersion = (JSON.parse(await readFile(pglitePackage, 'utf8')) as { version: string }).version;
