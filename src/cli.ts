@@ -15,6 +15,7 @@ import { forServer } from './rest/openapi.ts';
 import { bootstrap } from './bootstrap.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
+import { stopTracing } from './tracing/start.ts';
 
 const usage = `Usage: kassa <command> [options]
 
@@ -108,6 +109,7 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  await stopTracing().catch((error) => logger.error({ err: error }, 'exporting the last spans failed'));
   logger.info('stopped');
   return 0;
 }

@@ -12,6 +12,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
 import { withClock } from './clock.ts';
+import { withTraceContext } from './trace-context.ts';
 
 export type Db = PrismaClient;
 
@@ -97,7 +98,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
     const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
-    const prisma = withClock(client, clock);
+    const prisma = withTraceContext(withClock(client, clock));
     return {
       prisma,
       statements,
@@ -113,7 +114,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
   const { client, statements } = countingStatements(
     new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
-  const prisma = withClock(client, clock);
+  const prisma = withTraceContext(withClock(client, clock));
   return {
     prisma,
     statements,
