@@ -2,6 +2,7 @@
 // a collector on 127.0.0.1. One purchase (checkout, confirm with the test card, the payment job,
 // the order.paid webhook delivered) is one trace; the request's spans carry its request id; no
 // span holds a token, a secret or the card. With OTEL_TRACES_EXPORTER unset nothing is exported.
+// With KASSA_TEST_DATABASE=postgres the server runs on PostgreSQL, and its statements are spans too.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
 import { kassaBin, serveProcess, type ServeProcess } from '../helpers/processes.ts';
+import { createPostgresDatabases, usePostgres } from '../helpers/server.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -16,17 +18,25 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 vi.setConfig({ testTimeout: 120_000 });
 
 let dataDir: string;
+/** Where the processes keep their data: the embedded databases in `dataDir`, or two PostgreSQL databases. */
+let databaseEnv: Record<string, string>;
+let dropDatabases: (() => Promise<void>) | undefined;
 let collector: OtlpReceiver;
 let hooks: Receiver;
 const running: ServeProcess[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'kassa-traces-'));
+  const postgres = usePostgres ? await createPostgresDatabases() : null;
+  databaseEnv = postgres?.env ?? { DATA_DIR: dataDir };
+  dropDatabases = postgres?.drop;
   collector = await startOtlpReceiver();
   hooks = await startReceiver();
 });
 afterAll(async () => {
   for (const server of running) server.child.kill('SIGKILL');
+  await Promise.all(running.map((server) => server.exited));
+  await dropDatabases?.();
   await collector?.close();
   await hooks?.close();
   await rm(dataDir, { recursive: true, force: true });
@@ -34,7 +44,7 @@ afterAll(async () => {
 
 function bootstrap(): Promise<{ organization_access_token: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [kassaBin, 'bootstrap', '--environment', 'sandbox', '--json'], { env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [kassaBin, 'bootstrap', '--environment', 'sandbox', '--json'], { env: { ...process.env, ...databaseEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -44,7 +54,7 @@ function bootstrap(): Promise<{ organization_access_token: string }> {
 }
 
 async function serve(env: Record<string, string>): Promise<ServeProcess> {
-  const server = await serveProcess({ DATA_DIR: dataDir, JOB_POLL_INTERVAL_MS: '50', TEST_CARD_DELAY_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env });
+  const server = await serveProcess({ ...databaseEnv, JOB_POLL_INTERVAL_MS: '50', TEST_CARD_DELAY_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env });
   running.push(server);
   return server;
 }
@@ -112,13 +122,22 @@ describe('traces', () => {
     expect(ancestors(delivery[0], trace)).toContainEqual(charge[0]);
     expect(delivery[0].attributes['kassa.webhook_event.id']).toBe(delivered.id);
     // The POST to the receiver, under the delivery: its origin only.
-    const post = trace.filter((s) => s.kind === 3 && s.parentSpanId === delivery[0].spanId);
+    const post = trace.filter((s) => s.kind === 3 && s.name === 'POST' && s.parentSpanId === delivery[0].spanId);
     expect(post.map((s) => s.attributes['url.full'])).toEqual([new URL(hooks.url).origin]);
 
     // Every span the confirm request made itself (not the work it enqueued) carries its request id.
     const ofRequest = trace.filter((s) => s === confirm[0] || (ancestors(s, trace).includes(confirm[0]) && !ancestors(s, trace).includes(charge[0]) && s !== charge[0]));
     expect(ofRequest.length).toBeGreaterThan(1);
     for (const span of ofRequest) expect(span.attributes['kassa.request_id'], span.name).toBe('confirm-under-trace');
+    // On PostgreSQL the statements are spans, placeholders in place of values; the embedded database has no driver to see.
+    const statements = trace.filter((s) => s.name.startsWith('pg.query'));
+    if (usePostgres) {
+      expect(statements.filter((s) => ofRequest.includes(s)).length).toBeGreaterThan(0);
+      expect(statements.filter((s) => ancestors(s, trace).includes(charge[0])).length).toBeGreaterThan(0);
+      expect(statements.some((s) => /\$1/.test(String(s.attributes['db.query.text'])))).toBe(true);
+    } else {
+      expect(statements).toEqual([]);
+    }
 
     // No span, of any trace, holds a token, a secret or the card.
     const secrets = [token, clientSecret, hooks.secret, 'tok_visa', token.slice(-36), clientSecret.slice(-32)];
