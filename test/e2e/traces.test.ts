@@ -14,8 +14,8 @@ import { createPostgresDatabases, usePostgres } from '../helpers/server.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
-// Each step starts a Node process that opens two embedded databases.
-vi.setConfig({ testTimeout: 120_000 });
+// Each step starts a Node process that opens two databases (bootstrap, then serve).
+vi.setConfig({ testTimeout: 180_000 });
 
 let dataDir: string;
 /** Where the processes keep their data: the embedded databases in `dataDir`, or two PostgreSQL databases. */
@@ -146,14 +146,15 @@ describe('traces', () => {
   });
 
   it('are not recorded when OTEL_TRACES_EXPORTER is unset, though a collector is configured', async () => {
-    collector.spans.length = 0;
-    collector.requests.length = 0;
-    const server = await serve({});
+    // A collector of its own: nothing another server sent can be mistaken for this one's.
+    const quiet = await startOtlpReceiver();
+    const server = await serve({ OTEL_EXPORTER_OTLP_ENDPOINT: quiet.url });
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     const checkouts = await fetch(`${server.url}/sandbox/v1/checkouts/`);
     expect(checkouts.status).toBe(401);
     await stop(server);
-    expect(collector.requests).toEqual([]);
+    await quiet.close();
+    expect(quiet.requests).toEqual([]);
   });
 });
