@@ -17,6 +17,7 @@ import { createLogger } from './logger.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
 import { backupUsage, runBackupCommand, runRestoreCommand } from './backup/cli.ts';
+import { stopTracing } from './tracing/start.ts';
 
 const usage = `Usage: kassa <command> [options]
 
@@ -118,6 +119,7 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  await stopTracing().catch((error) => logger.error({ err: error }, 'exporting the last spans failed'));
   logger.info('stopped');
   return 0;
 }

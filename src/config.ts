@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import { parse } from 'graphql';
+import { tracingSettings, type TracingSettings } from './tracing/settings.ts';
 
 export type EnvironmentName = 'production' | 'sandbox';
 export const environmentNames: readonly EnvironmentName[] = ['production', 'sandbox'];
@@ -71,6 +72,8 @@ export interface Config {
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
   };
+  /** Traces (OpenTelemetry, the standard OTEL_* variables): started before the modules load (tracing/start.ts); null: off. */
+  tracing: TracingSettings | null;
 }
 
 export interface MetricsConfig {
@@ -253,6 +256,9 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 8 * 60_000, 1, 86_400_000),
       disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     },
+    tracing: tracingSettings(env, (variable, problem) => {
+      throw new ConfigError(variable, problem);
+    }),
   };
 }
 

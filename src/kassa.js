@@ -3,4 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// Traces, when OTEL_TRACES_EXPORTER turns them on, start before the application's modules load.
+const { startTracing } = await import('./tracing/start.ts');
+await startTracing(process.argv.slice(2), process.env);
 await import('./cli.ts');

@@ -14,6 +14,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
 import { withClock } from './clock.ts';
+import { withTraceContext } from './trace-context.ts';
 
 export type Db = PrismaClient;
 
@@ -116,7 +117,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
     const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
-    const prisma = withClock(client, clock);
+    const prisma = withTraceContext(withClock(client, clock));
     return {
       prisma,
       statements,
@@ -136,7 +137,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
   const { client, statements } = countingStatements(
     new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
-  const prisma = withClock(client, clock);
+  const prisma = withTraceContext(withClock(client, clock));
   return {
     prisma,
     statements,

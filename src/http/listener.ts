@@ -4,6 +4,7 @@ import type { BlockList } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestScope, type Logger } from '../logger.ts';
 import { restError } from '../rest/adapter.ts';
+import { markRequest } from '../tracing/spans.ts';
 import { clientIpOf } from './client-ip.ts';
 import { isClientDisconnect } from './disconnects.ts';
 import type { Exchange } from './endpoints.ts';
@@ -45,6 +46,7 @@ export function requestListener({ route, answer, logger, trustedProxies, accepti
       if (!res.writableFinished && !failed) logger.debug({ requestId, environment: environmentName, method: req.method, path: url.pathname, ms: Math.round(performance.now() - started) }, 'client disconnected');
     });
     const clientIp = clientIpOf(req, trustedProxies);
+    markRequest(requestId, environmentName);
     requestScope.run({ requestId, environment: environmentName ?? 'production' }, () => {
       answer({ req, res, url, endpoint, requestId, clientIp }).catch((error) => {
         // Logged as what it is when the response closes: nothing more can be sent to that client.

@@ -6,6 +6,7 @@
 import type { Environment } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
+import { inJobSpan } from './tracing.ts';
 
 export interface JobContext {
   environment: Environment;
@@ -169,7 +170,11 @@ export class JobRunner {
     return claimed.length;
   }
 
-  private async run(job: { id: string; kind: string; payload: unknown; attempts: number }): Promise<void> {
+  private run(job: { id: string; kind: string; payload: unknown; attempts: number }): Promise<void> {
+    return inJobSpan(this.ctx, job, () => this.runJob(job));
+  }
+
+  private async runJob(job: { id: string; kind: string; payload: unknown; attempts: number }): Promise<void> {
     const definition = this.definitions.get(job.kind);
     const { prisma, logger } = this.ctx;
     try {

@@ -18,6 +18,7 @@ import { webhookBody } from './formats.ts';
 import { decryptSecret } from './secrets.ts';
 import { newAgents, send, type Agents, type SendResult } from './send.ts';
 import { signatureHeaders } from './signing.ts';
+import { inDeliverySpan } from './tracing.ts';
 
 export interface WebhookWorkerOptions {
   pollMs: number;
@@ -146,7 +147,11 @@ export class WebhookWorker {
       RETURNING claimed.id, claimed.endpoint_id, claimed.payload, claimed.attempts, w.url, w.secret_ciphertext`;
   }
 
-  private async attempt(event: Claimed): Promise<void> {
+  private attempt(event: Claimed): Promise<void> {
+    return inDeliverySpan(this.ctx, event, () => this.deliver(event));
+  }
+
+  private async deliver(event: Claimed): Promise<void> {
     const { environment, logger } = this.ctx;
     const at = this.ctx.now();
     const secret = await this.secret(event.secret_ciphertext).catch(() => null);

@@ -36,7 +36,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function createPostgresDatabases(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function createPostgresDatabases(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const suffix = randomBytes(4).toString('hex');
   const names = [`kassa_test_${suffix}_production`, `kassa_test_${suffix}_sandbox`];
   const admin = new pg.Client({ connectionString: postgresAdminUrl });
