@@ -1,6 +1,19 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: Node loads them through tsx's ESM hooks.
-import { register } from 'tsx/esm/api';
+// The `kassa` command. It runs the compiled JavaScript in dist/ when `npm run build` made it from
+// the sources as they are now (their digest matches the one the build recorded); otherwise it runs
+// the TypeScript sources through tsx's ESM hooks. So a fresh clone starts without a build, and an
+// edit made after a build is never shadowed by stale output.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { digestFile, sourcesDigest } from './sources-digest.js';
 
-register();
-await import('./cli.ts');
+const dist = new URL('../dist/', import.meta.url);
+const built = await readFile(new URL(digestFile, dist), 'utf8').catch(() => null);
+
+if (built !== null && built.trim() === (await sourcesDigest(fileURLToPath(new URL('.', import.meta.url))))) {
+  await import(new URL('cli.js', dist).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./cli.ts');
+}
