@@ -56,6 +56,13 @@ module.exports = {
       to: { path: '^(node:)?http$' },
     },
     {
+      name: 'observability-is-a-leaf',
+      severity: 'error',
+      comment: 'Every layer counts through observability/, so it imports nothing of Kassa but types: any other import would tie it to a layer above.',
+      from: { path: '^src/observability/' },
+      to: { path: '^src/', pathNot: '^src/observability/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'only-composition-imports-the-schema',
       severity: 'error',
       comment: 'The assembled schema is composed at the top (server.ts, cli.ts); a module importing it would import every other module.',

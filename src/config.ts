@@ -59,6 +59,8 @@ export interface Config {
   trustedProxies: BlockList;
   /** How Kassa sends email (the codes that confirm a customer's new address). */
   email: EmailConfig;
+  /** Who may read the Prometheus metrics (GET /metrics); neither set: nobody, it is a 404. */
+  metrics: MetricsConfig;
   webhooks: {
     /** How long a receiver has to answer one delivery. */
     timeoutMs: number;
@@ -69,6 +71,13 @@ export interface Config {
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
   };
+}
+
+export interface MetricsConfig {
+  /** A listener of its own that serves only /metrics, without a token; null: none. */
+  listener: { host: string; port: number } | null;
+  /** The bearer token that reads /metrics on the main port; null: the main port does not serve it. */
+  token: string | null;
 }
 
 export interface PersistedDocumentsConfig {
@@ -236,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     idTokenSigningAlgorithm: oneOf(env, 'OIDC_SIGNING_ALGORITHM', 'RS256', ['RS256', 'ES256']) as 'RS256' | 'ES256',
     redisUrl: redisUrl(env),
     email: emailConfig(env, databases.production.kind),
+    metrics: metricsConfig(env),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 50),
@@ -244,6 +254,25 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     },
   };
+}
+
+/**
+ * `METRICS_PORT` (and `METRICS_HOST`, 127.0.0.1 by default) opens a listener that serves only the
+ * metrics; `METRICS_TOKEN` lets the main port serve them to a request bearing it. The token is
+ * compared whole, so a short one could be guessed: at least 16 characters.
+ */
+function metricsConfig(env: Env): MetricsConfig {
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && (token.length < 16 || !/^[\x21-\x7e]+$/.test(token))) {
+    throw new ConfigError('METRICS_TOKEN', `must be at least 16 printable characters without spaces (got ${token.length} characters); e.g. \`openssl rand -hex 32\``);
+  }
+  const host = env.METRICS_HOST || '127.0.0.1';
+  if (env.METRICS_HOST && !env.METRICS_PORT) throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT: the port of the metrics listener');
+  if (!env.METRICS_PORT) return { listener: null, token };
+  const port = integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const main = integer(env, 'PORT', 8000, 0, 65535);
+  if (port !== 0 && port === main) throw new ConfigError('METRICS_PORT', `must differ from PORT (${main}): the metrics listener is a port of its own`);
+  return { listener: { host, port }, token };
 }
 
 function liveStreamLimits(env: Env): LiveStreamLimits {

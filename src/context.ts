@@ -9,6 +9,7 @@ import type { EmailTransport } from './email/transport.ts';
 import type { PaymentProcessor } from './modules/payments/processor.ts';
 import type { WireRenderer } from './wire/render.ts';
 import type { PrincipalCache } from './auth/principal-cache.ts';
+import type { EnvironmentMetrics } from './observability/metrics.ts';
 import { type Scope, allScopes } from './auth/scopes.ts';
 
 export interface Environment {
@@ -27,6 +28,8 @@ export interface Environment {
   email: EmailTransport;
   /** Renders a resource's documented JSON by name (wire/render.ts), for event payloads. */
   wire: WireRenderer;
+  /** Counts what the environment's subsystems do, for the operators' metrics (observability/metrics.ts). */
+  metrics: EnvironmentMetrics;
   /** Runs a GraphQL operation in-process (the hosted pages are clients of the schema); set once the schema is served. */
   graphql?: RunOperation;
 }

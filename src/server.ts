@@ -20,6 +20,8 @@ import { answerInvoicePdf } from './http/handlers/invoice-pdf.ts';
 import { answerCheckoutLink } from './http/handlers/checkout-link.ts';
 import { answerNowhere } from './http/handlers/nowhere.ts';
 import { answerHealth, answerReadiness } from './http/handlers/probes.ts';
+import { answerMetrics, metricsListener } from './http/handlers/metrics.ts';
+import { routeLabels } from './http/route-labels.ts';
 import { answerProvider } from './http/handlers/provider.ts';
 import { answerSecretScanning } from './http/handlers/secret-scanning.ts';
 import { answerStripeWebhook } from './http/handlers/stripe-webhook.ts';
@@ -31,6 +33,7 @@ import { useInputNestingLimit } from './graphql/nesting.ts';
 import { useVariableDefaults } from './graphql/variable-defaults.ts';
 import { inProcess } from './graphql/in-process.ts';
 import { useCompiledQueries } from './graphql/compiled-queries.ts';
+import { useOperationMetrics } from './graphql/operation-metrics.ts';
 import { refusedVariable, useVariableLimits } from './graphql/variable-limits.ts';
 import { DocumentCache } from './graphql/document-cache.ts';
 import { checkTrustedDocuments, persistedDocuments, type PersistedDocuments } from './graphql/persisted-documents.ts';
@@ -61,7 +64,7 @@ import { withIdempotency } from './rest/idempotency.ts';
 import { databaseIdempotencyStore } from './db/idempotency-store.ts';
 import { openApiDocument, type OpenApiDocument } from './rest/openapi.ts';
 import type { CompiledRoute } from './rest/route.ts';
-import { ApiReference } from './rest/reference.ts';
+import { ApiReference, documentPath, pagePath } from './rest/reference.ts';
 import { TestPaymentProcessor, type PaymentProcessor } from './modules/payments/processor.ts';
 import { StripePaymentProcessor, stripeClient } from './modules/payments/stripe.ts';
 import { createEmailTransport } from './email/transport.ts';
@@ -72,12 +75,14 @@ import { StreamSlots } from './events/stream-slots.ts';
 import { graphiqlAssetPrefix } from './pages/graphiql.ts';
 import { PrincipalCache, listenForPrincipalChanges } from './auth/principal-cache.ts';
 import { backgroundWork } from './background.ts';
+import { Metrics } from './observability/metrics.ts';
+import { readBacklog } from './observability/backlog.ts';
 
 /** Which endpoint a request is for (http/router.ts). */
 const route = createRouter({ isProviderPath, graphiqlAssetPrefix });
 
 /** The OAuth provider's endpoints and the hosted pages, by method and path. */
-const provider = createProvider([
+const providerRoutes = [
   ...authorizeRoutes,
   ...tokenRoutes,
   ...revokeRoutes,
@@ -89,7 +94,8 @@ const provider = createProvider([
   ...signUpPages,
   ...checkoutPages,
   ...portalPages,
-]);
+];
+const provider = createProvider(providerRoutes);
 
 /** Event payloads of both environments, rendered from the served schema. */
 const renderWire = createWireRenderer(schema);
@@ -117,11 +123,13 @@ interface ServedEnvironment extends EdgeEnvironment {
 export interface Kassa {
   server: Server;
   url: string;
+  /** Where the metrics listener (METRICS_PORT) answers, e.g. `http://127.0.0.1:9464`; null without one. */
+  metricsUrl: string | null;
   environments: Record<EnvironmentName, ServedEnvironment>;
   close(): Promise<void>;
 }
 
-export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger, clock?: () => Date, memoryImage?: ArrayBuffer): Promise<{ environment: Environment; database: Database }> {
+export async function openEnvironment(name: EnvironmentName, config: Config, logger: Logger, metrics: Metrics, clock: () => Date = () => new Date(), memoryImage?: ArrayBuffer): Promise<{ environment: Environment; database: Database }> {
   const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock, memoryImage);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
@@ -134,7 +142,8 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
   const email = createEmailTransport(config.email, logger.child({ environment: name }));
-  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email, wire: renderWire };
+  const recorders = metrics.environment(name, { backlog: () => readBacklog(database.prisma, clock()), connections: database.connections, now: clock });
+  const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email, wire: renderWire, metrics: recorders };
   await ensureSigningKey(environment, new Date());
   return {
     environment,
@@ -180,7 +189,8 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   const environments = {} as Record<EnvironmentName, ServedEnvironment>;
   // One store for both environments; their keys differ, so they never share a budget.
   const rateLimitStore = config.redisUrl ? new RedisStore(config.redisUrl, logger) : new MemoryStore();
-  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, clock, options.memoryImage)));
+  const metrics = new Metrics({ onSourceFailure: (environment, error) => logger.warn({ err: error, environment }, 'the metrics could not read the backlog') });
+  const opened = await Promise.all(environmentNames.map((name) => openEnvironment(name, config, logger, metrics, clock, options.memoryImage)));
   const { trusted, trustedOnly } = config.persistedDocuments;
   if (trusted.size) logger.info({ documents: trusted.size, only: trustedOnly }, 'trusted GraphQL documents loaded');
   for (const { environment, database } of opened) {
@@ -198,24 +208,31 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       // Parsed documents and parse errors, by text: at most 1,000 of each and 16 MB of text.
       parserAndValidationCache: { documentCache: new DocumentCache(1000, 16 * 1024 * 1024), errorCache: new DocumentCache(1000, 16 * 1024 * 1024) },
       logging: yogaLogger(logger),
-      plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus()],
+      plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus(), useOperationMetrics()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 }, backgroundWork);
     const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
-    const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger);
+    const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger, environment.metrics);
     environments[name] = { environment, database, jobs, webhooks, yoga, persisted, rest: withIdempotency(createRestHandler(routes, environment.graphql), databaseIdempotencyStore), base, limiter };
   }
 
   let accepting = true;
+  // The route each request is counted under in the metrics: its template, never its path.
+  const routeOf = routeLabels({
+    provider: providerRoutes,
+    api: [...routes, { method: 'GET', path: documentPath }, { method: 'GET', path: pagePath }, { method: 'GET', path: `${pagePath}/{asset}` }],
+    graphiqlAssetPrefix,
+  });
   const api = answerApi({ environments, clock, reference });
   // Each kind of endpoint the router names (http/router.ts), and its handler (http/handlers/).
   const answer = answerEndpoints(
     {
       health: answerHealth,
       readiness: answerReadiness({ environments, accepting: () => accepting }),
+      metrics: answerMetrics({ metrics, token: config.metrics.token }),
       nowhere: answerNowhere,
       provider: answerProvider({ environments, provider, clock, logger }),
       'secret-scanning': answerSecretScanning({ environments, clock }),
@@ -234,7 +251,15 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
   // off, so slow senders cannot hold connections open; the check runs every second.
   const server = createServer(
     { requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
-    requestListener({ route, answer, logger, trustedProxies: config.trustedProxies, accepting: () => accepting }),
+    requestListener({
+      route,
+      answer,
+      logger,
+      trustedProxies: config.trustedProxies,
+      accepting: () => accepting,
+      answered: ({ method, endpoint, status, seconds, streamed }) =>
+        metrics.httpRequest(method, routeOf(method, endpoint), status, 'environment' in endpoint ? endpoint.environment : 'none', streamed ? null : seconds),
+    }),
   );
 
   // An idle connection is kept longer than clients and load balancers keep theirs (60 s is the
@@ -246,6 +271,17 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  const metricsServer = config.metrics.listener ? createServer(metricsListener(metrics, logger)) : null;
+  if (metricsServer && config.metrics.listener) {
+    const { host: metricsHost, port: metricsPort } = config.metrics.listener;
+    await new Promise<void>((resolve, reject) => {
+      metricsServer.once('error', reject);
+      metricsServer.listen(metricsPort, metricsHost, () => resolve());
+    }).catch(async (error) => {
+      await new Promise((resolve) => server.close(resolve));
+      throw error;
+    });
+  }
   for (const name of environmentNames) {
     // The embedded database is this process's alone: claims left in it are a killed process's.
     if (config.databases[name].kind === 'embedded') {
@@ -255,14 +291,13 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     environments[name].jobs.start();
     environments[name].webhooks.start();
   }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+  const listening = urlOf(server.address() as AddressInfo);
   for (const served of Object.values(environments)) served.environment.publicUrl ||= `${listening}${served.base}`;
 
   return {
     server,
     url: listening,
+    metricsUrl: metricsServer ? urlOf(metricsServer.address() as AddressInfo) : null,
     environments,
     // Stops taking requests, lets the in-flight ones finish (up to the shutdown timeout), lets the
     // jobs and webhook deliveries in flight finish (a delivery is bounded by its timeout; one cut
@@ -270,17 +305,26 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     async close() {
       accepting = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const metricsClosed = metricsServer ? new Promise<void>((resolve) => metricsServer.close(() => resolve())) : Promise.resolve();
+      metricsServer?.closeAllConnections();
       // Open event streams would hold their connections until the shutdown timeout: end them.
       await Promise.all(environmentNames.map((name) => environments[name].environment.live.endStreams()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
+      await metricsClosed;
       clearTimeout(timer);
       await Promise.all(environmentNames.flatMap((name) => [environments[name].jobs.stop(), environments[name].webhooks.stop()]));
       for (const name of environmentNames) await environments[name].database.close();
       await rateLimitStore.close();
     },
   };
+}
+
+/** The URL a listener is reached at; one listening on every address is reached on 127.0.0.1. */
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
 }
 
 /** Every 401 names the scheme that would be accepted (RFC 7235). */

@@ -1,6 +1,7 @@
 // One Prisma client per environment: embedded PGlite (a directory per environment) by default,
 // or a PostgreSQL server through a connection pool.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -8,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import type { PoolConnections } from '../observability/metrics.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
@@ -19,6 +21,11 @@ export interface Database {
   prisma: PrismaClient;
   /** The SQL statements sent so far: what a test counts to prove a nested page is not read row by row. */
   statements(): number;
+  /**
+   * The connections as the metrics report them: a PostgreSQL pool's own counts; the embedded
+   * database's one connection, idle while no statement is in flight, and the statements queued behind it.
+   */
+  connections(): PoolConnections;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
   close(): Promise<void>;
@@ -65,6 +72,10 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void, i
   await mkdir(dataDir, { recursive: true });
   const unlock = await lockDataDir(dataDir);
   try {
+    // Creating the cluster (initdb) grows the database thread's memory by about half a gigabyte,
+    // which WebAssembly never gives back: a new cluster is opened once to create it, closed, and
+    // opened again in a fresh thread, which holds only what serving needs.
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await (await EmbeddedDatabase.open(dataDir)).close();
     return { embedded: await EmbeddedDatabase.open(dataDir, onFailure), unlock };
   } catch (error) {
     await unlock();
@@ -101,6 +112,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     return {
       prisma,
       statements,
+      connections: () => ({ total: 1, idle: embedded.inFlight === 0 ? 1 : 0, waiting: Math.max(0, embedded.inFlight - 1) }),
       migrationTarget: pgliteTarget(pglite),
       async close() {
         if (embedded.closed) return;
@@ -110,16 +122,20 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       },
     };
   }
+  // The pool is Kassa's own, handed to the adapter, so its counts can be read (and it is ended here).
+  const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
   const { client, statements } = countingStatements(
-    new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+    new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withClock(client, clock);
   return {
     prisma,
     statements,
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     migrationTarget: postgresTarget(config.url),
     async close() {
       await prisma.$disconnect();
+      await pool.end();
     },
   };
 }

@@ -40,7 +40,18 @@ function reply(id, answer) {
 
 // A `memory://` database may start from an image of a data directory (see EmbeddedDatabase.open).
 const image = workerData.image ? { loadDataDir: new Blob([workerData.image]) } : undefined;
-const pglite = await PGlite.create(workerData.dataDir, image);
+// PGlite's own settings, with a smaller buffer pool: PostgreSQL touches all of shared_buffers as
+// it starts, so PGlite's default of 128 MB is resident from the first second, per environment.
+// A block PostgreSQL evicts from its buffers is still in the operating system's page cache, a
+// copy away (docs/operations.md, "Memory").
+const startParams = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'shared_buffers=16MB',
+  '-c',
+  'wal_buffers=1MB',
+];
+const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams });
 /** Open transactions by id: the transaction handle, and how to end it. */
 const transactions = new Map();
 

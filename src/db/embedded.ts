@@ -103,6 +103,11 @@ export class EmbeddedDatabase {
     return new EmbeddedDatabase(worker, onFailure);
   }
 
+  /** Calls sent to the database's thread and not yet answered. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
   get closed(): boolean {
     return this.stopped !== null;
   }

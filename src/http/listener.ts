@@ -18,9 +18,11 @@ export interface ListenerOptions {
   trustedProxies: BlockList;
   /** False once the server is shutting down: each answer then closes its connection. */
   accepting(): boolean;
+  /** Hears of every answered request, for the metrics. */
+  answered(request: { method: string; endpoint: Endpoint; status: number; seconds: number; streamed: boolean }): void;
 }
 
-export function requestListener({ route, answer, logger, trustedProxies, accepting }: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function requestListener({ route, answer, logger, trustedProxies, accepting, answered }: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
@@ -30,6 +32,8 @@ export function requestListener({ route, answer, logger, trustedProxies, accepti
     const endpoint = route(req.method ?? 'GET', url.pathname);
     const environmentName = 'environment' in endpoint ? endpoint.environment : undefined;
     res.on('finish', () => {
+      const streamed = String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+      answered({ method: req.method ?? 'GET', endpoint, status: res.statusCode, seconds: (performance.now() - started) / 1000, streamed });
       logger.info(
         { requestId, environment: environmentName, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) },
         'request',

@@ -7,6 +7,8 @@ import type { EnvironmentName } from '../config.ts';
 export type Endpoint =
   | { kind: 'health' }
   | { kind: 'readiness' }
+  /** The operators' Prometheus metrics, when a token is configured for them (else a 404). */
+  | { kind: 'metrics' }
   /** The OAuth provider's endpoints and the hosted pages (oauth/routes.ts isProviderPath). */
   | { kind: 'provider'; environment: EnvironmentName; path: string }
   /** Under neither environment's API. */
@@ -43,6 +45,7 @@ export function createRouter(options: RouterOptions): (method: string, pathname:
   return (method, pathname) => {
     if (pathname === '/healthz') return { kind: 'health' };
     if (pathname === '/readyz') return { kind: 'readiness' };
+    if (pathname === '/metrics') return { kind: 'metrics' };
     const sandbox = pathname.startsWith('/sandbox/');
     const environment: EnvironmentName = sandbox ? 'sandbox' : 'production';
     const underBase = sandbox ? pathname.slice('/sandbox'.length) : pathname;

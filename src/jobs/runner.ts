@@ -154,9 +154,11 @@ export class JobRunner {
       if (!definition) throw new Error(`Unknown job kind ${job.kind}`);
       await definition.run(job.payload, this.ctx);
       await prisma.job.update({ where: { id: job.id }, data: { completedAt: this.ctx.now(), lockedUntil: null, lastError: null } });
+      this.ctx.environment.metrics.jobRun(job.kind, 'succeeded');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const givingUp = !definition || job.attempts >= definition.maxAttempts;
+      this.ctx.environment.metrics.jobRun(job.kind, givingUp ? 'given_up' : 'failed');
       logger[givingUp ? 'error' : 'warn']({ err: error, jobId: job.id, kind: job.kind, attempt: job.attempts }, givingUp ? 'job failed for good' : 'job failed, will retry');
       if (givingUp && definition?.onGiveUp) {
         await definition.onGiveUp(job.payload, this.ctx).catch((failure) => logger.error({ err: failure, jobId: job.id, kind: job.kind }, 'giving up a job failed'));

@@ -8,6 +8,7 @@
 import type { RateLimitConfig } from '../config.ts';
 import type { Principal } from '../context.ts';
 import type { Logger } from '../logger.ts';
+import type { EnvironmentMetrics } from '../observability/metrics.ts';
 import { addressKey } from './address-key.ts';
 import { RedisUnavailableError, type BucketCharge, type ChargeResult, type RateLimitStore } from './store.ts';
 
@@ -54,6 +55,7 @@ export class RateLimiter {
     readonly config: RateLimitConfig,
     private readonly store: RateLimitStore,
     private readonly logger: Logger,
+    private readonly metrics: Pick<EnvironmentMetrics, 'rateLimitRefused'>,
   ) {}
 
   ip(address: string): LimitCharge {
@@ -94,11 +96,16 @@ export class RateLimiter {
    */
   async take(bucket: BucketCharge, units: number, now: number, force = false): Promise<{ allowed: boolean; available: number } | null> {
     try {
-      return await this.store.take({ ...bucket, units, force }, now);
+      const taken = await this.store.take({ ...bucket, units, force }, now);
+      if (!taken.allowed) this.metrics.rateLimitRefused('points');
+      return taken;
     } catch (error) {
       if (!(error instanceof RedisUnavailableError)) throw error;
       this.warn(error);
-      if (this.config.onStoreFailure === 'closed') throw error;
+      if (this.config.onStoreFailure === 'closed') {
+        this.metrics.rateLimitRefused('store_unavailable');
+        throw error;
+      }
       return null;
     }
   }
@@ -115,11 +122,17 @@ export class RateLimiter {
       } catch (error) {
         if (!(error instanceof RedisUnavailableError)) throw error;
         this.warn(error);
-        if (this.config.onStoreFailure === 'closed') return { allowed: false, reason: 'store_unavailable' };
+        if (this.config.onStoreFailure === 'closed') {
+          this.metrics.rateLimitRefused('store_unavailable');
+          return { allowed: false, reason: 'store_unavailable' };
+        }
         return { allowed: true, state: null };
       }
       state = { name: charge.name, subject: subjectOf(charge), limit: charge.limit, windowSeconds: charge.windowMs / 1000, remaining: Math.max(0, result.remaining), resetSeconds: Math.max(1, Math.ceil((result.resetAt - now) / 1000)) };
-      if (!result.allowed) return { allowed: false, reason: 'exhausted', state };
+      if (!result.allowed) {
+        this.metrics.rateLimitRefused(charge.name);
+        return { allowed: false, reason: 'exhausted', state };
+      }
     }
     return { allowed: true, state };
   }

@@ -160,6 +160,7 @@ export class WebhookWorker {
             agents: this.agents,
           });
     const outcome = await record(this.ctx, event, at, result);
+    environment.metrics.webhookAttempt(outcome);
     // Never the URL: it may carry the receiver's own credentials (Discord and Slack URLs do).
     logger[outcome.succeeded ? 'info' : 'warn'](
       { webhookEventId: event.id, endpointId: event.endpoint_id, attempt: event.attempts, httpCode: result.httpCode, durationMs: result.durationMs, ...outcome },

@@ -26,12 +26,15 @@
 // Every response of a measured run must be 200: anything else stops the bench.
 // Then the metered case (./metered.ts): one renewal sweep over BENCH_METERED_SUBSCRIPTIONS (10,000)
 // subscriptions with a metered price and meter credits, in this process, timed.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage, metered;
+// Then the oauth case (./oauth.ts): the authorization-code and refresh grants and userinfo, in req/s.
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage, metered, oauth;
 // all by default).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { benchUsage } from './usage.ts';
+import { benchOAuth, type OAuthSeed } from './oauth.ts';
 import { benchMetered } from './metered.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { hasRedis, startRedis } from '../helpers/redis.ts';
@@ -40,7 +43,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage', 'metered'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage', 'metered', 'oauth'];
+const oauthCodes = Number(process.env.BENCH_OAUTH_CODES ?? 20_000);
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
 
@@ -49,20 +53,29 @@ interface Target {
   baseline: string;
   token: string;
   sandboxToken: string;
+  /** The oauth case's client and codes, when the target was asked to issue them. */
+  oauth?: OAuthSeed;
+  /** The target process's resident memory now, in MB (Linux's /proc). */
+  rssMb(): number;
   stop(): void;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
 /** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses; `orders` seeds the nested case's customers and orders. */
 async function startTarget(kassaEnv: Record<string, string> = {}, orders = false): Promise<Target> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv), BENCH_SEED_ORDERS: orders ? '1' : '0' },
+    env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv), BENCH_SEED_ORDERS: orders ? '1' : '0', BENCH_OAUTH_CODES: cases.has('oauth') ? String(oauthCodes) : '0' },
   });
   const addresses = await new Promise<Omit<Target, 'stop'>>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`the benchmark target exited with ${code}`)));
   });
-  return { ...addresses, stop: () => child.kill('SIGTERM') };
+  return { ...addresses, rssMb: () => rssMb(child.pid!), stop: () => child.kill('SIGTERM') };
 }
 
 // Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
@@ -291,8 +304,9 @@ try {
   if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
-  if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections);
+  if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections, addresses.rssMb);
   if (cases.has('metered')) await benchMetered();
+  if (cases.has('oauth')) await benchOAuth(addresses.kassa, addresses.oauth!, seconds, connections);
 } finally {
   for (const target of targets) target.stop();
 }

@@ -3,7 +3,10 @@
 // once there). With BENCH_SEED_ORDERS=1 it adds 100 customers with 1 to 3 paid orders each (199
 // orders), for the nested case. It prints its addresses as one JSON line and runs until SIGTERM,
 // so the load generator never shares its CPU time.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -12,6 +15,8 @@ import { createLogger } from '../../src/logger.ts';
 import { startKassa } from '../../src/server.ts';
 import { bootstrapEnvironment } from '../../src/bootstrap.ts';
 import type { Prisma } from '../../src/generated/prisma/client.ts';
+import { createClient } from '../../src/oauth/clients.ts';
+import { issueAuthorizationCode } from '../../src/oauth/grants.ts';
 
 // The embedded database by default; BENCH_DATABASE_URL and BENCH_SANDBOX_DATABASE_URL point it at
 // PostgreSQL instead (the benchmark adds rows there).
@@ -34,7 +39,7 @@ const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
 const errorsToStderr = { write: (line: string) => (/"level":[56]0/.test(line) ? process.stderr.write(line) : true) };
 const kassa = await startKassa(config, createLogger('info', process.env.BENCH_LOG_ERRORS === '1' ? errorsToStderr : discard));
 const { prisma } = kassa.environments.production.environment;
-const { organization_id: organizationId, organization_access_token: token } = await bootstrapEnvironment(prisma, config);
+const { organization_id: organizationId, organization_access_token: token, user_email: userEmail } = await bootstrapEnvironment(prisma, config);
 const { organization_access_token: sandboxToken } = await bootstrapEnvironment(kassa.environments.sandbox.environment.prisma, config);
 
 const products = await Promise.all(
@@ -205,7 +210,56 @@ async function baselineCustomersOrders() {
 }
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
 
-process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`, token, sandboxToken })}\n`);
+const oauth = Number(process.env.BENCH_OAUTH_CODES ?? 0) > 0 ? await seedOAuth(Number(process.env.BENCH_OAUTH_CODES)) : undefined;
+process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`, token, sandboxToken, oauth })}\n`);
+
+/**
+ * For the oauth case: a confidential client (authorization code with PKCE, refresh tokens) and
+ * `count` codes issued to the bootstrap user for it, as the consent page issues them, written one
+ * per line to a file whose path is returned with the client's credentials. Codes live 5 minutes.
+ */
+async function seedOAuth(count: number) {
+  const { environment } = kassa.environments.production;
+  const user = await prisma.user.findUniqueOrThrow({ where: { email: userEmail } });
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const { client, clientSecret } = await createClient(environment, user.id, {
+    clientName: 'Bench client',
+    redirectUris: [redirectUri],
+    scopes: ['openid', 'profile', 'email'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    clientUri: null,
+    logoUri: null,
+    tosUri: null,
+    policyUri: null,
+  });
+  const verifier = randomBytes(32).toString('base64url');
+  const request = {
+    client,
+    redirectUri,
+    state: null,
+    scopes: ['openid', 'profile', 'email'] as const,
+    subType: 'user' as const,
+    nonce: null,
+    codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+    codeChallengeMethod: 'S256' as const,
+    prompts: [],
+    maxAge: null,
+  };
+  const codes: string[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, () =>
+        issueAuthorizationCode(environment, { ...request, scopes: [...request.scopes] }, { userId: user.id, organizationId: null, authTime: new Date() }, new Date()),
+      ),
+    );
+    codes.push(...batch);
+  }
+  const codesFile = join(tmpdir(), `kassa-bench-codes-${process.pid}.txt`);
+  writeFileSync(codesFile, codes.join('\n'));
+  return { clientId: client.clientId, clientSecret, redirectUri, verifier, codesFile };
+}
 process.once('SIGTERM', async () => {
   await new Promise((resolve) => baseline.close(resolve));
   await kassa.close();

@@ -81,6 +81,11 @@ describe('a request target that is not a route', () => {
     expectNotFound(await raw('GET', '/./healthz'));
     expect((await raw('GET', '/healthz')).status).toBe(200);
   });
+
+  it('/metrics is not served where neither METRICS_TOKEN nor METRICS_PORT is set, whatever token the request bears', async () => {
+    expectNotFound(await raw('GET', '/metrics'), '/metrics');
+    expectNotFound(await raw('GET', '/sandbox/metrics'), '/sandbox/metrics');
+  });
 });
 
 describe('a request target in absolute form (RFC 9112 §3.2.2)', () => {

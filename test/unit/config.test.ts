@@ -79,6 +79,22 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('serves no metrics by default; METRICS_PORT opens a listener on METRICS_HOST (127.0.0.1), METRICS_TOKEN the main port', () => {
+    expect(loadConfig({}).metrics).toEqual({ listener: null, token: null });
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ listener: { host: '127.0.0.1', port: 9464 }, token: null });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a'.repeat(16) }).metrics).toEqual({ listener: { host: '0.0.0.0', port: 9464 }, token: 'a'.repeat(16) });
+  });
+
+  it('refuses a metrics port out of range or the main one, a short or spaced token, and a host without a port, naming the variable', () => {
+    for (const port of ['65536', '-1', 'abc', '94.64']) expect(() => loadConfig({ METRICS_PORT: port }), port).toThrow(/^Invalid configuration: METRICS_PORT must be a whole number from 0 to 65535/);
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow(/^Invalid configuration: METRICS_PORT must differ from PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '8000' })).toThrow(/METRICS_PORT must differ from PORT \(8000\)/);
+    for (const token of ['a'.repeat(15), 'has a space in it ok', 'tab\tseparated-token-here']) {
+      expect(() => loadConfig({ METRICS_TOKEN: token }), token).toThrow(/^Invalid configuration: METRICS_TOKEN must be at least 16 printable characters/);
+    }
+    expect(() => loadConfig({ METRICS_HOST: '0.0.0.0' })).toThrow(/^Invalid configuration: METRICS_HOST needs METRICS_PORT/);
+  });
+
   it('caps open live event streams at 10 per principal and 1000 per process by default, and refuses caps that cannot hold', () => {
     expect(loadConfig({}).liveStreams).toEqual({ perPrincipal: 10, perProcess: 1000 });
     expect(loadConfig({ LIVE_STREAMS_PER_PRINCIPAL: '3', LIVE_STREAMS_PER_PROCESS: '50' }).liveStreams).toEqual({ perPrincipal: 3, perProcess: 50 });

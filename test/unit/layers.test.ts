@@ -32,7 +32,7 @@ describe('the layers', () => {
     expect(found.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
   }, 120_000);
 
-  it('names the rule a crossing breaks: a module importing REST, pages reading the database, a cycle', async () => {
+  it('names the rule a crossing breaks: a module importing REST, pages reading the database, a cycle, the metrics importing more than types', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kassa-layers-'));
     try {
       const file = (path: string, text: string) => {
@@ -46,9 +46,12 @@ describe('the layers', () => {
       file('src/db/client.ts', "export const db = {};\n");
       file('src/events/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
       file('src/events/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
+      file('src/observability/counts.ts', "import { db } from '../db/client.ts';\nimport type { Thing } from '../db/types.ts';\nexport const count = (thing: Thing) => [db, thing];\n");
+      file('src/db/types.ts', "export interface Thing { id: string }\n");
       const found = await violations(dir);
       expect(found.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
         'no-circular: src/events/a.ts -> src/events/b.ts',
+        'observability-is-a-leaf: src/observability/counts.ts -> src/db/client.ts',
         'pages-use-graphql-or-auth: src/pages/things.ts -> src/db/client.ts',
         'resources-know-no-http: src/modules/things/service.ts -> src/rest/routes/things.ts',
       ]);

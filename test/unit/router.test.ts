@@ -14,6 +14,13 @@ describe('the router', () => {
     expect(route('GET', '/readyz')).toEqual({ kind: 'readiness' });
   });
 
+  it('answers the metrics at /metrics only, outside the environments', () => {
+    expect(route('GET', '/metrics')).toEqual({ kind: 'metrics' });
+    expect(route('POST', '/metrics')).toEqual({ kind: 'metrics' });
+    expect(route('GET', '/sandbox/metrics')).toEqual({ kind: 'nowhere' });
+    expect(route('GET', '/v1/metrics/')).toEqual({ kind: 'api', environment: 'production', path: '/v1/metrics/' });
+  });
+
   it('sends the provider and the hosted pages to the provider, in the environment the prefix names', () => {
     expect(route('POST', '/v1/oauth2/token')).toEqual({ kind: 'provider', environment: 'production', path: '/v1/oauth2/token' });
     expect(route('GET', '/sandbox/.well-known/jwks.json')).toEqual({ kind: 'provider', environment: 'sandbox', path: '/.well-known/jwks.json' });

@@ -39,11 +39,11 @@ async function recordResult(job: JobContext, payment: PendingPayment, result: Ch
     if (result.status === 'failed') job.logger.info({ paymentId: payment.id, declineReason: result.declineReason }, 'payment declined');
     return;
   }
-  await job.prisma.$transaction(async (tx) => {
+  const recorded = await job.prisma.$transaction(async (tx) => {
     const db = tx as Db;
     await db.$queryRaw`SELECT id FROM orders WHERE id = ${payment.orderId}::uuid FOR UPDATE`;
     const { count } = await db.payment.updateMany({ where: { id: payment.id, status: 'pending' }, data: { processorId: result.processorId } });
-    if (count === 0) return;
+    if (count === 0) return false;
     await rememberSaved(db, payment, result);
     const checkoutId = payment.order.checkoutId;
     if (checkoutId) {
@@ -57,7 +57,9 @@ async function recordResult(job: JobContext, payment: PendingPayment, result: Ch
       });
     }
     await enqueueReconciliation(job, db, payment.id, 0);
+    return true;
   });
+  if (recorded) job.environment.metrics.payment('pending');
 }
 
 /** Keeps what the processor saved for later charges: its customer, and the method renewals use. */
@@ -113,6 +115,8 @@ export async function applyChargeOutcome(job: JobContext, db: Db, payment: Pendi
     });
     await recordEvents(ctx, db, ['checkout.updated'], { organizationId: payment.order.organizationId, resourceId: checkoutId, resource: 'checkout' });
   }
+  // Counted by the job and by the processor's webhook alike; last, so only a failed commit can follow.
+  job.environment.metrics.payment(result.status);
   return true;
 }
 
