@@ -27,6 +27,11 @@ beforeAll(async () => {
   // Typed, so only tsx can run it.
   await writeFile(path.join(project, 'src/cli.ts'), "const ran: string = 'sources';\nconsole.log(ran);\n");
   await writeFile(path.join(project, 'dist/cli.js'), "console.log('dist');\n");
+  // The launcher starts traces (when asked) before the command: a stand-in on each side that does nothing.
+  await mkdir(path.join(project, 'src/tracing'));
+  await mkdir(path.join(project, 'dist/tracing'));
+  await writeFile(path.join(project, 'src/tracing/start.ts'), 'export async function startTracing(_argv: string[], _env: object): Promise<void> {}\n');
+  await writeFile(path.join(project, 'dist/tracing/start.js'), 'export async function startTracing() {}\n');
   await symlink(path.resolve('node_modules'), path.join(project, 'node_modules'));
 });
 
