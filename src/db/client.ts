@@ -4,6 +4,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
@@ -111,7 +112,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     };
   }
   const { client, statements } = countingStatements(
-    new PrismaClient({ adapter: new PrismaPg({ connectionString: config.url, max: config.poolSize }), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+    new PrismaClient({ adapter: oneStatementAtATime(new PrismaPg({ connectionString: config.url, max: config.poolSize })), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withClock(client, clock);
   return {
@@ -122,6 +123,37 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
       await prisma.$disconnect();
     },
   };
+}
+
+/**
+ * A transaction is one connection, and Prisma sends some statements of one query at once (the
+ * related rows of a nested read, its query plan's joins). pg queues such statements itself, a use
+ * it deprecates ("client is already executing a query") and drops in pg@9: here each transaction
+ * sends its statements one after another instead.
+ */
+function oneStatementAtATime(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+  const connect = async (): Promise<SqlDriverAdapter> => {
+    const adapter = await factory.connect();
+    const startTransaction = async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => inTurn(await adapter.startTransaction(...args));
+    return Object.assign(Object.create(adapter) as SqlDriverAdapter, { startTransaction });
+  };
+  return Object.assign(Object.create(factory) as SqlDriverAdapterFactory, { connect });
+}
+
+function inTurn(transaction: Transaction): Transaction {
+  let last: Promise<unknown> = Promise.resolve();
+  const turn = <T>(statement: () => Promise<T>): Promise<T> => {
+    const result = last.then(statement);
+    last = result.catch(() => {});
+    return result;
+  };
+  // Savepoints are statements too: the adapter sends them through `executeRaw`, which resolves to the one below.
+  return Object.assign(Object.create(transaction) as Transaction, {
+    queryRaw: (query: SqlQuery) => turn(() => transaction.queryRaw(query)),
+    executeRaw: (query: SqlQuery) => turn(() => transaction.executeRaw(query)),
+    commit: () => turn(() => transaction.commit()),
+    rollback: () => turn(() => transaction.rollback()),
+  });
 }
 
 // An embedded directory is held by one process (see lockDataDir), so it needs no database lock.
