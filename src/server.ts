@@ -130,7 +130,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const databaseConfig = config.databases[name];
   // The embedded database is this process's alone; on PostgreSQL other processes may end tokens.
   const principals = new PrincipalCache(10_000, databaseConfig.kind === 'embedded');
-  const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
+  const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(database.notifications, principals) : () => {};
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
   const email = createEmailTransport(config.email, logger.child({ environment: name }));
@@ -143,7 +143,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
       async close() {
         await live.close();
         await email.close();
-        await stopListening();
+        stopListening();
         await close();
       },
     },

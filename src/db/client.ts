@@ -13,6 +13,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
 import { withClock } from './clock.ts';
+import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.ts';
 
 export type Db = PrismaClient;
 
@@ -22,6 +23,8 @@ export interface Database {
   statements(): number;
   /** The same database, as the migration runner takes it. */
   migrationTarget: MigrationTarget;
+  /** What the database announces (NOTIFY), heard on one connection for every channel. */
+  notifications: Notifications;
   close(): Promise<void>;
 }
 
@@ -99,12 +102,15 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     // longer than Prisma's 2 s default before it starts.
     const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
     const prisma = withClock(client, clock);
+    const notifications = embeddedNotifications(embedded, quiet(logger));
     return {
       prisma,
       statements,
       migrationTarget: pgliteTarget(pglite),
+      notifications,
       async close() {
         if (embedded.closed) return;
+        await notifications.close();
         await prisma.$disconnect();
         await embedded.close();
         await unlock();
@@ -115,14 +121,22 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     new PrismaClient({ adapter: oneStatementAtATime(new PrismaPg({ connectionString: config.url, max: config.poolSize })), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withClock(client, clock);
+  const notifications = postgresNotifications(config.url, quiet(logger));
   return {
     prisma,
     statements,
     migrationTarget: postgresTarget(config.url),
+    notifications,
     async close() {
+      await notifications.close();
       await prisma.$disconnect();
     },
   };
+}
+
+/** The logger given, or one that drops everything (a CLI command opening a database for a moment). */
+function quiet(logger: Logger | undefined): Logger {
+  return logger ?? ({ warn: () => {}, error: () => {}, info: () => {}, debug: () => {} } as unknown as Logger);
 }
 
 /**

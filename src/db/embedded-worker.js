@@ -41,6 +41,8 @@ function reply(id, answer) {
 // A `memory://` database may start from an image of a data directory (see EmbeddedDatabase.open).
 const image = workerData.image ? { loadDataDir: new Blob([workerData.image]) } : undefined;
 const pglite = await PGlite.create(workerData.dataDir, image);
+/** The channels listened on (see `listen`). */
+const listening = new Set();
 /** Open transactions by id: the transaction handle, and how to end it. */
 const transactions = new Map();
 
@@ -77,6 +79,12 @@ const operations = {
     if (message.fail) open.rollback(new Error('The transaction failed.'));
     else open.commit();
     return open.ended.then(() => undefined);
+  },
+  /** Listens on a channel: its notifications are posted to the server's thread as they arrive (after their commit). */
+  listen: async ({ channel }) => {
+    if (listening.has(channel)) return;
+    listening.add(channel);
+    await pglite.listen(channel, (payload) => parentPort.postMessage({ notification: { channel, payload } }));
   },
   /** Closes the database once the open transactions have ended. */
   close: async () => {
