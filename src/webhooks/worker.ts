@@ -10,9 +10,14 @@
 //   endpoint: each endpoint receives a resource's events in the order they were recorded.
 // - The attempt's outcome, the event's next state and the endpoint's failure run are written in
 //   one transaction. An endpoint failing for `disableAfterMs` is disabled; its events then wait.
+// - Recording an event announces it (NOTIFY, events/outbox.ts): a worker listening on the
+//   environment's notification connection wakes at the commit; `pollMs` is the fallback, and the
+//   pace of retries.
 import type { JobContext } from '../jobs/runner.ts';
 import type { Db } from '../db/client.ts';
+import type { Notifications } from '../db/notifications.ts';
 import type { LiveEvent } from '../events/live.ts';
+import { eventsChannel } from '../events/outbox.ts';
 import { destinationPolicy } from './destinations.ts';
 import { webhookBody } from './formats.ts';
 import { decryptSecret } from './secrets.ts';
@@ -25,6 +30,8 @@ export interface WebhookWorkerOptions {
   dispatchBatch: number;
   /** Deliveries in flight at once. */
   concurrency: number;
+  /** Where recorded events are announced; without it the worker only polls. */
+  notifications?: Notifications;
 }
 
 /** How long past the send's timeout a claim holds, for the time it takes to record the outcome. */
@@ -43,8 +50,13 @@ interface Claimed {
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<unknown> | null = null;
+  /** A wake-up came during a pass: another pass follows at once. */
+  private wokenWhileTicking = false;
+  /** The last claim filled every free slot: more may be due, so a freed slot calls for a pass. */
+  private backlog = false;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private unsubscribe: () => void = () => {};
   private readonly agents: Agents = newAgents();
   /** Decrypted signing secrets by their ciphertext: a reset secret has a new ciphertext, so none goes stale. */
   private readonly secrets = new Map<string, string>();
@@ -57,11 +69,13 @@ export class WebhookWorker {
   start(): void {
     this.stopped = false;
     this.schedule(0);
+    this.unsubscribe = this.options.notifications?.subscribe(eventsChannel, { message: () => this.wake() }) ?? (() => {});
   }
 
   /** Stops claiming and lets the deliveries in flight finish (each is bounded by the timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe();
     clearTimeout(this.timer);
     await this.ticking;
     await Promise.all(this.inFlight);
@@ -83,10 +97,17 @@ export class WebhookWorker {
     this.timer = setTimeout(() => this.tick(), ms);
   }
 
+  /** A pass as soon as possible: events were recorded. */
+  private wake(): void {
+    if (this.ticking) this.wokenWhileTicking = true;
+    else this.schedule(0);
+  }
+
   // One pass of the background loop: attempts run on without it, up to `concurrency` at once; a
   // finished attempt frees its slot and calls for the next pass.
   private tick(): void {
     if (this.ticking || this.stopped) return;
+    this.wokenWhileTicking = false;
     this.ticking = (async () => {
       let busy = false;
       try {
@@ -94,14 +115,19 @@ export class WebhookWorker {
         const free = this.options.concurrency - this.inFlight.size;
         if (free > 0) {
           const claimed = await this.claim(free);
-          busy ||= claimed.length === free;
+          this.backlog = claimed.length === free;
+          busy ||= this.backlog;
           for (const event of claimed) this.track(this.attempt(event));
+        } else {
+          this.backlog = true;
         }
       } catch (error) {
         this.ctx.logger.error({ err: error }, 'webhook worker failed');
       } finally {
         this.ticking = null;
-        this.schedule(busy ? 0 : this.options.pollMs);
+        // With every slot taken, the next pass comes when one frees (track).
+        const full = this.inFlight.size >= this.options.concurrency;
+        this.schedule((busy || this.wokenWhileTicking) && !full ? 0 : this.options.pollMs);
       }
     })();
   }
@@ -111,7 +137,7 @@ export class WebhookWorker {
       .catch((error) => this.ctx.logger.error({ err: error }, 'recording a webhook attempt failed'))
       .finally(() => {
         this.inFlight.delete(tracked);
-        if (!this.ticking) this.schedule(0);
+        if (this.backlog) this.wake();
       });
     this.inFlight.add(tracked);
   }
