@@ -52,8 +52,6 @@ export class WebhookWorker {
   private ticking: Promise<unknown> | null = null;
   /** A wake-up came during a pass: another pass follows at once. */
   private wokenWhileTicking = false;
-  /** The last claim filled every free slot: more may be due, so a freed slot calls for a pass. */
-  private backlog = false;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private unsubscribe: () => void = () => {};
@@ -115,11 +113,8 @@ export class WebhookWorker {
         const free = this.options.concurrency - this.inFlight.size;
         if (free > 0) {
           const claimed = await this.claim(free);
-          this.backlog = claimed.length === free;
-          busy ||= this.backlog;
+          busy ||= claimed.length === free;
           for (const event of claimed) this.track(this.attempt(event));
-        } else {
-          this.backlog = true;
         }
       } catch (error) {
         this.ctx.logger.error({ err: error }, 'webhook worker failed');
@@ -137,7 +132,8 @@ export class WebhookWorker {
       .catch((error) => this.ctx.logger.error({ err: error }, 'recording a webhook attempt failed'))
       .finally(() => {
         this.inFlight.delete(tracked);
-        if (this.backlog) this.wake();
+        // A freed slot, and perhaps the next event of the same resource now free to go.
+        this.wake();
       });
     this.inFlight.add(tracked);
   }
