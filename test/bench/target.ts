@@ -30,6 +30,7 @@ const config = loadConfig({
   HOST: '127.0.0.1',
   DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
   JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS,
+  WEBHOOK_RETRY_BASE_MS: process.env.WEBHOOK_RETRY_BASE_MS,
   TEST_CARD_DELAY_MS: '0',
   ...JSON.parse(process.env.BENCH_KASSA_ENV ?? '{}'),
 });
