@@ -39,6 +39,8 @@ export interface Config {
   /** How long the test processor's delayed-failure card takes to fail. */
   testCardDelayMs: number;
   jobPollIntervalMs: number;
+  /** Jobs each environment's runner runs at once in this process. */
+  jobConcurrency: number;
   /** The address clients reach Kassa at, for links Kassa hands out (checkout pages); the listening address when unset. */
   publicUrl: string | null;
   /** The key that encrypts stored secrets Kassa must read back (webhook signing secrets); kept in each environment's database when unset. */
@@ -71,6 +73,8 @@ export interface Config {
     retryBaseMs: number;
     /** An endpoint that has failed every delivery for this long is disabled. */
     disableAfterMs: number;
+    /** Deliveries each environment's worker has in flight at once in this process. */
+    concurrency: number;
   };
   /** Traces (OpenTelemetry, the standard OTEL_* variables): started before the modules load (tracing/start.ts); null: off. */
   tracing: TracingSettings | null;
@@ -220,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentReconcileAfterMs: integer(env, 'PAYMENT_RECONCILE_AFTER_SECONDS', 900, 1, 86_400) * 1000,
     testCardDelayMs: integer(env, 'TEST_CARD_DELAY_MS', 1500, 0, 60_000),
     jobPollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
+    jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 1000),
     publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
     rateLimits: {
@@ -255,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       // 8 minutes doubled 9 times: ten attempts over about three days.
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 8 * 60_000, 1, 86_400_000),
       disableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 10_000),
     },
     tracing: tracingSettings(env, (variable, problem) => {
       throw new ConfigError(variable, problem);

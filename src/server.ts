@@ -140,7 +140,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const databaseConfig = config.databases[name];
   // The embedded database is this process's alone; on PostgreSQL other processes may end tokens.
   const principals = new PrincipalCache(10_000, databaseConfig.kind === 'embedded');
-  const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(databaseConfig, principals, logger.child({ environment: name })) : async () => {};
+  const stopListening = databaseConfig.kind === 'postgres' ? listenForPrincipalChanges(database.notifications, principals) : () => {};
   const close = database.close.bind(database);
   const live = new LiveEvents(name, config.redisUrl, logger);
   const email = createEmailTransport(config.email, logger.child({ environment: name }));
@@ -154,7 +154,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
       async close() {
         await live.close();
         await email.close();
-        await stopListening();
+        stopListening();
         await close();
       },
     },
@@ -213,8 +213,9 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
       plugins: [persisted.plugin, useInputNestingLimit(), useCompiledQueries(), useVariableDefaults(), useVariableLimits(), useRateLimits(config.graphqlLimits), useNulCharacterGuard(), useBearerChallenge(), useErrorCodes(), usePartialDataStatus(), useOperationMetrics()],
     });
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
-    const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: 10, lockMs: 60_000 }, backgroundWork);
-    const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: 20 });
+    const { notifications } = database;
+    const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: config.jobConcurrency, concurrency: config.jobConcurrency, lockMs: 60_000, notifications }, backgroundWork);
+    const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: config.webhooks.concurrency, notifications });
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger, environment.metrics);

@@ -9,10 +9,8 @@
 //   only lookups that started in the current generation are stored;
 // - while a process is not listening (before LISTEN, or after its connection dropped) it caches
 //   nothing, since it could miss an announcement.
-import pg from 'pg';
-import type { DatabaseConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import type { Logger } from '../logger.ts';
+import type { Notifications } from '../db/notifications.ts';
 import type { Principal } from '../context.ts';
 
 export const principalsChannel = 'kassa_principals';
@@ -85,43 +83,16 @@ export async function announcePrincipalChange(db: Db, tokenHashes: string[]): Pr
 }
 
 /**
- * Keeps a PostgreSQL connection listening for announcements and applies them to `cache`; on a
- * dropped connection the cache stops caching and the listener reconnects. Returns a stop function.
+ * Applies the announcements heard on the environment's notification connection to `cache`; while
+ * that connection is down the cache caches nothing. Returns a stop function.
  */
-export function listenForPrincipalChanges(database: Extract<DatabaseConfig, { kind: 'postgres' }>, cache: PrincipalCache, logger: Logger): () => Promise<void> {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const reconnect = () => {
+export function listenForPrincipalChanges(notifications: Notifications, cache: PrincipalCache): () => void {
+  const stop = notifications.subscribe(principalsChannel, {
+    message: (payload) => cache.forget([payload || everything]),
+    listening: (listening) => cache.setListening(listening),
+  });
+  return () => {
+    stop();
     cache.setListening(false);
-    if (stopped || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      void connect();
-    }, 1000);
-  };
-  const connect = async () => {
-    if (stopped) return;
-    const next = new pg.Client({ connectionString: database.url });
-    next.on('notification', (message) => cache.forget([message.payload ?? everything]));
-    next.on('error', (error) => logger.warn({ err: error }, 'principal change listener lost its connection'));
-    next.on('end', reconnect);
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${principalsChannel}`);
-      client = next;
-      cache.setListening(true);
-    } catch (error) {
-      logger.warn({ err: error }, 'principal change listener could not connect; retrying');
-      await next.end().catch(() => {});
-      reconnect();
-    }
-  };
-  void connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    cache.setListening(false);
-    await client?.end().catch(() => {});
   };
 }

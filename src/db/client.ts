@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
@@ -15,6 +16,7 @@ import { migrate, type MigrationTarget } from './migrate.ts';
 import { EmbeddedDatabase } from './embedded.ts';
 import { withClock } from './clock.ts';
 import { withTraceContext } from './trace-context.ts';
+import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.ts';
 
 export type Db = PrismaClient;
 
@@ -31,6 +33,8 @@ export interface Database {
   migrationTarget: MigrationTarget;
   /** An embedded database's consistent image, taken while it serves (see EmbeddedDatabase.dumpDataDir). */
   dumpDataDir?: () => Promise<Uint8Array>;
+  /** What the database announces (NOTIFY), heard on one connection for every channel. */
+  notifications: Notifications;
   close(): Promise<void>;
 }
 
@@ -118,14 +122,17 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     // longer than Prisma's 2 s default before it starts.
     const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
     const prisma = withTraceContext(withClock(client, clock));
+    const notifications = embeddedNotifications(embedded, quiet(logger));
     return {
       prisma,
       statements,
       connections: () => ({ total: 1, idle: embedded.inFlight === 0 ? 1 : 0, waiting: Math.max(0, embedded.inFlight - 1) }),
       migrationTarget: pgliteTarget(pglite),
       dumpDataDir: () => embedded.dumpDataDir(),
+      notifications,
       async close() {
         if (embedded.closed) return;
+        await notifications.close();
         await prisma.$disconnect();
         await embedded.close();
         await unlock();
@@ -135,19 +142,58 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
   // The pool is Kassa's own, handed to the adapter, so its counts can be read (and it is ended here).
   const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
   const { client, statements } = countingStatements(
-    new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+    new PrismaClient({ adapter: oneStatementAtATime(new PrismaPg(pool)), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withTraceContext(withClock(client, clock));
+  const notifications = postgresNotifications(config.url, quiet(logger));
   return {
     prisma,
     statements,
     connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     migrationTarget: postgresTarget(config.url),
+    notifications,
     async close() {
+      await notifications.close();
       await prisma.$disconnect();
       await pool.end();
     },
   };
+}
+
+/** The logger given, or one that drops everything (a CLI command opening a database for a moment). */
+function quiet(logger: Logger | undefined): Logger {
+  return logger ?? ({ warn: () => {}, error: () => {}, info: () => {}, debug: () => {} } as unknown as Logger);
+}
+
+/**
+ * A transaction is one connection, and Prisma sends some statements of one query at once (the
+ * related rows of a nested read, its query plan's joins). pg queues such statements itself, a use
+ * it deprecates ("client is already executing a query") and drops in pg@9: here each transaction
+ * sends its statements one after another instead.
+ */
+function oneStatementAtATime(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+  const connect = async (): Promise<SqlDriverAdapter> => {
+    const adapter = await factory.connect();
+    const startTransaction = async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => inTurn(await adapter.startTransaction(...args));
+    return Object.assign(Object.create(adapter) as SqlDriverAdapter, { startTransaction });
+  };
+  return Object.assign(Object.create(factory) as SqlDriverAdapterFactory, { connect });
+}
+
+function inTurn(transaction: Transaction): Transaction {
+  let last: Promise<unknown> = Promise.resolve();
+  const turn = <T>(statement: () => Promise<T>): Promise<T> => {
+    const result = last.then(statement);
+    last = result.catch(() => {});
+    return result;
+  };
+  // Savepoints are statements too: the adapter sends them through `executeRaw`, which resolves to the one below.
+  return Object.assign(Object.create(transaction) as Transaction, {
+    queryRaw: (query: SqlQuery) => turn(() => transaction.queryRaw(query)),
+    executeRaw: (query: SqlQuery) => turn(() => transaction.executeRaw(query)),
+    commit: () => turn(() => transaction.commit()),
+    rollback: () => turn(() => transaction.rollback()),
+  });
 }
 
 // An embedded directory is held by one process (see lockDataDir), so it needs no database lock.

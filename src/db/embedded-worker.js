@@ -52,6 +52,8 @@ const startParams = [
   'wal_buffers=1MB',
 ];
 const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams });
+/** The channels listened on (see `listen`). */
+const listening = new Set();
 /** Open transactions by id: the transaction handle, and how to end it. */
 const transactions = new Map();
 
@@ -97,6 +99,12 @@ const operations = {
     await pglite.exec('CHECKPOINT');
     const image = await pglite._runExclusiveTransaction(() => pglite.dumpDataDir('gzip'));
     return new Uint8Array(await image.arrayBuffer());
+  },
+  /** Listens on a channel: its notifications are posted to the server's thread as they arrive (after their commit). */
+  listen: async ({ channel }) => {
+    if (listening.has(channel)) return;
+    listening.add(channel);
+    await pglite.listen(channel, (payload) => parentPort.postMessage({ notification: { channel, payload } }));
   },
   /** Closes the database once the open transactions have ended. */
   close: async () => {

@@ -17,6 +17,8 @@ interface FailureReport {
 
 interface Reply {
   id?: number;
+  /** A NOTIFY on a channel listened on, posted once its transaction committed. */
+  notification?: { channel: string; payload: string };
   ready?: boolean;
   value?: unknown;
   error?: FailureReport;
@@ -65,6 +67,7 @@ interface Waiting {
 
 export class EmbeddedDatabase {
   private readonly pending = new Map<number, Waiting>();
+  private readonly listeners = new Map<string, (payload: string) => void>();
   private nextId = 1;
   private stopped: Error | null = null;
   private closing: Promise<void> | null = null;
@@ -173,6 +176,12 @@ export class EmbeddedDatabase {
     return this.call<Uint8Array>({ op: 'dump' });
   }
 
+  /** Hands every NOTIFY on `channel` to `onNotification` from now on (one listener per channel). */
+  async listen(channel: string, onNotification: (payload: string) => void): Promise<void> {
+    this.listeners.set(channel, onNotification);
+    await this.call({ op: 'listen', channel });
+  }
+
   /**
    * Takes no more calls, lets the ones already made finish, closes the database (PGlite writes
    * what it holds to its directory), then ends the thread.
@@ -218,6 +227,7 @@ export class EmbeddedDatabase {
   }
 
   private settle(reply: Reply): void {
+    if (reply.notification) return this.listeners.get(reply.notification.channel)?.(reply.notification.payload);
     const waiting = reply.id === undefined ? undefined : this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id!);

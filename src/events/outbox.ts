@@ -56,10 +56,18 @@ function mayCallForEmail(type: EventType, data: object): boolean {
   return type !== 'subscription.updated' || (data as { status?: unknown }).status === 'past_due';
 }
 
-/** Records one event whose payload the caller made, in the caller's transaction `tx`. */
-export async function recordEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
+/** Announced (NOTIFY) by every transaction that records events: the webhook workers wake at its commit. */
+export const eventsChannel = 'kassa_events';
+
+async function insertEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
   const event = await tx.event.create({ data: { organizationId, type, resourceId, data, createdAt: ctx.now() }, select: { id: true } });
   if (mayCallForEmail(type, data)) await enqueueJob(tx, 'email.event', { eventId: event.id }, ctx.now(), `email.event:${event.id}`);
+}
+
+/** Records one event whose payload the caller made, in the caller's transaction `tx`. */
+export async function recordEvent(ctx: Context, tx: Db, type: EventType, organizationId: string, resourceId: string, data: object): Promise<void> {
+  await insertEvent(ctx, tx, type, organizationId, resourceId, data);
+  await tx.$executeRaw`SELECT pg_notify(${eventsChannel}, '')`;
 }
 
 /** The documented JSON of `subject` as `tx` sees it: what a GET of it would return. */
@@ -70,5 +78,6 @@ export function renderSubject(ctx: Context, tx: Db, subject: EventSubject): Prom
 /** Records events about one resource, rendered once, in the caller's transaction `tx`. */
 export async function recordEvents(ctx: Context, tx: Db, types: EventType[], subject: EventSubject, data?: unknown): Promise<void> {
   const payload = data ?? (await renderSubject(ctx, tx, subject));
-  for (const type of types) await recordEvent(ctx, tx, type, subject.organizationId, subject.resourceId, payload as object);
+  for (const type of types) await insertEvent(ctx, tx, type, subject.organizationId, subject.resourceId, payload as object);
+  await tx.$executeRaw`SELECT pg_notify(${eventsChannel}, '')`;
 }

@@ -57,36 +57,47 @@ export async function send(
       clearTimeout(deadline);
       resolve({ ...result, durationMs: elapsed() });
     };
-    const request = (secure ? https : http).request(url, {
-      method: 'POST',
-      agent: secure ? options.agents.https : options.agents.http,
-      lookup: guardedLookup(options.policy),
-      headers: { 'content-type': 'application/json', 'content-length': payload.length, 'user-agent': 'Kassa-Webhooks/1', ...headers },
-    });
+    let request: http.ClientRequest;
     const deadline = setTimeout(() => {
       request.destroy();
       finish({ httpCode: null, response: `Timed out: no complete answer within ${options.timeoutMs} ms.` });
     }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      finish({ httpCode: null, response: error.code === 'EDESTINATIONREFUSED' ? error.message : `Connection failed: ${error.code ?? error.message}` });
-    });
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => finish({ httpCode: response.statusCode ?? null, response: excerpt(Buffer.concat(chunks)) });
-      response.on('data', (chunk: Buffer) => {
-        chunks.push(chunk.subarray(0, responseExcerptBytes - size));
-        size += chunk.length;
-        // The status is known and the excerpt full: the rest is not read.
-        if (size >= responseExcerptBytes) {
-          done();
-          response.destroy();
-        }
+    // `pooled`: on a kept-alive connection, which the receiver may have closed just as it was reused.
+    const post = (pooled: boolean) => {
+      request = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: pooled ? (secure ? options.agents.https : options.agents.http) : false,
+        lookup: guardedLookup(options.policy),
+        headers: { 'content-type': 'application/json', 'content-length': payload.length, 'user-agent': 'Kassa-Webhooks/1', ...headers },
       });
-      response.on('end', done);
-      response.on('close', done);
-    });
-    request.end(payload);
+      let answered = false;
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        // A reused connection the receiver had closed (its idle timeout) is reset before any answer:
+        // the request never reached it, so it is sent again once, on a new connection.
+        if (pooled && !answered && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return post(false);
+        finish({ httpCode: null, response: error.code === 'EDESTINATIONREFUSED' ? error.message : `Connection failed: ${error.code ?? error.message}` });
+      });
+      request.on('response', (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => finish({ httpCode: response.statusCode ?? null, response: excerpt(Buffer.concat(chunks)) });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.subarray(0, responseExcerptBytes - size));
+          size += chunk.length;
+          // The status is known and the excerpt full: the rest is not read.
+          if (size >= responseExcerptBytes) {
+            done();
+            response.destroy();
+          }
+        });
+        response.on('end', done);
+        response.on('close', done);
+      });
+      request.end(payload);
+    };
+    post(true);
   });
 }
 

@@ -10,9 +10,14 @@
 //   endpoint: each endpoint receives a resource's events in the order they were recorded.
 // - The attempt's outcome, the event's next state and the endpoint's failure run are written in
 //   one transaction. An endpoint failing for `disableAfterMs` is disabled; its events then wait.
+// - Recording an event announces it (NOTIFY, events/outbox.ts): a worker listening on the
+//   environment's notification connection wakes at the commit; `pollMs` is the fallback, and the
+//   pace of retries.
 import type { JobContext } from '../jobs/runner.ts';
 import type { Db } from '../db/client.ts';
+import type { Notifications } from '../db/notifications.ts';
 import type { LiveEvent } from '../events/live.ts';
+import { eventsChannel } from '../events/outbox.ts';
 import { destinationPolicy } from './destinations.ts';
 import { webhookBody } from './formats.ts';
 import { decryptSecret } from './secrets.ts';
@@ -26,6 +31,8 @@ export interface WebhookWorkerOptions {
   dispatchBatch: number;
   /** Deliveries in flight at once. */
   concurrency: number;
+  /** Where recorded events are announced; without it the worker only polls. */
+  notifications?: Notifications;
 }
 
 /** How long past the send's timeout a claim holds, for the time it takes to record the outcome. */
@@ -44,8 +51,11 @@ interface Claimed {
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<unknown> | null = null;
+  /** A wake-up came during a pass: another pass follows at once. */
+  private wokenWhileTicking = false;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private unsubscribe: () => void = () => {};
   private readonly agents: Agents = newAgents();
   /** Decrypted signing secrets by their ciphertext: a reset secret has a new ciphertext, so none goes stale. */
   private readonly secrets = new Map<string, string>();
@@ -58,11 +68,13 @@ export class WebhookWorker {
   start(): void {
     this.stopped = false;
     this.schedule(0);
+    this.unsubscribe = this.options.notifications?.subscribe(eventsChannel, { message: () => this.wake() }) ?? (() => {});
   }
 
   /** Stops claiming and lets the deliveries in flight finish (each is bounded by the timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe();
     clearTimeout(this.timer);
     await this.ticking;
     await Promise.all(this.inFlight);
@@ -84,10 +96,17 @@ export class WebhookWorker {
     this.timer = setTimeout(() => this.tick(), ms);
   }
 
+  /** A pass as soon as possible: events were recorded. */
+  private wake(): void {
+    if (this.ticking) this.wokenWhileTicking = true;
+    else this.schedule(0);
+  }
+
   // One pass of the background loop: attempts run on without it, up to `concurrency` at once; a
   // finished attempt frees its slot and calls for the next pass.
   private tick(): void {
     if (this.ticking || this.stopped) return;
+    this.wokenWhileTicking = false;
     this.ticking = (async () => {
       let busy = false;
       try {
@@ -102,7 +121,9 @@ export class WebhookWorker {
         this.ctx.logger.error({ err: error }, 'webhook worker failed');
       } finally {
         this.ticking = null;
-        this.schedule(busy ? 0 : this.options.pollMs);
+        // With every slot taken, the next pass comes when one frees (track).
+        const full = this.inFlight.size >= this.options.concurrency;
+        this.schedule((busy || this.wokenWhileTicking) && !full ? 0 : this.options.pollMs);
       }
     })();
   }
@@ -112,7 +133,8 @@ export class WebhookWorker {
       .catch((error) => this.ctx.logger.error({ err: error }, 'recording a webhook attempt failed'))
       .finally(() => {
         this.inFlight.delete(tracked);
-        if (!this.ticking) this.schedule(0);
+        // A freed slot, and perhaps the next event of the same resource now free to go.
+        this.wake();
       });
     this.inFlight.add(tracked);
   }

@@ -20,14 +20,16 @@
 // Then the rate limiter's overhead: the same products list without limits, with the in-memory
 // store and with Redis, as ratios to no limits.
 // Then the webhook case (./webhooks.ts): a burst of paid orders in sandbox to their order.paid
-// deliveries at a loopback receiver, in events/s and p50/p99 from commit to receipt.
+// deliveries at a loopback receiver, in orders/s and p50/p99 from commit to receipt (targets: 200
+// orders/s, p99 under 500 ms). Then the fan-out case (./webhooks.ts): BENCH_FANOUT_EVENTS events
+// (5,000) committed at once to one endpoint, in deliveries/s (target: 2,000).
 // Then the usage case (./usage.ts): BENCH_USAGE_EVENTS events (1,000,000 by default) ingested in
 // batches of 1000, in events/s, then one customer's meter quantities over one month, in p50/p99.
 // Every response of a measured run must be 200: anything else stops the bench.
 // Then the metered case (./metered.ts): one renewal sweep over BENCH_METERED_SUBSCRIPTIONS (10,000)
 // subscriptions with a metered price and meter credits, in this process, timed.
 // Then the oauth case (./oauth.ts): the authorization-code and refresh grants and userinfo, in req/s.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, usage, metered, oauth;
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, fanout, usage, metered, oauth;
 // all by default).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,14 +38,14 @@ import autocannon from 'autocannon';
 import { benchUsage } from './usage.ts';
 import { benchOAuth, type OAuthSeed } from './oauth.ts';
 import { benchMetered } from './metered.ts';
-import { benchWebhooks } from './webhooks.ts';
+import { benchWebhookFanout, benchWebhooks } from './webhooks.ts';
 import { hasRedis, startRedis } from '../helpers/redis.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'usage', 'metered', 'oauth'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'fanout', 'usage', 'metered', 'oauth'];
 const oauthCodes = Number(process.env.BENCH_OAUTH_CODES ?? 20_000);
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
@@ -57,6 +59,8 @@ interface Target {
   oauth?: OAuthSeed;
   /** The target process's resident memory now, in MB (Linux's /proc). */
   rssMb(): number;
+  /** Sends the target a command (target.ts reads them on stdin) and resolves with its answer. */
+  command(request: object): Promise<any>;
   stop(): void;
 }
 
@@ -68,14 +72,29 @@ function rssMb(pid: number): number {
 /** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses; `orders` seeds the nested case's customers and orders. */
 async function startTarget(kassaEnv: Record<string, string> = {}, orders = false): Promise<Target> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv), BENCH_SEED_ORDERS: orders ? '1' : '0', BENCH_OAUTH_CODES: cases.has('oauth') ? String(oauthCodes) : '0' },
   });
-  const addresses = await new Promise<Omit<Target, 'stop'>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+  // The first line is the addresses; each later one answers a command, in order.
+  const answers: ((line: string) => void)[] = [];
+  const lines = createInterface({ input: child.stdout! });
+  const addresses = await new Promise<Omit<Target, 'stop' | 'command'>>((resolve, reject) => {
+    lines.once('line', (line) => {
+      resolve(JSON.parse(line));
+      lines.on('line', (next) => answers.shift()?.(next));
+    });
     child.once('exit', (code) => reject(new Error(`the benchmark target exited with ${code}`)));
   });
-  return { ...addresses, rssMb: () => rssMb(child.pid!), stop: () => child.kill('SIGTERM') };
+  const command = (request: object) =>
+    new Promise<any>((resolve, reject) => {
+      answers.push((line) => {
+        const answer = JSON.parse(line);
+        if (answer.error) reject(new Error(`the benchmark target: ${answer.error}`));
+        else resolve(answer);
+      });
+      child.stdin!.write(`${JSON.stringify(request)}\n`);
+    });
+  return { ...addresses, command, rssMb: () => rssMb(child.pid!), stop: () => child.kill('SIGTERM') };
 }
 
 // Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
@@ -304,6 +323,7 @@ try {
   if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
+  if (cases.has('fanout')) await benchWebhookFanout(`${addresses.kassa}/sandbox`, addresses.sandboxToken, addresses.command);
   if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections, addresses.rssMb);
   if (cases.has('metered')) await benchMetered();
   if (cases.has('oauth')) await benchOAuth(addresses.kassa, addresses.oauth!, seconds, connections);

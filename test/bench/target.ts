@@ -2,18 +2,23 @@
 // on the same database, and an organization in sandbox for the webhook case (test cards pay at
 // once there). With BENCH_SEED_ORDERS=1 it adds 100 customers with 1 to 3 paid orders each (199
 // orders), for the nested case. It prints its addresses as one JSON line and runs until SIGTERM,
-// so the load generator never shares its CPU time.
+// so the load generator never shares its CPU time. For the webhook fan-out case it takes one
+// command per line on stdin, `{"seedEvents":{"count","type","data"}}`: that many events recorded in
+// sandbox's outbox in one transaction (each `data` with its own id), answered with a JSON line once
+// committed.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startKassa } from '../../src/server.ts';
 import { bootstrapEnvironment } from '../../src/bootstrap.ts';
+import { eventsChannel } from '../../src/events/outbox.ts';
 import type { Prisma } from '../../src/generated/prisma/client.ts';
 import { createClient } from '../../src/oauth/clients.ts';
 import { issueAuthorizationCode } from '../../src/oauth/grants.ts';
@@ -30,6 +35,7 @@ const config = loadConfig({
   HOST: '127.0.0.1',
   DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
   JOB_POLL_INTERVAL_MS: process.env.JOB_POLL_INTERVAL_MS,
+  WEBHOOK_RETRY_BASE_MS: process.env.WEBHOOK_RETRY_BASE_MS,
   TEST_CARD_DELAY_MS: '0',
   ...JSON.parse(process.env.BENCH_KASSA_ENV ?? '{}'),
 });
@@ -40,7 +46,7 @@ const errorsToStderr = { write: (line: string) => (/"level":[56]0/.test(line) ? 
 const kassa = await startKassa(config, createLogger('info', process.env.BENCH_LOG_ERRORS === '1' ? errorsToStderr : discard));
 const { prisma } = kassa.environments.production.environment;
 const { organization_id: organizationId, organization_access_token: token, user_email: userEmail } = await bootstrapEnvironment(prisma, config);
-const { organization_access_token: sandboxToken } = await bootstrapEnvironment(kassa.environments.sandbox.environment.prisma, config);
+const { organization_access_token: sandboxToken, organization_id: sandboxOrganizationId } = await bootstrapEnvironment(kassa.environments.sandbox.environment.prisma, config);
 
 const products = await Promise.all(
   Array.from({ length: 100 }, (_, i) =>
@@ -209,6 +215,33 @@ async function baselineCustomersOrders() {
   return JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
 }
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
+
+/** Records `count` events in sandbox's outbox in one transaction, announced at its commit as a service's would be. */
+async function seedEvents({ count, type, data }: { count: number; type: string; data: Record<string, unknown> }) {
+  const db = kassa.environments.sandbox.environment.prisma;
+  const now = new Date();
+  const rows = Array.from({ length: count }, () => {
+    const id = randomUUID();
+    return { organizationId: sandboxOrganizationId, type, resourceId: id, data: { ...data, id }, createdAt: now };
+  });
+  await db.$transaction(
+    async (tx) => {
+      for (let from = 0; from < rows.length; from += 1000) await tx.event.createMany({ data: rows.slice(from, from + 1000) });
+      await tx.$executeRaw`SELECT pg_notify(${eventsChannel}, '')`;
+    },
+    { timeout: 120_000 },
+  );
+  return { seeded: count, committedAt: Date.now() };
+}
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const command = JSON.parse(line) as { seedEvents?: Parameters<typeof seedEvents>[0] };
+  if (!command.seedEvents) return;
+  seedEvents(command.seedEvents).then(
+    (answer) => process.stdout.write(`${JSON.stringify(answer)}\n`),
+    (error) => process.stdout.write(`${JSON.stringify({ error: String(error) })}\n`),
+  );
+});
+
 
 const oauth = Number(process.env.BENCH_OAUTH_CODES ?? 0) > 0 ? await seedOAuth(Number(process.env.BENCH_OAUTH_CODES)) : undefined;
 process.stdout.write(`${JSON.stringify({ kassa: kassa.url, baseline: `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`, token, sandboxToken, oauth })}\n`);
