@@ -241,6 +241,59 @@ describe('two schedulers at once', () => {
   });
 });
 
+describe('two subscriptions of one customer billing one meter', () => {
+  it('share one customer meter, and each event is billed once: by the earliest created subscription in service when it happened', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const first = await subscribe(org, (await meteredPlan(org, meterId, { unitAmount: '1' })).id, 'two-plans@example.com');
+    const hour = 3_600_000;
+    clockTo(new Date(start.getTime() + hour));
+    // The same customer buys a second plan on the same meter.
+    const otherPlan = await meteredPlan(org, meterId, { unitAmount: '1' });
+    const checkout = await org.polar.checkouts.create({ products: [otherPlan.id], customerId: first.customerId });
+    await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'two-plans@example.com', confirmationTokenId: 'tok_visa' } });
+    await settle();
+    const [second] = (await org.polar.subscriptions.list({ productId: otherPlan.id })).result.items;
+    expect(second.customerId).toBe(first.customerId);
+    const customer = first.customerId;
+    const at = (iso: string) => new Date(iso);
+    try {
+      // January: all the first's (it started first and is in service), also the event before the second started.
+      await use(org, customer, [at('2027-01-01T00:30:00Z'), 2], [at('2027-01-10T00:00:00Z'), 7], [at('2027-01-20T00:00:00Z'), 5]);
+      expect((await org.polar.subscriptions.get({ id: second.id })).meters).toEqual([expect.objectContaining({ consumedUnits: 0, amount: 0 })]);
+      expect((await org.polar.subscriptions.get({ id: first.id })).meters).toEqual([expect.objectContaining({ consumedUnits: 14, amount: 14 })]);
+      // Both renew: the first at February 1st, the second an hour later.
+      clockTo(new Date(feb.getTime() + hour));
+      await settle();
+      expect((await renewals(first.id)).map((r) => r.items[1])).toEqual([['API calls: 14 × 1', 14]]);
+      expect((await renewals(second.id)).map((r) => r.items[1])).toEqual([['API calls: 0 × 1', 0]]);
+      const meters = (await org.polar.customerMeters.list({ customerId: customer })).result.items;
+      expect(meters).toHaveLength(1);
+      // The window follows the first: it opened at February 1st, so an event in the second's last hour of January is consumed.
+      await use(org, customer, [at('2027-02-01T00:30:00Z'), 3], [at('2027-02-15T00:00:00Z'), 10]);
+      expect((await org.polar.customerMeters.list({ customerId: customer })).result.items).toEqual([expect.objectContaining({ id: meters[0].id, consumedUnits: 13, creditedUnits: 0, balance: -13 })]);
+
+      // The first ends with February: from March 1st on, the second bills the events.
+      await org.polar.subscriptions.update({ id: first.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+      await use(org, customer, [at('2027-03-01T00:30:00Z'), 4]);
+      clockTo(new Date(mar.getTime() + hour));
+      await settle();
+      expect((await renewals(first.id)).map((r) => [r.period, r.items])).toEqual([
+        [feb.toISOString(), [[expect.any(String), 1000], ['API calls: 14 × 1', 14]]],
+        [mar.toISOString(), [['API calls: 13 × 1', 13]]],
+      ]);
+      expect((await renewals(second.id)).map((r) => r.items[1])).toEqual([['API calls: 0 × 1', 0], ['API calls: 4 × 1', 4]]);
+      // Every event billed once: 2 + 7 + 5 + 3 + 10 + 4.
+      const billed = await prisma().subscriptionMeterUsage.aggregate({ where: { subscriptionId: { in: [first.id, second.id] } }, _sum: { billedUnits: true } });
+      expect(billed._sum.billedUnits).toBe(31);
+      expect((await org.polar.customerMeters.list({ customerId: customer })).result.items).toHaveLength(1);
+    } finally {
+      clockTo(start);
+    }
+  });
+});
+
 describe('customer meters sorted by consumption and balance', () => {
   it('orders every page in the database by consumed units, balance and the stored properties, and refuses unknown sorts at sorting', async () => {
     clockTo(start);
@@ -251,7 +304,7 @@ describe('customer meters sorted by consumption and balance', () => {
     const uploadCredits = await org.polar.benefits.create({ type: 'meter_credit', description: 'Included uploads', properties: { meterId: uploads, units: 5, rollover: false } });
     const callCredits = (await org.polar.products.get({ id: plan.id })).benefits.map((b) => b.id);
     await org.polar.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [...callCredits, uploadCredits.id] } });
-    const customers = [];
+    const customers: string[] = [];
     for (const name of ['c0', 'c1', 'c2']) customers.push((await subscribe(org, plan.id, `sorted-${name}@example.com`)).customerId);
     const day = new Date('2027-01-02T00:00:00Z');
     for (const [i, [units, uploaded]] of [[30, 1], [5, 7], [12, 3]].entries()) {

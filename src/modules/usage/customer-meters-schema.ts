@@ -105,7 +105,7 @@ function subscriptionMeterType<MeterRef extends typeof Meter | typeof CustomerCu
 const SubscriptionMeter = subscriptionMeterType('SubscriptionMeter', Meter);
 const CustomerSubscriptionMeter = subscriptionMeterType('CustomerSubscriptionMeter', CustomerCustomerMeterMeter);
 
-const subscriptionMetersSelection = { id: true, customerId: true, currentPeriodStart: true } as const;
+const subscriptionMetersSelection = { id: true, customerId: true, createdAt: true, currentPeriodStart: true } as const;
 const subscriptionMetersDescription = 'Its metered prices in the period in progress: consumption, credits and the amount so far.';
 
 builder.prismaObjectField(Subscription, 'meters', (t) =>

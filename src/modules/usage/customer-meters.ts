@@ -4,7 +4,7 @@
 // Consumption is computed from the events when read, like a meter's quantities; credits are kept.
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import { Prisma, type CustomerMeter } from '../../generated/prisma/client.ts';
+import { Prisma, type CustomerMeter, type Meter } from '../../generated/prisma/client.ts';
 import { reach } from '../../auth/reach.ts';
 import { RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
@@ -148,11 +148,12 @@ export function consumedUnits(db: Db, customerMeter: Pick<CustomerMeter, 'custom
   let units = consumed.get(customerMeter);
   if (!units) {
     units = (async () => {
-      const [meter, customer] = await Promise.all([
-        db.meter.findUniqueOrThrow({ where: { id: customerMeter.meterId } }),
-        db.customer.findUniqueOrThrow({ where: { id: customerMeter.customerId }, select: { id: true, externalId: true } }),
-      ]);
-      return customerUsage(db, meter, customer, customerMeter.windowStart, null);
+      // The meter's filter and the customer's external id in one round trip, then the aggregation.
+      const [row] = await db.$queryRaw<(Pick<Meter, 'organizationId' | 'filter' | 'aggregation'> & { externalId: string | null })[]>`
+        SELECT m.organization_id AS "organizationId", m.filter, m.aggregation, c.external_id AS "externalId"
+        FROM meters m, customers c WHERE m.id = ${customerMeter.meterId}::uuid AND c.id = ${customerMeter.customerId}::uuid`;
+      if (!row) throw new ResourceNotFoundError('Customer meter not found.');
+      return customerUsage(db, { id: customerMeter.meterId, ...row }, { id: customerMeter.customerId, externalId: row.externalId }, customerMeter.windowStart, null);
     })();
     consumed.set(customerMeter, units);
   }
@@ -166,25 +167,38 @@ export function activeCustomerMeters(db: Db, customerId: string) {
 
 /**
  * A subscription's metered prices in the period in progress: what the customer consumed of each
- * meter since the period started, the credits they hold, and what the usage past them comes to so
- * far (rounded and capped as the renewal will bill it). Identified by the metered price.
+ * meter since the period started (the share this subscription bills), the credits they hold, and
+ * what the usage past them comes to so far (rounded and capped as the renewal will bill it).
+ * Identified by the metered price.
  */
-export async function subscriptionMeters(db: Db, subscription: { id: string; customerId: string; currentPeriodStart: Date }) {
-  const prices = await db.subscriptionPrice.findMany({
-    where: { subscriptionId: subscription.id, productPrice: { amountType: 'metered_unit' } },
-    include: { productPrice: { include: { meter: true } } },
-    orderBy: { position: 'asc' },
-  });
-  if (!prices.length) return [];
-  const customer = await db.customer.findUniqueOrThrow({ where: { id: subscription.customerId }, select: { id: true, externalId: true } });
+export async function subscriptionMeters(db: Db, subscription: { id: string; customerId: string; createdAt: Date; currentPeriodStart: Date }) {
+  // The metered prices with their meters, the customer's meters of them and the customer's external id, in one round trip.
+  const prices = await db.$queryRaw<
+    {
+      id: string; created_at: Date; unit_amount: string; cap_amount: number | null; external_id: string | null; credited_units: number | null; held_modified_at: Date | null;
+      meter_id: string; organization_id: string; name: string; filter: unknown; aggregation: unknown; metadata: unknown; meter_created_at: Date; meter_modified_at: Date | null; archived_at: Date | null;
+    }[]
+  >`
+    SELECT pp.id, pp.created_at, pp.unit_amount::text AS unit_amount, pp.cap_amount, c.external_id, cm.credited_units, cm.modified_at AS held_modified_at,
+      m.id AS meter_id, m.organization_id, m.name, m.filter, m.aggregation, m.metadata, m.created_at AS meter_created_at, m.modified_at AS meter_modified_at, m.archived_at
+    FROM subscription_prices sp
+      JOIN product_prices pp ON pp.id = sp.product_price_id AND pp.amount_type = 'metered_unit'
+      JOIN meters m ON m.id = pp.meter_id
+      JOIN customers c ON c.id = ${subscription.customerId}::uuid
+      LEFT JOIN customer_meters cm ON cm.customer_id = c.id AND cm.meter_id = m.id
+    WHERE sp.subscription_id = ${subscription.id}::uuid
+    ORDER BY sp.position`;
   return Promise.all(
-    prices.map(async ({ productPrice: price }) => {
-      const meter = price.meter!;
-      const held = await db.customerMeter.findUnique({ where: { customerId_meterId: { customerId: customer.id, meterId: meter.id } } });
-      const consumedUnits = await customerUsage(db, meter, customer, subscription.currentPeriodStart, null);
-      const creditedUnits = held?.creditedUnits ?? 0;
-      const amount = meteredAmount(Math.max(consumedUnits - creditedUnits, 0), price.unitAmount!, price.capAmount);
-      return { id: price.id, createdAt: price.createdAt, modifiedAt: held?.modifiedAt ?? null, consumedUnits, creditedUnits, amount, meterId: meter.id, meter };
+    prices.map(async (price) => {
+      const meter: Meter = {
+        id: price.meter_id, organizationId: price.organization_id, name: price.name, filter: price.filter as Prisma.JsonValue, aggregation: price.aggregation as Prisma.JsonValue,
+        metadata: price.metadata as Prisma.JsonValue, createdAt: new Date(price.meter_created_at), modifiedAt: price.meter_modified_at && new Date(price.meter_modified_at), archivedAt: price.archived_at && new Date(price.archived_at),
+      };
+      // The share of the usage this subscription bills: another live subscription of the customer on the meter may bill some (credits.ts).
+      const consumedUnits = await customerUsage(db, meter, { id: subscription.customerId, externalId: price.external_id }, subscription.currentPeriodStart, null, subscription);
+      const creditedUnits = price.credited_units ?? 0;
+      const amount = meteredAmount(Math.max(consumedUnits - creditedUnits, 0), new Prisma.Decimal(price.unit_amount), price.cap_amount);
+      return { id: price.id, createdAt: new Date(price.created_at), modifiedAt: price.held_modified_at && new Date(price.held_modified_at), consumedUnits, creditedUnits, amount, meterId: meter.id, meter };
     }),
   );
 }
