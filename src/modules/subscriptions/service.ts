@@ -180,13 +180,8 @@ async function renewalDiscount(db: Db, subscription: Subscription) {
  * the base price up front for the new period, and the metered prices' usage of the period that
  * just ended, in arrears (metered.ts).
  */
-async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription) {
-  const [customer, product, allPrices, pending] = await Promise.all([
-    db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } }),
-    db.product.findUniqueOrThrow({ where: { id: subscription.productId } }),
-    db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id }, include: { productPrice: true }, orderBy: { position: 'asc' } }),
-    db.subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id, orderId: null }, orderBy: { createdAt: 'asc' } }),
-  ]);
+async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription, batch: RenewalBatch) {
+  const { customer, product, prices: allPrices, pending } = batch.of(subscription);
   const prices = allPrices.filter((p) => p.productPrice.amountType !== 'metered_unit');
   // Fixed prices bill their amount; a pay-what-you-want price bills what the buyer chose, the rest of the subscription's amount.
   const fixed = prices.reduce((total, p) => total + (p.productPrice.amountType === 'custom' ? 0 : (p.productPrice.priceAmount ?? 0)), 0);
@@ -270,6 +265,29 @@ async function createFinalUsageOrder(ctx: Context, db: Db, subscription: Subscri
 }
 
 /**
+ * What the renewals of a claimed batch read, in one statement each for the whole batch rather than
+ * per subscription: customers, products, prices and pending items. Read after the claim, and a
+ * renewal changes none of them for another subscription of the batch.
+ */
+async function readRenewalBatch(db: Db, subscriptions: Subscription[]) {
+  const ids = subscriptions.map((s) => s.id);
+  const any = ids.length > 0;
+  const customers = any ? await db.customer.findMany({ where: { id: { in: [...new Set(subscriptions.map((s) => s.customerId))] } } }) : [];
+  const products = any ? await db.product.findMany({ where: { id: { in: [...new Set(subscriptions.map((s) => s.productId))] } } }) : [];
+  const prices = any ? await db.subscriptionPrice.findMany({ where: { subscriptionId: { in: ids } }, include: { productPrice: true }, orderBy: { position: 'asc' } }) : [];
+  const pending = any ? await db.subscriptionPendingItem.findMany({ where: { subscriptionId: { in: ids }, orderId: null }, orderBy: { createdAt: 'asc' } }) : [];
+  return {
+    of: (subscription: Subscription) => ({
+      customer: customers.find((c) => c.id === subscription.customerId)!,
+      product: products.find((p) => p.id === subscription.productId)!,
+      prices: prices.filter((p) => p.subscriptionId === subscription.id),
+      pending: pending.filter((p) => p.subscriptionId === subscription.id),
+    }),
+  };
+}
+type RenewalBatch = Awaited<ReturnType<typeof readRenewalBatch>>;
+
+/**
  * One pass of the scheduler. Due subscriptions are claimed with FOR UPDATE SKIP LOCKED, so
  * schedulers in several processes never work on the same one at once; the claim is re-read in a
  * new statement, and (subscription, period start) is unique on orders, so a period is billed once.
@@ -291,6 +309,8 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
       // The batch's subscriptions and their next periods' orders, read once for the batch.
       const subscriptions = await db.subscription.findMany({ where: { id: { in: due.map((d) => d.id) } } });
       const nextOrders = await db.order.findMany({ where: { OR: subscriptions.map((s) => ({ subscriptionId: s.id, billingPeriodStart: s.currentPeriodEnd })) } });
+      const renewing = subscriptions.filter((s) => s.status === 'active' && !s.cancelAtPeriodEnd && !nextOrders.some((o) => o.subscriptionId === s.id));
+      const batch = await readRenewalBatch(db, renewing);
       for (const { id } of due) {
         const subscription = subscriptions.find((s) => s.id === id)!;
         const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
@@ -303,7 +323,7 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
         }
         const billed = nextOrders.find((o) => o.subscriptionId === id) ?? null;
         if (subscription.status === 'active' && !billed) {
-          await chargeOrder(ctx, db, await createRenewalOrder(ctx, db, subscription), subscription.paymentMethod);
+          await chargeOrder(ctx, db, await createRenewalOrder(ctx, db, subscription, batch), subscription.paymentMethod);
         } else if (subscription.status === 'past_due' && billed && !billed.paid) {
           await db.subscription.update({ where: { id }, data: { retryAt: null } });
           // One attempt at a time: a second payment in flight could charge the period twice.
