@@ -15,8 +15,6 @@ const table: Record<string, Constants> = {
   Product: { benefits: [], medias: [] },
   // Kassa has no sign-in through third-party accounts: a customer has no connected OAuth accounts.
   CustomerPortalCustomer: { oauth_accounts: {} },
-  // Meters are not modelled.
-  CustomerSubscription: { meters: [] },
   CustomerProduct: portalProduct,
   CustomerOrderProduct: portalProduct,
   CustomerSubscriptionProduct: portalProduct,

@@ -40,6 +40,7 @@ export const CustomerSubscriptionWire = /* GraphQL */ `
     ${subscriptionPublicFieldsWire} discountId
     product { ${customerProductWithOrganizationWire} }
     prices { ${priceWire} }
+    meters { id createdAt modifiedAt consumedUnits creditedUnits amount meterId meter { id createdAt modifiedAt name } }
   }`;
 
 export const CustomerBenefitGrantWire = /* GraphQL */ `

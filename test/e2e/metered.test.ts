@@ -7,7 +7,7 @@
 import type { Product } from '@polar-sh/sdk/models/components/product.js';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { restClient, usePostgres } from '../helpers/server.ts';
+import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
@@ -113,6 +113,20 @@ describe('a monthly plan with a metered price and credits that reset', () => {
     expect((await org.polar.subscriptions.get({ id: subscription.id })).meters).toEqual([
       expect.objectContaining({ id: subscription.prices[1].id, meterId, consumedUnits: 18, creditedUnits: 10, amount: 4, meter: expect.objectContaining({ id: meterId, name: 'API calls' }) }),
     ]);
+    // The portal shows the customer the same meters, by the Core's computation: REST (list and read) and GraphQL.
+    const session = await org.polar.customerSessions.create({ customerId: customer });
+    const portal = restClient(t.server.base('sandbox'), session.token);
+    const portalMeter = {
+      id: subscription.prices[1].id, created_at: expect.any(String), modified_at: expect.any(String), meter_id: meterId,
+      consumed_units: 18, credited_units: 10, amount: 4, meter: { id: meterId, name: 'API calls', created_at: expect.any(String), modified_at: expect.any(String) },
+    };
+    expect((await portal('GET', `/customer-portal/subscriptions/${subscription.id}`)).body.meters).toEqual([portalMeter]);
+    expect((await portal('GET', '/customer-portal/subscriptions/')).body.items.map((s: { meters: unknown }) => s.meters)).toEqual([[portalMeter]]);
+    const gql = await graphqlClient(t.server.base('sandbox'), session.token)(
+      `query($id: UUID!) { customerPortal { subscription(id: $id) { meters { consumedUnits creditedUnits amount meter { name } } } } }`,
+      { id: subscription.id },
+    );
+    expect(gql.body.data.customerPortal.subscription.meters).toEqual([{ consumedUnits: 18, creditedUnits: 10, amount: 4, meter: { name: 'API calls' } }]);
     await settle();
     // 13 units, 10 of them credited: 3 × 0.5 = 1.5, rounded half up to 2.
     expect(await renewals(subscription.id)).toEqual([{ period: feb.toISOString(), total: 1002, items: [[(await productName(subscription)), 1000], ['API calls: 3 × 0.5', 2]] }]);
@@ -223,6 +237,110 @@ describe('two schedulers at once', () => {
       const billed = await renewals(s.id);
       expect(billed).toEqual([{ period: feb.toISOString(), total: 1010 + i, items: [[expect.any(String), 1000], [`API calls: ${10 + i} × 1`, 10 + i]] }]);
       expect(await prisma().subscriptionMeterUsage.count({ where: { subscriptionId: s.id } })).toBe(1);
+    }
+  });
+});
+
+describe('two subscriptions of one customer billing one meter', () => {
+  it('share one customer meter, and each event is billed once: by the earliest created subscription in service when it happened', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await meterOf(org)).id;
+    const first = await subscribe(org, (await meteredPlan(org, meterId, { unitAmount: '1' })).id, 'two-plans@example.com');
+    const hour = 3_600_000;
+    clockTo(new Date(start.getTime() + hour));
+    // The same customer buys a second plan on the same meter.
+    const otherPlan = await meteredPlan(org, meterId, { unitAmount: '1' });
+    const checkout = await org.polar.checkouts.create({ products: [otherPlan.id], customerId: first.customerId });
+    await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'two-plans@example.com', confirmationTokenId: 'tok_visa' } });
+    await settle();
+    const [second] = (await org.polar.subscriptions.list({ productId: otherPlan.id })).result.items;
+    expect(second.customerId).toBe(first.customerId);
+    const customer = first.customerId;
+    const at = (iso: string) => new Date(iso);
+    try {
+      // January: all the first's (it started first and is in service), also the event before the second started.
+      await use(org, customer, [at('2027-01-01T00:30:00Z'), 2], [at('2027-01-10T00:00:00Z'), 7], [at('2027-01-20T00:00:00Z'), 5]);
+      expect((await org.polar.subscriptions.get({ id: second.id })).meters).toEqual([expect.objectContaining({ consumedUnits: 0, amount: 0 })]);
+      expect((await org.polar.subscriptions.get({ id: first.id })).meters).toEqual([expect.objectContaining({ consumedUnits: 14, amount: 14 })]);
+      // Both renew: the first at February 1st, the second an hour later.
+      clockTo(new Date(feb.getTime() + hour));
+      await settle();
+      expect((await renewals(first.id)).map((r) => r.items[1])).toEqual([['API calls: 14 × 1', 14]]);
+      expect((await renewals(second.id)).map((r) => r.items[1])).toEqual([['API calls: 0 × 1', 0]]);
+      const meters = (await org.polar.customerMeters.list({ customerId: customer })).result.items;
+      expect(meters).toHaveLength(1);
+      // The window follows the first: it opened at February 1st, so an event in the second's last hour of January is consumed.
+      await use(org, customer, [at('2027-02-01T00:30:00Z'), 3], [at('2027-02-15T00:00:00Z'), 10]);
+      expect((await org.polar.customerMeters.list({ customerId: customer })).result.items).toEqual([expect.objectContaining({ id: meters[0].id, consumedUnits: 13, creditedUnits: 0, balance: -13 })]);
+
+      // The first ends with February: from March 1st on, the second bills the events.
+      await org.polar.subscriptions.update({ id: first.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+      await use(org, customer, [at('2027-03-01T00:30:00Z'), 4]);
+      clockTo(new Date(mar.getTime() + hour));
+      await settle();
+      expect((await renewals(first.id)).map((r) => [r.period, r.items])).toEqual([
+        [feb.toISOString(), [[expect.any(String), 1000], ['API calls: 14 × 1', 14]]],
+        [mar.toISOString(), [['API calls: 13 × 1', 13]]],
+      ]);
+      expect((await renewals(second.id)).map((r) => r.items[1])).toEqual([['API calls: 0 × 1', 0], ['API calls: 4 × 1', 4]]);
+      // Every event billed once: 2 + 7 + 5 + 3 + 10 + 4.
+      const billed = await prisma().subscriptionMeterUsage.aggregate({ where: { subscriptionId: { in: [first.id, second.id] } }, _sum: { billedUnits: true } });
+      expect(billed._sum.billedUnits).toBe(31);
+      expect((await org.polar.customerMeters.list({ customerId: customer })).result.items).toHaveLength(1);
+    } finally {
+      clockTo(start);
+    }
+  });
+});
+
+describe('customer meters sorted by consumption and balance', () => {
+  it('orders every page in the database by consumed units, balance and the stored properties, and refuses unknown sorts at sorting', async () => {
+    clockTo(start);
+    const org = await newOrganization(t.server, 'sandbox');
+    const calls = (await meterOf(org)).id;
+    const uploads = (await org.polar.meters.create({ name: 'Uploads', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'upload' }] }, aggregation: { func: 'count' } })).id;
+    const plan = await meteredPlan(org, calls, { unitAmount: '1', credits: { units: 10, rollover: false } });
+    const uploadCredits = await org.polar.benefits.create({ type: 'meter_credit', description: 'Included uploads', properties: { meterId: uploads, units: 5, rollover: false } });
+    const callCredits = (await org.polar.products.get({ id: plan.id })).benefits.map((b) => b.id);
+    await org.polar.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [...callCredits, uploadCredits.id] } });
+    const customers: string[] = [];
+    for (const name of ['c0', 'c1', 'c2']) customers.push((await subscribe(org, plan.id, `sorted-${name}@example.com`)).customerId);
+    const day = new Date('2027-01-02T00:00:00Z');
+    for (const [i, [units, uploaded]] of [[30, 1], [5, 7], [12, 3]].entries()) {
+      await use(org, customers[i], [day, units]);
+      await org.polar.events.ingest({ events: Array.from({ length: uploaded }, () => ({ name: 'upload', customerId: customers[i], timestamp: day })) });
+    }
+    const label = (m: { customerId: string; meterId: string; consumedUnits: number; balance: number }) => `c${customers.indexOf(m.customerId)} ${m.meterId === calls ? 'calls' : 'uploads'}`;
+    /** Every page of 2 of the organization's customer meters in that order, as labels. */
+    const pages = async (sorting: string[]) => {
+      const labels = [];
+      for (let page = 1; page <= 3; page++) {
+        const { result } = await org.polar.customerMeters.list({ sorting: sorting as never, limit: 2, page });
+        expect(result.pagination).toEqual({ totalCount: 6, maxPage: 3 });
+        labels.push(...result.items.map(label));
+      }
+      return labels;
+    };
+    // Consumed: calls 30, 5, 12; uploads 1, 7, 3. Balance (credits 10 calls, 5 uploads): -20, 5, -2; 4, -2, 2.
+    expect(await pages(['consumed_units'])).toEqual(['c0 uploads', 'c2 uploads', 'c1 calls', 'c1 uploads', 'c2 calls', 'c0 calls']);
+    expect(await pages(['-consumed_units'])).toEqual(['c0 calls', 'c2 calls', 'c1 uploads', 'c1 calls', 'c2 uploads', 'c0 uploads']);
+    expect(await pages(['-balance', 'meter_name'])).toEqual(['c1 calls', 'c0 uploads', 'c2 uploads', 'c2 calls', 'c1 uploads', 'c0 calls']);
+    expect(await pages(['-balance', '-meter_name'])).toEqual(['c1 calls', 'c0 uploads', 'c2 uploads', 'c1 uploads', 'c2 calls', 'c0 calls']);
+    expect(await pages(['meter_name', 'balance'])).toEqual(['c0 calls', 'c2 calls', 'c1 calls', 'c1 uploads', 'c2 uploads', 'c0 uploads']);
+    expect(await pages(['-credited_units', 'consumed_units'])).toEqual(['c1 calls', 'c2 calls', 'c0 calls', 'c0 uploads', 'c2 uploads', 'c1 uploads']);
+
+    const session = await org.polar.customerSessions.create({ customerId: customers[1] });
+    const portal = restClient(t.server.base('sandbox'), session.token);
+    const own = async (sorting: string) => (await portal('GET', `/customer-portal/meters/?sorting=${sorting}`)).body.items.map((m: { meter_id: string; consumed_units: number }) => [m.meter_id, m.consumed_units]);
+    expect(await own('consumed_units')).toEqual([[calls, 5], [uploads, 7]]);
+    expect(await own('-consumed_units')).toEqual([[uploads, 7], [calls, 5]]);
+    expect(await own('-balance')).toEqual([[calls, 5], [uploads, 7]]);
+
+    for (const [client, path] of [[org.api, '/customer-meters/'], [portal, '/customer-portal/meters/']] as const) {
+      const { status, body } = await client('GET', `${path}?sorting=consumed`);
+      expect(status).toBe(422);
+      expect(body.detail).toEqual([expect.objectContaining({ loc: ['query', 'sorting', 0] })]);
     }
   });
 });

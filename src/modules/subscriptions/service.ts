@@ -25,7 +25,7 @@ import { chargeOrder } from '../payments/service.ts';
 import { subscriptionEnded } from './status.ts';
 import { discountAppliesToPeriod, discountedAmounts } from '../discounts/amounts.ts';
 import { redeemDiscountForSubscription } from '../discounts/service.ts';
-import { attachUsageToOrder, billPeriodUsage } from './metered.ts';
+import { billPeriodUsage } from './metered.ts';
 
 export const subscriptionSortProperties = ['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'] as const;
 
@@ -180,21 +180,16 @@ async function renewalDiscount(db: Db, subscription: Subscription) {
  * the base price up front for the new period, and the metered prices' usage of the period that
  * just ended, in arrears (metered.ts).
  */
-async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription) {
-  const [customer, product, allPrices, pending] = await Promise.all([
-    db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } }),
-    db.product.findUniqueOrThrow({ where: { id: subscription.productId } }),
-    db.subscriptionPrice.findMany({ where: { subscriptionId: subscription.id }, include: { productPrice: true }, orderBy: { position: 'asc' } }),
-    db.subscriptionPendingItem.findMany({ where: { subscriptionId: subscription.id, orderId: null }, orderBy: { createdAt: 'asc' } }),
-  ]);
+async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscription, batch: RenewalBatch) {
+  const { customer, product, prices: allPrices, pending } = batch.of(subscription);
   const prices = allPrices.filter((p) => p.productPrice.amountType !== 'metered_unit');
   // Fixed prices bill their amount; a pay-what-you-want price bills what the buyer chose, the rest of the subscription's amount.
   const fixed = prices.reduce((total, p) => total + (p.productPrice.amountType === 'custom' ? 0 : (p.productPrice.priceAmount ?? 0)), 0);
   const priceAmount = (p: (typeof prices)[number]) => (p.productPrice.amountType === 'custom' ? subscription.amount - fixed : (p.productPrice.priceAmount ?? 0));
-  const metered = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, false);
+  const usage = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, false, { customer, prices: allPrices });
   const items = [
     ...prices.map((p) => ({ label: product.name, amount: priceAmount(p), productPriceId: p.productPriceId, proration: false })),
-    ...metered,
+    ...usage.items,
     ...pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, proration: p.proration })),
   ].map((item, position) => ({ ...item, position }));
   const sum = items.reduce((total, item) => total + item.amount, 0);
@@ -225,7 +220,7 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
   });
   if (pending.length) await db.subscriptionPendingItem.updateMany({ where: { id: { in: pending.map((p) => p.id) } }, data: { orderId: order.id } });
   if (carried < 0) await db.subscriptionPendingItem.create({ data: { subscriptionId: subscription.id, label: 'Credit from the previous period', amount: carried, createdAt: ctx.now() } });
-  await attachUsageToOrder(db, subscription.id, subscription.currentPeriodStart, order.id);
+  await usage.record(order.id);
   await recordOrderEvents(ctx, db, ['order.created'], order);
   return order;
 }
@@ -238,9 +233,13 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
  */
 async function createFinalUsageOrder(ctx: Context, db: Db, subscription: Subscription) {
   if (subscription.status !== 'active') return null;
-  const items = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, true);
+  const usage = await billPeriodUsage(ctx, db, subscription, { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd }, true);
+  const { items } = usage;
   const subtotal = items.reduce((total, item) => total + item.amount, 0);
-  if (subtotal === 0) return null;
+  if (subtotal === 0) {
+    await usage.record(null);
+    return null;
+  }
   const customer = await db.customer.findUniqueOrThrow({ where: { id: subscription.customerId } });
   const order = await db.order.create({
     data: {
@@ -260,10 +259,33 @@ async function createFinalUsageOrder(ctx: Context, db: Db, subscription: Subscri
       items: { create: items.map((item, position) => ({ ...item, position })) },
     },
   });
-  await attachUsageToOrder(db, subscription.id, subscription.currentPeriodStart, order.id);
+  await usage.record(order.id);
   await recordOrderEvents(ctx, db, ['order.created'], order);
   return order;
 }
+
+/**
+ * What the renewals of a claimed batch read, in one statement each for the whole batch rather than
+ * per subscription: customers, products, prices and pending items. Read after the claim, and a
+ * renewal changes none of them for another subscription of the batch.
+ */
+async function readRenewalBatch(db: Db, subscriptions: Subscription[]) {
+  const ids = subscriptions.map((s) => s.id);
+  const any = ids.length > 0;
+  const customers = any ? await db.customer.findMany({ where: { id: { in: [...new Set(subscriptions.map((s) => s.customerId))] } } }) : [];
+  const products = any ? await db.product.findMany({ where: { id: { in: [...new Set(subscriptions.map((s) => s.productId))] } } }) : [];
+  const prices = any ? await db.subscriptionPrice.findMany({ where: { subscriptionId: { in: ids } }, include: { productPrice: true }, orderBy: { position: 'asc' } }) : [];
+  const pending = any ? await db.subscriptionPendingItem.findMany({ where: { subscriptionId: { in: ids }, orderId: null }, orderBy: { createdAt: 'asc' } }) : [];
+  return {
+    of: (subscription: Subscription) => ({
+      customer: customers.find((c) => c.id === subscription.customerId)!,
+      product: products.find((p) => p.id === subscription.productId)!,
+      prices: prices.filter((p) => p.subscriptionId === subscription.id),
+      pending: pending.filter((p) => p.subscriptionId === subscription.id),
+    }),
+  };
+}
+type RenewalBatch = Awaited<ReturnType<typeof readRenewalBatch>>;
 
 /**
  * One pass of the scheduler. Due subscriptions are claimed with FOR UPDATE SKIP LOCKED, so
@@ -283,8 +305,14 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
                  SELECT 1 FROM orders o WHERE o.subscription_id = s.id AND o.billing_period_start = s.current_period_end)))
            OR (s.status = 'past_due' AND (s.retry_at <= ${now} OR (s.cancel_at_period_end AND s.current_period_end <= ${now})))
         ORDER BY s.current_period_end LIMIT 20 FOR UPDATE OF s SKIP LOCKED`;
+      if (!due.length) return 0;
+      // The batch's subscriptions and their next periods' orders, read once for the batch.
+      const subscriptions = await db.subscription.findMany({ where: { id: { in: due.map((d) => d.id) } } });
+      const nextOrders = await db.order.findMany({ where: { OR: subscriptions.map((s) => ({ subscriptionId: s.id, billingPeriodStart: s.currentPeriodEnd })) } });
+      const renewing = subscriptions.filter((s) => s.status === 'active' && !s.cancelAtPeriodEnd && !nextOrders.some((o) => o.subscriptionId === s.id));
+      const batch = await readRenewalBatch(db, renewing);
       for (const { id } of due) {
-        const subscription = await db.subscription.findUniqueOrThrow({ where: { id } });
+        const subscription = subscriptions.find((s) => s.id === id)!;
         const ctx = systemContext(job.environment, db, subscription.organizationId, job.now, `subscription:${id}`);
         if (subscription.cancelAtPeriodEnd) {
           const final = await createFinalUsageOrder(ctx, db, subscription);
@@ -293,11 +321,9 @@ export async function renewSubscriptions(job: JobContext): Promise<void> {
           if (final) await chargeOrder(ctx, db, final, subscription.paymentMethod);
           continue;
         }
-        const billed = await db.order.findUnique({
-          where: { subscriptionId_billingPeriodStart: { subscriptionId: id, billingPeriodStart: subscription.currentPeriodEnd } },
-        });
+        const billed = nextOrders.find((o) => o.subscriptionId === id) ?? null;
         if (subscription.status === 'active' && !billed) {
-          await chargeOrder(ctx, db, await createRenewalOrder(ctx, db, subscription), subscription.paymentMethod);
+          await chargeOrder(ctx, db, await createRenewalOrder(ctx, db, subscription, batch), subscription.paymentMethod);
         } else if (subscription.status === 'past_due' && billed && !billed.paid) {
           await db.subscription.update({ where: { id }, data: { retryAt: null } });
           // One attempt at a time: a second payment in flight could charge the period twice.

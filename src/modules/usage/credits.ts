@@ -10,17 +10,72 @@ import { Prisma, type CustomerMeter, type Meter } from '../../generated/prisma/c
 import { aggregationSql, filterSql, type Aggregation, type Filter } from './filter.ts';
 import { recordSystemEvents } from './events.ts';
 
-/** The meter's quantity over the customer's events in [start, end) (no end: up to any time): named by id or by the external id the customer holds. */
-export async function customerUsage(db: Db, meter: Pick<Meter, 'organizationId' | 'filter' | 'aggregation'>, customer: { id: string; externalId: string | null }, start: Date, end: Date | null): Promise<number> {
+/**
+ * The subscription a metered reading is for. A customer may hold several live subscriptions whose
+ * prices bill one meter; each event is billed once, by the earliest created of them (by creation
+ * time, then id) that was in service when the event happened: started (paid) at or before it, and
+ * not ended by then. A reading for a subscription leaves out the events an earlier one bills.
+ */
+export interface UsageBiller {
+  id: string;
+  createdAt: Date;
+}
+
+const timestampSql = (time: Date) => Prisma.sql`${time.toISOString()}::timestamptz`;
+
+/** Whether a subscription of the customer created before `biller`, with a price on the meter, was in service at `at`. */
+function billedByEarlierSql(meterId: string, customerId: string, biller: UsageBiller, at: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXISTS (
+    SELECT 1 FROM subscriptions o
+      JOIN subscription_prices osp ON osp.subscription_id = o.id
+      JOIN product_prices opp ON opp.id = osp.product_price_id
+    WHERE o.customer_id = ${customerId}::uuid AND opp.meter_id = ${meterId}::uuid
+      AND (o.created_at < ${timestampSql(biller.createdAt)} OR (o.created_at = ${timestampSql(biller.createdAt)} AND o.id < ${biller.id}::uuid))
+      AND o.started_at IS NOT NULL AND o.started_at <= ${at} AND (o.ended_at IS NULL OR ${at} < o.ended_at))`;
+}
+
+type UsageMeter = Pick<Meter, 'id' | 'organizationId' | 'filter' | 'aggregation'>;
+type UsageCustomer = { id: string; externalId: string | null };
+
+/** The meter's aggregation over the customer's events in [start, end), as a scalar subquery; with a biller, only the events it bills. */
+function usageSql(meter: UsageMeter, customer: UsageCustomer, start: Date, end: Date | null, biller: UsageBiller | null): Prisma.Sql {
   const byCustomer = customer.externalId
     ? Prisma.sql`(e.customer_id = ${customer.id}::uuid OR e.external_customer_id = ${customer.externalId})`
     : Prisma.sql`e.customer_id = ${customer.id}::uuid`;
-  const [{ total }] = await db.$queryRaw<{ total: number }[]>`
-    SELECT ${aggregationSql(meter.aggregation as unknown as Aggregation)} AS total FROM usage_events e
+  const billed = biller ? Prisma.sql`AND NOT ${billedByEarlierSql(meter.id, customer.id, biller, Prisma.sql`e.timestamp`)}` : Prisma.empty;
+  return Prisma.sql`(SELECT ${aggregationSql(meter.aggregation as unknown as Aggregation)} FROM usage_events e
     WHERE e.organization_id = ${meter.organizationId}::uuid AND ${byCustomer}
-      AND e.timestamp >= ${start.toISOString()}::timestamptz AND e.timestamp < ${end ? end.toISOString() : 'infinity'}::timestamptz
-      AND ${filterSql(meter.filter as unknown as Filter)}`;
+      AND e.timestamp >= ${timestampSql(start)} AND e.timestamp < ${end ? timestampSql(end) : Prisma.sql`'infinity'::timestamptz`}
+      AND ${filterSql(meter.filter as unknown as Filter)} ${billed})`;
+}
+
+/**
+ * The meter's quantity over the customer's events in [start, end) (no end: up to any time): named
+ * by id or by the external id the customer holds. With a biller: the share that subscription bills.
+ */
+export async function customerUsage(db: Db, meter: UsageMeter, customer: UsageCustomer, start: Date, end: Date | null, biller: UsageBiller | null = null): Promise<number> {
+  const [{ total }] = await db.$queryRaw<{ total: number }[]>`SELECT ${usageSql(meter, customer, start, end, biller)} AS total`;
   return Number(total);
+}
+
+/**
+ * What a renewal reads of one meter, in one statement: the biller's share of the period, of the
+ * previous period again (for late events) when there is one, and whether it is the customer's
+ * biller for the meter when the period ends (the customer meter's window follows that subscription).
+ */
+export async function periodReading(
+  db: Db,
+  meter: UsageMeter,
+  customer: UsageCustomer,
+  biller: UsageBiller,
+  period: { start: Date; end: Date },
+  previous: { start: Date; end: Date } | null,
+): Promise<{ units: number; previousUnits: number | null; billsAtEnd: boolean }> {
+  const [row] = await db.$queryRaw<{ units: number; previous: number | null; elsewhere: boolean }[]>`
+    SELECT ${usageSql(meter, customer, period.start, period.end, biller)} AS units,
+      ${previous ? usageSql(meter, customer, previous.start, previous.end, biller) : Prisma.sql`NULL::float8`} AS previous,
+      ${billedByEarlierSql(meter.id, customer.id, biller, timestampSql(period.end))} AS elsewhere`;
+  return { units: Number(row.units), previousUnits: row.previous === null ? null : Number(row.previous), billsAtEnd: !row.elsewhere };
 }
 
 /** units × unit amount in minor units, rounded half up once, then capped. Exact: decimal arithmetic, no float. */
@@ -29,14 +84,27 @@ export function meteredAmount(units: number, unitAmount: Prisma.Decimal, capAmou
   return capAmount === null ? amount : Math.min(amount, capAmount);
 }
 
-/** The customer's meter, created with its window starting at `windowStart` if it has none, and locked for the caller's transaction. */
+/**
+ * The customer's meter, created with its window starting at `windowStart` if it has none, and
+ * locked for the caller's transaction: one statement, as an upsert whose no-op update takes the
+ * row lock and returns the row.
+ */
 export async function lockCustomerMeter(db: Db, key: { organizationId: string; customerId: string; meterId: string }, windowStart: Date, now: Date): Promise<CustomerMeter> {
-  await db.$executeRaw`
+  const [row] = await db.$queryRaw<{ id: string; organization_id: string; customer_id: string; meter_id: string; credited_units: number; window_start: Date; created_at: Date; modified_at: Date | null }[]>`
     INSERT INTO customer_meters (id, organization_id, customer_id, meter_id, credited_units, window_start, created_at)
     VALUES (gen_random_uuid(), ${key.organizationId}::uuid, ${key.customerId}::uuid, ${key.meterId}::uuid, 0, ${windowStart}, ${now})
-    ON CONFLICT (customer_id, meter_id) DO NOTHING`;
-  await db.$executeRaw`SELECT id FROM customer_meters WHERE customer_id = ${key.customerId}::uuid AND meter_id = ${key.meterId}::uuid FOR UPDATE`;
-  return db.customerMeter.findUniqueOrThrow({ where: { customerId_meterId: { customerId: key.customerId, meterId: key.meterId } } });
+    ON CONFLICT (customer_id, meter_id) DO UPDATE SET customer_id = customer_meters.customer_id
+    RETURNING id, organization_id, customer_id, meter_id, credited_units, window_start, created_at, modified_at`;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    customerId: row.customer_id,
+    meterId: row.meter_id,
+    creditedUnits: row.credited_units,
+    windowStart: new Date(row.window_start),
+    createdAt: new Date(row.created_at),
+    modifiedAt: row.modified_at === null ? null : new Date(row.modified_at),
+  };
 }
 
 export interface MeterCredit {
@@ -66,6 +134,40 @@ export async function creditCustomerMeter(
     ...(reset ? [{ ...customer, name: 'meter.reset', metadata: { meter_id: credit.meterId } }] : []),
     { ...customer, name: 'meter.credited', metadata: { meter_id: credit.meterId, units: credit.units, rollover: credit.rollover } },
   ]);
+}
+
+/**
+ * A renewal's change to the customer's meter, locked by the caller, in one update: the credits left
+ * after the period's usage drew on them, then the benefit's credit for the new period (the credits
+ * left reset first without rollover), with its meter.reset and meter.credited events. The window
+ * moves to `windowStart` when given.
+ */
+export async function renewCustomerMeter(
+  db: Db,
+  customer: { organizationId: string; customerId: string; externalId: string | null },
+  meter: CustomerMeter,
+  left: number,
+  credit: MeterCredit | null,
+  options: { now: Date; windowStart: Date | null },
+): Promise<void> {
+  const kept = Math.max(0, Math.floor(left));
+  const reset = credit !== null && !credit.rollover;
+  await db.customerMeter.update({
+    where: { id: meter.id },
+    data: { creditedUnits: credit ? (reset ? 0 : kept) + credit.units : kept, modifiedAt: options.now, ...(options.windowStart ? { windowStart: options.windowStart } : {}) },
+    select: { id: true },
+  });
+  if (!credit) return;
+  const owner = { organizationId: customer.organizationId, customerId: customer.customerId };
+  await recordSystemEvents(
+    db,
+    options.now,
+    [
+      ...(reset ? [{ ...owner, name: 'meter.reset', metadata: { meter_id: credit.meterId } }] : []),
+      { ...owner, name: 'meter.credited', metadata: { meter_id: credit.meterId, units: credit.units, rollover: credit.rollover } },
+    ],
+    [{ id: customer.customerId, externalId: customer.externalId }],
+  );
 }
 
 /** A meter_credit benefit's stored properties, as the credit it gives. */

@@ -1,6 +1,6 @@
 // Customer meters in GraphQL: core { customerMeters customerMeter } for organizations (scope
-// customer_meters:read), customerPortal { meters meter } for the signed-in customer, and the
-// customer state's activeMeters.
+// customer_meters:read), customerPortal { meters meter } for the signed-in customer, the customer
+// state's activeMeters, and the metered prices of a subscription (Core and portal).
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -9,6 +9,7 @@ import { sortOrderEnum } from '../../graphql/sorting.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { CustomerState } from '../customers/schema.ts';
 import { Subscription } from '../subscriptions/schema.ts';
+import { CustomerSubscription } from '../customer-portal/subscriptions.ts';
 import { Meter } from './schema.ts';
 import { activeCustomerMeters, subscriptionMeters, consumedUnits, customerMeterSortProperties, customerPortalMeterSortProperties, getCustomerMeter, listCustomerMeters } from './customer-meters.ts';
 
@@ -81,25 +82,46 @@ builder.prismaObjectField(CustomerState, 'activeMeters', (t) =>
 
 type SubscriptionMeterShape = Awaited<ReturnType<typeof subscriptionMeters>>[number];
 
-const SubscriptionMeter = builder.objectRef<SubscriptionMeterShape>('SubscriptionMeter').implement({
-  description: "A subscription's metered price in the period in progress: the customer's consumption of its meter, their credits, and what it comes to so far.",
-  fields: (t) => ({
-    id: t.field({ type: 'UUID', description: 'The metered price.', resolve: (m) => m.id }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the metered price was created.', resolve: (m) => m.createdAt }),
-    modifiedAt: t.field({ type: 'DateTime', nullable: true, description: "When the customer's credits on the meter last changed; null if never.", resolve: (m) => m.modifiedAt }),
-    consumedUnits: t.float({ description: 'What the meter measured of the customer since the period started.', resolve: (m) => m.consumedUnits }),
-    creditedUnits: t.int({ description: 'The credits the customer holds on the meter for the period.', resolve: (m) => m.creditedUnits }),
-    amount: t.int({ description: 'The usage past the credits at the unit amount, rounded half up and capped, in minor units: what the renewal would bill now.', resolve: (m) => m.amount }),
-    meterId: t.field({ type: 'UUID', description: 'The meter.', resolve: (m) => m.meterId }),
-    meter: t.field({ type: Meter, description: 'The meter.', resolve: (m) => m.meter }),
-  }),
-});
+/**
+ * A subscription's metered price in the period in progress, the Core's and the portal's alike: the
+ * same computation (subscriptionMeters), the meter shown as each surface shows meters.
+ */
+function subscriptionMeterType<MeterRef extends typeof Meter | typeof CustomerCustomerMeterMeter>(name: string, meterRef: MeterRef) {
+  return builder.objectRef<SubscriptionMeterShape>(name).implement({
+    description: "A subscription's metered price in the period in progress: the customer's consumption of its meter, their credits, and what it comes to so far.",
+    fields: (t) => ({
+      id: t.field({ type: 'UUID', description: 'The metered price.', resolve: (m) => m.id }),
+      createdAt: t.field({ type: 'DateTime', description: 'When the metered price was created.', resolve: (m) => m.createdAt }),
+      modifiedAt: t.field({ type: 'DateTime', nullable: true, description: "When the customer's credits on the meter last changed; null if never.", resolve: (m) => m.modifiedAt }),
+      consumedUnits: t.float({ description: 'What the meter measured of the customer since the period started.', resolve: (m) => m.consumedUnits }),
+      creditedUnits: t.int({ description: 'The credits the customer holds on the meter for the period.', resolve: (m) => m.creditedUnits }),
+      amount: t.int({ description: 'The usage past the credits at the unit amount, rounded half up and capped, in minor units: what the renewal would bill now.', resolve: (m) => m.amount }),
+      meterId: t.field({ type: 'UUID', description: 'The meter.', resolve: (m) => m.meterId }),
+      meter: t.field({ type: meterRef as typeof Meter, description: 'The meter.', resolve: (m) => m.meter }),
+    }),
+  });
+}
+
+const SubscriptionMeter = subscriptionMeterType('SubscriptionMeter', Meter);
+const CustomerSubscriptionMeter = subscriptionMeterType('CustomerSubscriptionMeter', CustomerCustomerMeterMeter);
+
+const subscriptionMetersSelection = { id: true, customerId: true, createdAt: true, currentPeriodStart: true } as const;
+const subscriptionMetersDescription = 'Its metered prices in the period in progress: consumption, credits and the amount so far.';
 
 builder.prismaObjectField(Subscription, 'meters', (t) =>
   t.field({
     type: [SubscriptionMeter],
-    description: 'Its metered prices in the period in progress: consumption, credits and the amount so far.',
-    select: { id: true, customerId: true, currentPeriodStart: true },
+    description: subscriptionMetersDescription,
+    select: subscriptionMetersSelection,
+    resolve: (subscription, _args, ctx) => subscriptionMeters(ctx.prisma, subscription),
+  }),
+);
+
+builder.prismaObjectField(CustomerSubscription, 'meters', (t) =>
+  t.field({
+    type: [CustomerSubscriptionMeter],
+    description: subscriptionMetersDescription,
+    select: subscriptionMetersSelection,
     resolve: (subscription, _args, ctx) => subscriptionMeters(ctx.prisma, subscription),
   }),
 );
@@ -114,9 +136,9 @@ const CustomerMeterSortOrder = sortOrderEnum(
     customer_name: 'customer name',
     meter_id: 'meter id',
     meter_name: 'meter name',
-    consumed_units: 'consumed units (not available: computed when read)',
+    consumed_units: 'consumed units since the window opened',
     credited_units: 'credited units',
-    balance: 'balance (not available: computed when read)',
+    balance: 'balance (credited minus consumed units)',
   } satisfies Record<(typeof customerMeterSortProperties)[number], string>,
   'CustomerMeterSortProperty',
 );
@@ -128,9 +150,9 @@ const CustomerPortalMeterSortOrder = sortOrderEnum(
     modified_at: 'when its credits last changed',
     meter_id: 'meter id',
     meter_name: 'meter name',
-    consumed_units: 'consumed units (not available: computed when read)',
+    consumed_units: 'consumed units since the window opened',
     credited_units: 'credited units',
-    balance: 'balance (not available: computed when read)',
+    balance: 'balance (credited minus consumed units)',
   } satisfies Record<(typeof customerPortalMeterSortProperties)[number], string>,
   'CustomerCustomerMeterSortProperty',
 );

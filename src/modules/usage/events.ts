@@ -155,9 +155,15 @@ async function insertEvents(db: Db, rows: Row[], now: Date): Promise<number> {
 }
 
 /** Kassa's own events (benefit.granted, benefit.revoked), written in `db`'s transaction with the change they record. */
-export async function recordSystemEvents(db: Db, now: Date, events: { organizationId: string; customerId: string; name: string; metadata: Metadata }[]): Promise<void> {
+export async function recordSystemEvents(
+  db: Db,
+  now: Date,
+  events: { organizationId: string; customerId: string; name: string; metadata: Metadata }[],
+  known?: { id: string; externalId: string | null }[],
+): Promise<void> {
   if (!events.length) return;
-  const customers = await db.customer.findMany({ where: { id: { in: [...new Set(events.map((e) => e.customerId))] } }, select: { id: true, externalId: true } });
+  // The caller may know the customers' external ids already: one round trip less.
+  const customers = known ?? (await db.customer.findMany({ where: { id: { in: [...new Set(events.map((e) => e.customerId))] } }, select: { id: true, externalId: true } }));
   await insertEvents(
     db,
     events.map((event) => ({
