@@ -50,43 +50,23 @@ export async function benchOAuth(base: string, seed: OAuthSeed, seconds: number,
     accessToken = answer.access_token;
   };
 
-  let nextCode = 0;
-  const code = await autocannon({
-    url: tokenUrl,
-    connections,
-    amount: codes.length,
-    requests: [
-      {
-        method: 'POST',
-        headers,
-        setupRequest: (request) => ({
-          ...request,
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: codes[nextCode++], redirect_uri: seed.redirectUri, code_verifier: seed.verifier }).toString(),
-        }),
-        onResponse: keepTokens,
-      },
-    ],
-  });
-  check({ name: 'authorization_code', result: code });
-  if (refreshTokens.length !== codes.length) throw new Error(`oauth: ${refreshTokens.length} refresh tokens for ${codes.length} codes`);
+  /** One token request per item, each item's form sent once, the answers' tokens kept. */
+  const grantEach = async (grant: string, items: string[], form: (item: string) => Record<string, string>) => {
+    let next = 0;
+    const result = await autocannon({
+      url: tokenUrl,
+      connections,
+      amount: items.length,
+      requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: new URLSearchParams(form(items[next++])).toString() }), onResponse: keepTokens }],
+    });
+    check({ name: grant, result });
+    return result;
+  };
 
-  const spent = [...refreshTokens];
-  refreshTokens.length = 0;
-  let nextRefresh = 0;
-  const refresh = await autocannon({
-    url: tokenUrl,
-    connections,
-    amount: spent.length,
-    requests: [
-      {
-        method: 'POST',
-        headers,
-        setupRequest: (request) => ({ ...request, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: spent[nextRefresh++] }).toString() }),
-        onResponse: keepTokens,
-      },
-    ],
-  });
-  check({ name: 'refresh_token', result: refresh });
+  const code = await grantEach('authorization_code', codes, (item) => ({ grant_type: 'authorization_code', code: item, redirect_uri: seed.redirectUri, code_verifier: seed.verifier }));
+  if (refreshTokens.length !== codes.length) throw new Error(`oauth: ${refreshTokens.length} refresh tokens for ${codes.length} codes`);
+  const spent = refreshTokens.splice(0);
+  const refresh = await grantEach('refresh_token', spent, (item) => ({ grant_type: 'refresh_token', refresh_token: item }));
 
   const userinfo = await autocannon({ url: `${base}/v1/oauth2/userinfo`, connections, duration: seconds, headers: { authorization: `Bearer ${accessToken}` } });
   check({ name: 'userinfo', result: userinfo });

@@ -482,7 +482,7 @@ describe('the reference page', () => {
       // scrolled to the end, every operation has been drawn once.
       const drawn = new Set<string>();
       for (let more = true; more; ) {
-        for (const id of await page.evaluate(() => [...document.querySelectorAll('.opblock')].map((block) => block.id))) drawn.add(id);
+        for (const id of await page.evaluate(() => [...window.document.querySelectorAll('.opblock')].map((block) => block.id))) drawn.add(id);
         more = await page.evaluate(() => {
           const before = window.scrollY;
           window.scrollBy(0, window.innerHeight / 2);
@@ -490,7 +490,7 @@ describe('the reference page', () => {
         });
         await page.waitForTimeout(30);
       }
-      for (const id of await page.evaluate(() => [...document.querySelectorAll('.opblock')].map((block) => block.id))) drawn.add(id);
+      for (const id of await page.evaluate(() => [...window.document.querySelectorAll('.opblock')].map((block) => block.id))) drawn.add(id);
       expect(drawn.size).toBe(routes.length);
       expect(await page.locator('.servers select').inputValue()).toBe(`${t.server.url}/sandbox/v1`);
       expect(problems).toEqual([]);
