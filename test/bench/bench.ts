@@ -29,13 +29,16 @@
 // Then the metered case (./metered.ts): one renewal sweep over BENCH_METERED_SUBSCRIPTIONS (10,000)
 // subscriptions with a metered price and meter credits, in this process, timed.
 // Then the oauth case (./oauth.ts): the authorization-code and refresh grants and userinfo, in req/s.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, fanout, usage, metered, oauth;
+// Then the processes case (PostgreSQL only): the order pipeline on one Kassa process, then on two
+// sharing the database and a Redis, with the throughput ratio and every webhook sent once.
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, fanout, processes, usage, metered, oauth;
 // all by default).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { benchUsage } from './usage.ts';
+import { onPostgres } from './targets.ts';
 import { benchOAuth, type OAuthSeed } from './oauth.ts';
 import { benchMetered } from './metered.ts';
 import { benchWebhookFanout, benchWebhooks } from './webhooks.ts';
@@ -45,7 +48,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const target = 0.8;
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'fanout', 'usage', 'metered', 'oauth'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'fanout', 'processes', 'usage', 'metered', 'oauth'];
 const oauthCodes = Number(process.env.BENCH_OAUTH_CODES ?? 20_000);
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
@@ -296,6 +299,32 @@ async function benchNested() {
  * limits. The budgets are set high enough that nothing is refused, so every request is counted
  * as in production and none is turned away.
  */
+/**
+ * The order pipeline on one Kassa process, then on two on the same PostgreSQL databases and the
+ * same Redis (each its own pools, job runner and webhook worker), checkouts spread over them: the
+ * orders per second of each and their ratio, and every webhook sent once (no job or delivery run
+ * by both). The embedded database is one process's alone, so the case needs BENCH_DATABASE_URL.
+ */
+async function benchProcesses() {
+  if (!onPostgres) return console.log('\nThe processes case needs PostgreSQL (BENCH_DATABASE_URL): left out.');
+  const redis = await startRedis();
+  try {
+    const env = { ...unreachedBudgets, REDIS_URL: redis.url };
+    const one = await startTarget(env);
+    targets.push(one);
+    const alone = await benchWebhooks(`${one.kassa}/sandbox`, one.sandboxToken);
+    const two = await startTarget(env);
+    targets.push(two);
+    const together = await benchWebhooks([`${one.kassa}/sandbox`, `${two.kassa}/sandbox`], one.sandboxToken);
+    const ratio = together.ordersPerSecond / alone.ordersPerSecond;
+    console.log(`\nProcesses: one ${Math.round(alone.ordersPerSecond)} orders/s, two ${Math.round(together.ordersPerSecond)} orders/s, ratio ${ratio.toFixed(2)} (target: more with two) ${ratio > 1 ? 'PASS' : 'BELOW'}`);
+    const repeated = alone.repeated + together.repeated;
+    console.log(`webhooks sent more than once: ${repeated} (target 0) ${repeated === 0 ? 'PASS' : 'BELOW'}`);
+  } finally {
+    redis.stop();
+  }
+}
+
 async function benchRateLimits() {
   const redis = hasRedis ? await startRedis() : null;
   const variants: Record<string, Record<string, string>> = { off: { RATE_LIMITS: 'off' }, memory: unreachedBudgets };
@@ -323,6 +352,7 @@ try {
   if (cases.has('nested')) await benchNested();
   if (cases.has('ratelimits')) await benchRateLimits();
   if (cases.has('webhooks')) await benchWebhooks(`${addresses.kassa}/sandbox`, addresses.sandboxToken);
+  if (cases.has('processes')) await benchProcesses();
   if (cases.has('fanout')) await benchWebhookFanout(`${addresses.kassa}/sandbox`, addresses.sandboxToken, addresses.command);
   if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections, addresses.rssMb);
   if (cases.has('metered')) await benchMetered();

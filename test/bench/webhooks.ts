@@ -43,9 +43,21 @@ interface Receipt {
   receivedAt: number;
 }
 
-/** Runs the case against the sandbox API at `base` (e.g. http://127.0.0.1:port/sandbox) with an all-scopes token. */
-export async function benchWebhooks(base: string, token: string): Promise<void> {
-  const api = restApi(base, token);
+/** What one run of the order pipeline measured. */
+export interface PipelineRun {
+  ordersPerSecond: number;
+  /** Requests the receiver got beyond one per event: a webhook sent twice. */
+  repeated: number;
+}
+
+/**
+ * Runs the case against the sandbox API at `bases` (e.g. http://127.0.0.1:port/sandbox) with an
+ * all-scopes token: one base, or several Kassa processes on one database, the checkouts spread
+ * over them in turn (the token and the rows are the database's, so any process serves any call).
+ */
+export async function benchWebhooks(bases: string | string[], token: string): Promise<PipelineRun> {
+  const servers = ([] as string[]).concat(bases);
+  const api = restApi(servers[0], token);
 
   const receipts = new Map<string, Receipt>();
   let secret = '';
@@ -115,14 +127,16 @@ export async function benchWebhooks(base: string, token: string): Promise<void> 
       );
     };
 
-    console.log(`\nWebhooks: ${orders} checkouts confirmed with tok_visa (${concurrency} at a time) in sandbox, order.paid delivered to a receiver on loopback\n`);
+    const processes = servers.length === 1 ? '' : `, spread over ${servers.length} Kassa processes on one database`;
+    console.log(`\nWebhooks: ${orders} checkouts confirmed with tok_visa (${concurrency} at a time) in sandbox${processes}, order.paid delivered to a receiver on loopback\n`);
     const started = Date.now();
     let next = 0;
     const buyer = async () => {
       while (next < orders) {
         const i = next++;
-        const checkout = await api('POST', '/checkouts/', { products: [product.id] });
-        await api(
+        const on = restApi(servers[i % servers.length], token);
+        const checkout = await on('POST', '/checkouts/', { products: [product.id] });
+        await on(
           'POST',
           `/checkouts/client/${checkout.client_secret}/confirm`,
           { customer_email: `bench-${i}@example.com`, confirmation_token_id: 'tok_visa' },
@@ -174,6 +188,7 @@ export async function benchWebhooks(base: string, token: string): Promise<void> 
     );
     console.log(`orders/s: ${Math.round(ordersPerSecond)} (target ${targets.ordersPerSecond}) ${verdict(ordersPerSecond >= targets.ordersPerSecond)}`);
     console.log(`p99 commit to receipt: ${percentile(99)} ms (target under ${targets.p99Ms}) ${verdict(percentile(99) < targets.p99Ms)}`);
+    return { ordersPerSecond, repeated: requests - receipts.size };
   } finally {
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
