@@ -154,8 +154,15 @@ async function seedOrders() {
   ]);
 }
 
-// The baselines: the queries the lists make, with no GraphQL, routing, auth or mapping.
-const baselines: Record<string, () => Promise<string>> = { '/products': baselineProducts, '/customers-orders': baselineCustomersOrders };
+// The baselines: the queries the lists make, with no GraphQL, routing, auth or mapping. And the
+// ceiling: the bytes of Kassa's own REST answer for the products list, taken once and served as
+// they are, with no database at all (what bare node:http does on this machine).
+let ceilingBytes = '';
+const baselines: Record<string, () => Promise<string>> = {
+  '/products': baselineProducts,
+  '/customers-orders': baselineCustomersOrders,
+  '/ceiling': async () => ceilingBytes,
+};
 const baseline = createServer((req, res) => {
   const list = baselines[req.url ?? ''];
   if (!list) return res.writeHead(404).end();
@@ -215,6 +222,7 @@ async function baselineCustomersOrders() {
   return JSON.stringify({ items, pagination: { total_count: total, max_page: Math.ceil(total / 100) } });
 }
 await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
+ceilingBytes = await (await fetch(`${kassa.url}/v1/products/?limit=100`, { headers: { authorization: `Bearer ${token}` } })).text();
 
 /** Records `count` events in sandbox's outbox in one transaction, announced at its commit as a service's would be. */
 async function seedEvents({ count, type, data }: { count: number; type: string; data: Record<string, unknown> }) {
