@@ -33,7 +33,10 @@
 // Then the oauth case (./oauth.ts): the authorization-code and refresh grants and userinfo, in req/s.
 // Then the processes case (PostgreSQL only): the order pipeline on one Kassa process, then on two
 // sharing the database and a Redis, with the throughput ratio and every webhook sent once.
-// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, fanout, processes, usage, metered, oauth;
+// Then the soak case: the REST products list under load for BENCH_SOAK_SECONDS (600), the server's
+// resident memory sampled every 5 s and printed as a curve, flat when the second half peaks no
+// higher than the first (plus 64 MB).
+// BENCH_CASES selects the cases (comma-separated: products, nested, ratelimits, webhooks, fanout, processes, usage, metered, oauth, soak;
 // all by default).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -51,7 +54,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** The products list's targets: a share of the bare-Prisma baseline and of the bare-bytes ceiling, and the p99 at 10 connections. */
 const readTargets = { ofBaseline: 0.9, ofCeiling: 0.02, p99Ms: 50 };
-const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'fanout', 'processes', 'usage', 'metered', 'oauth'];
+const knownCases = ['products', 'nested', 'ratelimits', 'webhooks', 'fanout', 'processes', 'usage', 'metered', 'oauth', 'soak'];
 const oauthCodes = Number(process.env.BENCH_OAUTH_CODES ?? 20_000);
 const cases = new Set((process.env.BENCH_CASES ?? knownCases.join(',')).split(',').map((c) => c.trim()));
 for (const name of cases) if (!knownCases.includes(name)) throw new Error(`BENCH_CASES: unknown case ${name} (${knownCases.join(', ')})`);
@@ -332,6 +335,27 @@ async function benchProcesses() {
   }
 }
 
+/** Memory under a long load: the REST products list for `soakSeconds`, the target's RSS every 5 s. */
+async function benchSoak() {
+  const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+  const { rest } = productSurfaces(addresses);
+  const rss = [addresses.rssMb()];
+  const sampler = setInterval(() => rss.push(addresses.rssMb()), 5000);
+  let result: autocannon.Result;
+  try {
+    result = await autocannon({ url: rest.url, method: 'GET', headers: rest.headers, connections, duration: soakSeconds });
+  } finally {
+    clearInterval(sampler);
+  }
+  rss.push(addresses.rssMb());
+  if (result.non2xx || result.errors || result.timeouts) throw new Error(`soak: every response must be 200; got ${JSON.stringify(result.statusCodeStats)}`);
+  const half = Math.max(1, Math.floor(rss.length / 2));
+  const [first, second] = [Math.max(...rss.slice(0, half)), Math.max(...rss.slice(half))];
+  console.log(`\nSoak: GET products (limit=100) through REST for ${soakSeconds}s, ${connections} connections, ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
+  console.log(`RSS (MB, every 5 s): ${rss.join(' ')}`);
+  console.log(`memory: first half peaks at ${first} MB, second half at ${second} MB (target: at most ${first + 64}) ${second <= first + 64 ? 'PASS' : 'BELOW'}`);
+}
+
 async function benchRateLimits() {
   const redis = hasRedis ? await startRedis() : null;
   const variants: Record<string, Record<string, string>> = { off: { RATE_LIMITS: 'off' }, memory: unreachedBudgets };
@@ -363,6 +387,7 @@ try {
   if (cases.has('fanout')) await benchWebhookFanout(`${addresses.kassa}/sandbox`, addresses.sandboxToken, addresses.command);
   if (cases.has('usage')) await benchUsage(addresses.kassa, addresses.token, seconds, connections, addresses.rssMb);
   if (cases.has('metered')) await benchMetered();
+  if (cases.has('soak')) await benchSoak();
   if (cases.has('oauth')) await benchOAuth(addresses.kassa, addresses.oauth!, seconds, connections);
 } finally {
   for (const target of targets) target.stop();
