@@ -37,16 +37,43 @@ function billedByEarlierSql(meterId: string, customerId: string, biller: UsageBi
 type UsageMeter = Pick<Meter, 'id' | 'organizationId' | 'filter' | 'aggregation'>;
 type UsageCustomer = { id: string; externalId: string | null };
 
-/** The meter's aggregation over the customer's events in [start, end), as a scalar subquery; with a biller, only the events it bills. */
-function usageSql(meter: UsageMeter, customer: UsageCustomer, start: Date, end: Date | null, biller: UsageBiller | null): Prisma.Sql {
-  const byCustomer = customer.externalId
-    ? Prisma.sql`(e.customer_id = ${customer.id}::uuid OR e.external_customer_id = ${customer.externalId})`
-    : Prisma.sql`e.customer_id = ${customer.id}::uuid`;
-  const billed = biller ? Prisma.sql`AND NOT ${billedByEarlierSql(meter.id, customer.id, biller, Prisma.sql`e.timestamp`)}` : Prisma.empty;
+/** Whose events, and from when to when: bound values for one customer, or the columns of a row. */
+interface UsageScope {
+  customerId: Prisma.Sql;
+  /** The external id the customer holds; null matches no event by it. */
+  externalId: Prisma.Sql | null;
+  start: Prisma.Sql;
+  end: Prisma.Sql | null;
+}
+
+/** The meter's aggregation over the scope's events in [start, end), as a scalar subquery, `and` added to its conditions. */
+function scopedUsageSql(meter: UsageMeter, scope: UsageScope, and: Prisma.Sql = Prisma.empty): Prisma.Sql {
+  const byCustomer = scope.externalId
+    ? Prisma.sql`(e.customer_id = ${scope.customerId} OR e.external_customer_id = ${scope.externalId})`
+    : Prisma.sql`e.customer_id = ${scope.customerId}`;
   return Prisma.sql`(SELECT ${aggregationSql(meter.aggregation as unknown as Aggregation)} FROM usage_events e
     WHERE e.organization_id = ${meter.organizationId}::uuid AND ${byCustomer}
-      AND e.timestamp >= ${timestampSql(start)} AND e.timestamp < ${end ? timestampSql(end) : Prisma.sql`'infinity'::timestamptz`}
-      AND ${filterSql(meter.filter as unknown as Filter)} ${billed})`;
+      AND e.timestamp >= ${scope.start} AND e.timestamp < ${scope.end ?? Prisma.sql`'infinity'::timestamptz`}
+      AND ${filterSql(meter.filter as unknown as Filter)} ${and})`;
+}
+
+/** The meter's aggregation over the customer's events in [start, end), as a scalar subquery; with a biller, only the events it bills. */
+function usageSql(meter: UsageMeter, customer: UsageCustomer, start: Date, end: Date | null, biller: UsageBiller | null): Prisma.Sql {
+  const scope = {
+    customerId: Prisma.sql`${customer.id}::uuid`,
+    externalId: customer.externalId ? Prisma.sql`${customer.externalId}` : null,
+    start: timestampSql(start),
+    end: end ? timestampSql(end) : null,
+  };
+  return scopedUsageSql(meter, scope, biller ? Prisma.sql`AND NOT ${billedByEarlierSql(meter.id, customer.id, biller, Prisma.sql`e.timestamp`)}` : Prisma.empty);
+}
+
+/**
+ * What a customer meter row has consumed of `meter` (the row aliased `cm`, its customer `c`): the
+ * customer's events since the row's window opened, as customerUsage reads them for one row.
+ */
+export function customerMeterUsageSql(meter: UsageMeter): Prisma.Sql {
+  return scopedUsageSql(meter, { customerId: Prisma.sql`cm.customer_id`, externalId: Prisma.sql`c.external_id`, start: Prisma.sql`cm.window_start`, end: null });
 }
 
 /**

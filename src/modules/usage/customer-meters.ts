@@ -10,8 +10,7 @@ import { RequestValidationError, ResourceNotFoundError } from '../../graphql/err
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { customerUsage, meteredAmount } from './credits.ts';
-import { aggregationSql, filterSql, type Aggregation, type Filter } from './filter.ts';
+import { customerMeterUsageSql, customerUsage, meteredAmount } from './credits.ts';
 
 export const customerMeterSortProperties = ['created_at', 'modified_at', 'customer_id', 'customer_name', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
 export const customerPortalMeterSortProperties = ['created_at', 'modified_at', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const;
@@ -110,10 +109,7 @@ async function computedOrderPage(db: Db, where: Prisma.CustomerMeterWhereInput, 
   const meters = await db.meter.findMany({ where: { id: { in: [...new Set(matching.map((m) => m.meterId))] } } });
   const consumed = Prisma.join(
     meters.map(
-      (meter) => Prisma.sql`WHEN ${meter.id}::uuid THEN (
-        SELECT ${aggregationSql(meter.aggregation as unknown as Aggregation)} FROM usage_events e
-        WHERE e.organization_id = ${meter.organizationId}::uuid AND (e.customer_id = cm.customer_id OR e.external_customer_id = c.external_id)
-          AND e.timestamp >= cm.window_start AND ${filterSql(meter.filter as unknown as Filter)})`,
+      (meter) => Prisma.sql`WHEN ${meter.id}::uuid THEN ${customerMeterUsageSql(meter)}`,
     ),
     ' ',
   );
