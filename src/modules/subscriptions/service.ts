@@ -9,7 +9,7 @@ import { addInterval } from '../../calendar.ts';
 import { systemContext, type Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { reach } from '../../auth/reach.ts';
-import type { CustomerCancellationReason, Order, Prisma, RecurringInterval, Subscription } from '../../generated/prisma/client.ts';
+import type { Customer, CustomerCancellationReason, Order, Prisma, RecurringInterval, Subscription } from '../../generated/prisma/client.ts';
 import { recordEvents, type EventType } from '../../events/outbox.ts';
 import { KassaError, RequestValidationError, ResourceNotFoundError } from '../../graphql/errors.ts';
 import { metadataWhere } from '../../graphql/metadata.ts';
@@ -175,6 +175,21 @@ async function renewalDiscount(db: Db, subscription: Subscription) {
   return discount;
 }
 
+/** What every order of a subscription's billing cycle carries: its customer's billing details, the subscription, the period it is for. */
+function cycleOrderFields(ctx: Context, subscription: Subscription, customer: Pick<Customer, 'name' | 'billingAddress'>) {
+  return {
+    currency: subscription.currency,
+    billingReason: 'subscription_cycle' as const,
+    billingName: customer.name,
+    billingAddress: customer.billingAddress ?? undefined,
+    customerId: subscription.customerId,
+    productId: subscription.productId,
+    subscriptionId: subscription.id,
+    billingPeriodStart: subscription.currentPeriodEnd,
+    createdAt: ctx.now(),
+  };
+}
+
 /**
  * The order for the period after the current one, charged to the subscription's payment method:
  * the base price up front for the new period, and the metered prices' usage of the period that
@@ -206,15 +221,7 @@ async function createRenewalOrder(ctx: Context, db: Db, subscription: Subscripti
       discountAmount,
       netAmount,
       totalAmount,
-      currency: subscription.currency,
-      billingReason: 'subscription_cycle',
-      billingName: customer.name,
-      billingAddress: customer.billingAddress ?? undefined,
-      customerId: subscription.customerId,
-      productId: subscription.productId,
-      subscriptionId: subscription.id,
-      billingPeriodStart: subscription.currentPeriodEnd,
-      createdAt: ctx.now(),
+      ...cycleOrderFields(ctx, subscription, customer),
       items: { create: [...items, ...(carried < 0 ? [{ label: 'Credit carried to the next period', amount: -carried, proration: true, position: items.length }] : [])] },
     },
   });
@@ -247,15 +254,7 @@ async function createFinalUsageOrder(ctx: Context, db: Db, subscription: Subscri
       subtotalAmount: subtotal,
       netAmount: subtotal,
       totalAmount: subtotal,
-      currency: subscription.currency,
-      billingReason: 'subscription_cycle',
-      billingName: customer.name,
-      billingAddress: customer.billingAddress ?? undefined,
-      customerId: subscription.customerId,
-      productId: subscription.productId,
-      subscriptionId: subscription.id,
-      billingPeriodStart: subscription.currentPeriodEnd,
-      createdAt: ctx.now(),
+      ...cycleOrderFields(ctx, subscription, customer),
       items: { create: items.map((item, position) => ({ ...item, position })) },
     },
   });
