@@ -1,6 +1,7 @@
 // Customer meters in GraphQL: core { customerMeters customerMeter } for organizations (scope
 // customer_meters:read), customerPortal { meters meter } for the signed-in customer, the customer
 // state's activeMeters, and the metered prices of a subscription (Core and portal).
+import type { Context } from '../../context.ts';
 import { builder, type PrismaFieldBuilder } from '../../graphql/builder.ts';
 import { Node, type NodeLoader } from '../../graphql/node.ts';
 import { listType, pageArgs, pageQuery } from '../../graphql/pagination.ts';
@@ -105,26 +106,15 @@ function subscriptionMeterType<MeterRef extends typeof Meter | typeof CustomerCu
 const SubscriptionMeter = subscriptionMeterType('SubscriptionMeter', Meter);
 const CustomerSubscriptionMeter = subscriptionMeterType('CustomerSubscriptionMeter', CustomerCustomerMeterMeter);
 
-const subscriptionMetersSelection = { id: true, customerId: true, createdAt: true, currentPeriodStart: true } as const;
-const subscriptionMetersDescription = 'Its metered prices in the period in progress: consumption, credits and the amount so far.';
+/** The `meters` field of a subscription, Core or portal: the same computation, the meter shown as each surface shows it. */
+const subscriptionMetersField = {
+  description: 'Its metered prices in the period in progress: consumption, credits and the amount so far.',
+  select: { id: true, customerId: true, createdAt: true, currentPeriodStart: true },
+  resolve: (subscription: Parameters<typeof subscriptionMeters>[1], _args: object, ctx: Context) => subscriptionMeters(ctx.prisma, subscription),
+} as const;
 
-builder.prismaObjectField(Subscription, 'meters', (t) =>
-  t.field({
-    type: [SubscriptionMeter],
-    description: subscriptionMetersDescription,
-    select: subscriptionMetersSelection,
-    resolve: (subscription, _args, ctx) => subscriptionMeters(ctx.prisma, subscription),
-  }),
-);
-
-builder.prismaObjectField(CustomerSubscription, 'meters', (t) =>
-  t.field({
-    type: [CustomerSubscriptionMeter],
-    description: subscriptionMetersDescription,
-    select: subscriptionMetersSelection,
-    resolve: (subscription, _args, ctx) => subscriptionMeters(ctx.prisma, subscription),
-  }),
-);
+builder.prismaObjectField(Subscription, 'meters', (t) => t.field({ type: [SubscriptionMeter], ...subscriptionMetersField }));
+builder.prismaObjectField(CustomerSubscription, 'meters', (t) => t.field({ type: [CustomerSubscriptionMeter], ...subscriptionMetersField }));
 
 const CustomerMeterSortOrder = sortOrderEnum(
   'CustomerMeterSortOrder',
