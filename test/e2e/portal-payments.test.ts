@@ -73,6 +73,16 @@ describe('paying a declined order again from the portal', () => {
     expect(await paymentsOf(ada.order.id)).toHaveLength(2);
   });
 
+  it('shows the success when the declined attempt has the same creation time and sorts after it by id', async () => {
+    // Two attempts in one millisecond (or at one frozen clock instant) share created_at: the outcome
+    // must not depend on how their random ids happen to sort.
+    const prisma = sandbox().environment.prisma;
+    const [declined, succeeded] = await paymentsOf(ada.order.id);
+    expect([declined.status, succeeded.status]).toEqual(['failed', 'succeeded']);
+    await prisma.payment.update({ where: { id: declined.id }, data: { id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', createdAt: succeeded.createdAt } });
+    expect(await portal().customerPortal.orders.getPaymentStatus({ customerSession: ada.token }, { id: ada.order.id })).toEqual({ status: 'succeeded', error: null });
+  });
+
   it('a retry declined again leaves the order unpaid, with the new decline', async () => {
     const session = { customerSession: bob.token };
     await portal().customerPortal.orders.confirmRetryPayment(session, { id: bob.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_chargeDeclined' } });

@@ -124,12 +124,15 @@ export async function getPayment(ctx: Context, id: string, query: object) {
 export async function orderPaymentStatus(ctx: Context, orderId: string) {
   const order = await ctx.prisma.order.findFirst({
     where: { AND: [reach(ctx).order, { id: orderId }] },
-    include: { payments: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 1 } },
+    include: { payments: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { status: true, declineReason: true } } },
   });
   if (!order) throw new ResourceNotFoundError('Order not found.');
-  const latest = order.payments[0];
-  if (!latest) return { status: order.paid ? 'succeeded' : 'pending', error: null };
-  return { status: latest.status, error: latest.status === 'failed' ? declineMessage(latest.declineReason) : null };
+  // An order is paid once and a retry starts only when nothing is in flight, so a success or a
+  // pending payment outranks any failure: payments made within one millisecond (or at one frozen
+  // test-clock instant) share their creation time and cannot be told apart by it.
+  const outcome = order.payments.find((p) => p.status === 'succeeded') ?? order.payments.find((p) => p.status === 'pending') ?? order.payments[0];
+  if (!outcome) return { status: order.paid ? 'succeeded' : 'pending', error: null };
+  return { status: outcome.status, error: outcome.status === 'failed' ? declineMessage(outcome.declineReason) : null };
 }
 
 export interface OrderPaymentConfirmInput {
