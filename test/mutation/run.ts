@@ -8,20 +8,22 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
-import { mutationModules, sourcesDigest, type MutationScore } from './modules.ts';
+import { moduleGroups, mutationModules, sourcesDigest, type MutationScore } from './modules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     full: { type: 'boolean', default: false },
+    table: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '2' },
   },
 });
 
-const unknown = positionals.filter((name) => !(name in mutationModules));
+const named = positionals.flatMap((name) => moduleGroups[name] ?? [name]);
+const unknown = named.filter((name) => !(name in mutationModules));
 if (unknown.length > 0) {
-  console.error(`Unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(mutationModules).join(', ')}.`);
+  console.error(`Unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(mutationModules).join(', ')} (and ${Object.keys(moduleGroups).join(', ')} for all of its parts).`);
   process.exit(2);
 }
 const concurrency = Number(values.concurrency);
@@ -29,7 +31,7 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`--concurrency takes a whole number of mutants to run at once, 1 or more; got ${values.concurrency}.`);
   process.exit(2);
 }
-const selected = positionals.length > 0 ? positionals : Object.keys(mutationModules);
+const selected = named.length > 0 ? [...new Set(named)] : Object.keys(mutationModules);
 
 function options(name: string): PartialStrykerOptions {
   const module = mutationModules[name];
@@ -89,23 +91,36 @@ function scorePath(name: string): string {
   return join(root, 'test/mutation/scores', `${name}.json`);
 }
 
-/** Rewrites the score table in docs/testing.md from the recorded files. */
-function writeScoreTable(): void {
-  const docPath = join(root, 'docs/testing.md');
-  const doc = readFileSync(docPath, 'utf8');
-  const start = '<!-- mutation-scores:start -->';
-  const end = '<!-- mutation-scores:end -->';
+/** The score table, from the recorded files. */
+function scoreTable(): string {
   const rows = Object.keys(mutationModules).map((name) => {
     if (!existsSync(scorePath(name))) return `| ${name} | not measured | | |`;
     const score = JSON.parse(readFileSync(scorePath(name), 'utf8')) as MutationScore;
     const total = score.counts.killed + score.counts.timeout + score.counts.survived + score.counts.noCoverage;
     return `| ${name} | ${score.score.toFixed(2)}% | ${score.counts.killed + score.counts.timeout} of ${total} | ${score.testedAt.slice(0, 10)} |`;
   });
-  const table = ['| Module | Score | Mutants detected | Measured |', '| --- | --- | --- | --- |', ...rows].join('\n');
-  const from = doc.indexOf(start);
-  const to = doc.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`docs/testing.md has no ${start} … ${end} section to write the scores into.`);
-  writeFileSync(docPath, `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`);
+  return ['| Module | Score | Mutants detected | Measured |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** Rewrites the score table in README.md and docs/testing.md. */
+function writeScoreTables(): void {
+  const start = '<!-- mutation-scores:start -->';
+  const end = '<!-- mutation-scores:end -->';
+  const table = scoreTable();
+  for (const file of ['README.md', 'docs/testing.md']) {
+    const path = join(root, file);
+    const doc = readFileSync(path, 'utf8');
+    const from = doc.indexOf(start);
+    const to = doc.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`${file} has no ${start} … ${end} section to write the scores into.`);
+    writeFileSync(path, `${doc.slice(0, from + start.length)}\n${table}\n${doc.slice(to)}`);
+  }
+}
+
+/** `--table`: only rewrite the tables from the recorded files. */
+if (values.table) {
+  writeScoreTables();
+  process.exit(0);
 }
 
 /**
@@ -134,5 +149,5 @@ for (const name of selected) {
   for (const survivor of score.survivors) console.log(`  ${survivor.at}: ${survivor.replacement}`);
   if (score.score < 85) failed = true;
 }
-writeScoreTable();
+writeScoreTables();
 process.exit(failed ? 1 : 0);

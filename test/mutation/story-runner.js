@@ -14,6 +14,7 @@ import { declareFactoryPlugin, PluginKind, commonTokens, tokens } from '@stryker
 import { strykerPlugins as vitestPlugins } from '@stryker-mutator/vitest-runner';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { usePersistentPool } from './persistent-pool.js';
 
 /** Where the dry run leaves the stories for the mutant runs, which Stryker gives other processes. */
 const storiesFile = 'stryker-stories.json';
@@ -44,8 +45,9 @@ class StoryRunner {
     return this.inner.capabilities();
   }
 
-  init() {
-    return this.inner.init();
+  async init() {
+    await this.inner.init();
+    if (process.env.KASSA_MUTATION_FRESH_WORKERS !== '1') usePersistentPool(this.inner.ctx);
   }
 
   dispose() {

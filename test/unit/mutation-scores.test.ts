@@ -35,8 +35,15 @@ describe('recorded mutation scores', () => {
     expect(unexplained, 'kill these mutants with a test, or say in docs/testing.md why each is equivalent').toEqual([]);
   });
 
-  it.each(measured)('%s: is the score docs/testing.md states', (name) => {
+  it.each(measured)('%s: is the score README.md and docs/testing.md state', (name) => {
     const score = readScore(name);
-    expect(readFileSync(join(root, 'docs/testing.md'), 'utf8')).toContain(`| ${name} | ${score.score.toFixed(2)}% |`);
+    for (const file of ['README.md', 'docs/testing.md']) expect(readFileSync(join(root, file), 'utf8'), file).toContain(`| ${name} | ${score.score.toFixed(2)}% |`);
+  });
+
+  it('README.md and docs/testing.md list every module, measured or not', () => {
+    for (const file of ['README.md', 'docs/testing.md']) {
+      const doc = readFileSync(join(root, file), 'utf8');
+      for (const name of Object.keys(mutationModules)) expect(doc, `${file}: run npm run mutate -- --table`).toMatch(new RegExp(`^\\| ${name} \\| `, 'm'));
+    }
   });
 });
