@@ -173,11 +173,26 @@ export function restApiDocument(routes: CompiledRoute[] = compileRoutes(schema, 
   return openApiDocument(schema, routes, { version, maxBodyBytes });
 }
 
+let compiledRest: { routes: CompiledRoute[]; document: OpenApiDocument } | undefined;
+
+/**
+ * The REST routes compiled against the schema, and their OpenAPI document: both depend only on the
+ * code, so a process that starts several servers (the tests) builds them once. Neither is changed
+ * after it is built.
+ */
+function compiledRestApi() {
+  if (!compiledRest) {
+    const routes = compileRoutes(schema, restRoutes);
+    compiledRest = { routes, document: restApiDocument(routes) };
+  }
+  return compiledRest;
+}
+
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
   const clock = options.clock ?? (() => new Date());
-  const routes = compileRoutes(schema, restRoutes);
   // Built before listening: a route or type the generator cannot describe stops the start.
-  const reference = new ApiReference(restApiDocument(routes));
+  const { routes, document } = compiledRestApi();
+  const reference = new ApiReference(document);
   const maskError = (error: unknown, message: string) => {
     const masked = yogaMaskError(error, message, false);
     if (masked === error) return masked;
