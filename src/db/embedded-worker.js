@@ -51,7 +51,10 @@ const startParams = [
   '-c',
   'wal_buffers=1MB',
 ];
-const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams });
+// For a `memory://` database, the compiled WebAssembly and the file system bundle come from the
+// server's thread (embedded.ts); otherwise PGlite reads and compiles its own.
+const { pgliteWasmModule, initdbWasmModule, fsBundle } = workerData;
+const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams, pgliteWasmModule, initdbWasmModule, fsBundle });
 /** The channels listened on (see `listen`). */
 const listening = new Set();
 /** Open transactions by id: the transaction handle, and how to end it. */
