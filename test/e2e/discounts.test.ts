@@ -258,6 +258,32 @@ describe('a discount applied to a checkout', () => {
     }
   });
 
+  it('refuses an expired discount code at confirm with 422 on discount_code, entered then or applied before it ended, writing nothing', async () => {
+    const product = await fixedProduct(t.org, 'Expired code book', 2000);
+    const expired = code();
+    const discount = await t.org.polar.discounts.create({ name: 'Gone', type: 'percentage', basisPoints: 5000, duration: 'once', code: expired, endsAt: new Date(Date.now() - HOUR) });
+    const checkout = await t.org.polar.checkouts.create({ products: [product.id] });
+    const email = `expired-${randomUUID()}@example.com`;
+    const response = await t.org.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: email, confirmation_token_id: 'tok_visa', discount_code: expired.toLowerCase() });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ detail: [{ loc: ['body', 'discount_code'], msg: 'This discount has ended.', type: expect.any(String) }] });
+    expect(await writtenFor(checkout.id, email, discount.id)).toEqual({ orders: 0, redemptions: 0, status: 'open', customerEmail: null, customers: 0, redemptionsCount: 0 });
+    expect(await t.org.polar.checkouts.get({ id: checkout.id })).toMatchObject({ discountId: null, discountAmount: 0, totalAmount: 2000, status: 'open' });
+
+    // A code the buyer applied while it was valid, which ended before they confirmed.
+    const ending = code();
+    const soon = await t.org.polar.discounts.create({ name: 'Ending', type: 'percentage', basisPoints: 5000, duration: 'once', code: ending });
+    const applied = await t.org.polar.checkouts.create({ products: [product.id] });
+    expect(await t.org.buyer.checkouts.clientUpdate({ clientSecret: applied.clientSecret, checkoutUpdatePublic: { discountCode: ending } })).toMatchObject({ discountId: soon.id, discountAmount: 1000 });
+    await t.org.polar.discounts.update({ id: soon.id, discountUpdate: { endsAt: new Date(Date.now() - 1000) } });
+    const late = `late-code-${randomUUID()}@example.com`;
+    const refused = await rejectionOf(confirm(t.org, applied, late, ending));
+    expect(refused).toBeInstanceOf(HTTPValidationError);
+    expect((refused as HTTPValidationError).statusCode).toBe(422);
+    expect((refused as HTTPValidationError).detail?.map((d) => [d.loc, d.msg])).toEqual([[['body', 'discount_code'], 'This discount has ended.']]);
+    expect(await writtenFor(applied.id, late, soon.id)).toEqual({ orders: 0, redemptions: 0, status: 'open', customerEmail: null, customers: 0, redemptionsCount: 0 });
+  });
+
   it('a buyer cannot pass discount_id on the client endpoints, nor use another organization’s code', async () => {
     const product = await fixedProduct(t.org, 'Buyer book', 2000);
     const mine = await t.org.polar.discounts.create({ name: 'Org only', type: 'percentage', basisPoints: 9000, duration: 'once' });

@@ -181,3 +181,26 @@ describe('a subscription', () => {
     expect(mailTo(buyer).filter((m) => m.subject.endsWith('will end'))).toHaveLength(1);
   });
 });
+
+describe('an organization whose settings turn new_subscription off', () => {
+  it('sends its members no new-subscription notice, while the subscriber gets the receipt and a one-time order is still told', async () => {
+    t.server.clock.now = start;
+    const quiet = await newOrganization(t.server, 'sandbox');
+    const updated = await quiet.api('PATCH', `/organizations/${quiet.organizationId}`, { notification_settings: { new_order: true, new_subscription: false } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.notification_settings).toEqual({ new_order: true, new_subscription: false });
+    const plan = await fixedProduct(quiet, 'Quiet plan', 900, 'month');
+    const subscriber = address('quiet-subscriber');
+    const subscription = await subscribe(quiet, plan.id, subscriber);
+    expect(subscription.status).toBe('active');
+    // The subscription did become active: the event the notice would come from is there.
+    expect(await prisma().event.count({ where: { organizationId: quiet.organizationId, type: 'subscription.active' } })).toBe(1);
+    expect(subjects(mailTo(subscriber))).toEqual([`Your receipt from ${(await quiet.api('GET', `/organizations/${quiet.organizationId}`)).body.name}`]);
+    expect(mailTo(quiet.userEmail)).toEqual([]);
+
+    const sticker = await fixedProduct(quiet, 'Quiet sticker', 300);
+    await createAndConfirmCheckout(quiet, sticker.id, address('quiet-buyer'));
+    await settle();
+    expect(subjects(mailTo(quiet.userEmail))).toEqual(['New order: Quiet sticker for $3.00']);
+  });
+});

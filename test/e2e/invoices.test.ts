@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
-import { buy, declinedOrder, fixedProduct } from '../helpers/purchases.ts';
+import { buy, declinedOrder, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { rejectionOf, sleep } from '../helpers/waiting.ts';
 
@@ -280,6 +280,22 @@ describe('invoices through the official SDK and REST in sandbox', () => {
         expect(text).toMatch(total);
         expect(text).toContain(`All amounts in ${currency.toUpperCase()}.`);
       }
+    });
+  });
+
+  describe('a discounted order', () => {
+    it('shows the discount by name with the amount taken off, and the discounted net and total', async () => {
+      const org = await newOrganization(t.server, 'sandbox');
+      const product = await fixedProduct(org, 'Discounted guide', 2000);
+      const discount = await org.polar.discounts.create({ name: 'Spring', type: 'percentage', basisPoints: 2500, duration: 'once' });
+      const checkout = await org.polar.checkouts.create({ products: [product.id], discountId: discount.id });
+      await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: 'spring-buyer@example.com', confirmationTokenId: 'tok_visa' } });
+      const order = await paidOrderOf(org, checkout.id);
+      expect(order).toMatchObject({ subtotalAmount: 2000, discountAmount: 500, netAmount: 1500, totalAmount: 1500, discountId: discount.id });
+      await invoiced(org, order.id);
+      const text = await pdfText((await download(await invoiceLink(org, order.id))).bytes);
+      expect(text).toContain('Discounted guide $20.00');
+      expect(text).toContain('Subtotal $20.00 Discount (Spring) -$5.00 Net amount $15.00 Tax $0.00 Total $15.00');
     });
   });
 

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
+import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import type { Product } from '@polar-sh/sdk/models/components/product.js';
 import { describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
@@ -555,5 +556,85 @@ describe.each<EnvironmentName>(['production', 'sandbox'])('metered prices, meter
       expect((error as HTTPValidationError).detail).toEqual([expect.objectContaining({ loc: ['body', 'prices', 1, field] })]);
     }
     expect(await rejectionOf(polar.customerMeters.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+  });
+});
+
+describe('discounts, payments, portal payment retries, benefit grant update and the subscriptions export through the official SDK', () => {
+  // Production's processor is the test one here on both databases: the embedded database gives it by
+  // default, PostgreSQL only when asked, so the paid and declined purchases run in both environments.
+  const s = useTestServer({ env: { PRODUCTION_PAYMENT_PROCESSOR: 'test', TEST_CARD_DELAY_MS: '0' } });
+
+  describe.each<EnvironmentName>(['production', 'sandbox'])('against %s', (environment) => {
+    it('creates, lists, gets, updates and deletes a discount; a deleted one is ResourceNotFound', async () => {
+      const { polar } = await newOrganization(s.server, environment);
+      const discount = await polar.discounts.create({ name: 'Ten off', type: 'percentage', basisPoints: 1000, duration: 'once', code: 'TENOFF' });
+      expect(discount).toMatchObject({ name: 'Ten off', type: 'percentage', basisPoints: 1000, duration: 'once', code: 'TENOFF', redemptionsCount: 0 });
+      const other = await polar.discounts.create({ name: 'Two dollars', type: 'fixed', amount: 200, currency: 'usd', duration: 'forever' });
+      expect((await polar.discounts.list({ sorting: ['name'] })).result.items.map((d) => d.id)).toEqual([discount.id, other.id]);
+      expect(await polar.discounts.get({ id: discount.id })).toEqual(discount);
+      const updated = await polar.discounts.update({ id: discount.id, discountUpdate: { name: 'Ten percent', maxRedemptions: 3 } });
+      expect(updated).toMatchObject({ id: discount.id, name: 'Ten percent', maxRedemptions: 3, basisPoints: 1000, code: 'TENOFF' });
+      expect(await polar.discounts.get({ id: discount.id })).toEqual(updated);
+      await polar.discounts.delete({ id: discount.id });
+      expect(await rejectionOf(polar.discounts.get({ id: discount.id }))).toBeInstanceOf(ResourceNotFound);
+      expect(await rejectionOf(polar.discounts.update({ id: discount.id, discountUpdate: { name: 'Back' } }))).toBeInstanceOf(ResourceNotFound);
+      expect(await rejectionOf(polar.discounts.delete({ id: discount.id }))).toBeInstanceOf(ResourceNotFound);
+      expect((await polar.discounts.list({})).result.items.map((d) => d.id)).toEqual([other.id]);
+    });
+
+    it('lists and gets payments; a declined order shows its failure in the portal and is paid with a new card', async () => {
+      const org = await newOrganization(s.server, environment);
+      const { polar, buyer } = org;
+      const product = await polar.products.create({ name: 'Course', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] });
+      const paidCheckout = await createAndConfirmCheckout(org, product.id, `paid-${environment}@example.com`);
+      const [paid] = await eventually(async () => (await polar.orders.list({ checkoutId: paidCheckout.id })).result.items, (items) => items.length === 1 && items[0].paid, 'the paid order');
+      const payments = (await polar.payments.list({ orderId: paid.id })).result.items;
+      expect(payments).toEqual([expect.objectContaining({ orderId: paid.id, checkoutId: paidCheckout.id, status: 'succeeded', amount: 1500, currency: 'usd' })]);
+      expect(await polar.payments.get({ id: payments[0].id })).toEqual(payments[0]);
+      expect(await rejectionOf(polar.payments.get({ id: randomUUID() }))).toBeInstanceOf(ResourceNotFound);
+
+      const declinedCheckout = await createAndConfirmCheckout(org, product.id, `declined-${environment}@example.com`, { card: 'tok_chargeDeclined' });
+      await eventually(() => polar.checkouts.get({ id: declinedCheckout.id }), (c) => c.status === 'failed', 'the checkout to fail');
+      const [declined] = (await polar.orders.list({ checkoutId: declinedCheckout.id })).result.items;
+      expect([declined.status, declined.paid]).toEqual(['pending', false]);
+      const session = { customerSession: (await polar.customerSessions.create({ customerId: declined.customerId })).token };
+      expect(await buyer.customerPortal.orders.getPaymentStatus(session, { id: declined.id })).toEqual({ status: 'failed', error: 'The card was declined.' });
+      expect(await buyer.customerPortal.orders.confirmRetryPayment(session, { id: declined.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } })).toEqual({
+        status: 'pending',
+        clientSecret: null,
+        error: null,
+      });
+      await eventually(() => polar.orders.get({ id: declined.id }), (o) => o.paid, 'the retried order to be paid');
+      expect(await buyer.customerPortal.orders.getPaymentStatus(session, { id: declined.id })).toEqual({ status: 'succeeded', error: null });
+      expect((await polar.payments.list({ orderId: declined.id, sorting: ['created_at'] })).result.items.map((p) => p.status)).toEqual(['failed', 'succeeded']);
+      expect(await rejectionOf(buyer.customerPortal.orders.getPaymentStatus(session, { id: paid.id }))).toBeInstanceOf(ResourceNotFound);
+    });
+
+    it('updates a benefit grant from the portal, and exports the subscriptions as CSV the client library cannot parse', async () => {
+      const org = await newOrganization(s.server, environment);
+      const { polar, buyer } = org;
+      const product = await polar.products.create({ name: 'Plan', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
+      const benefit = await polar.benefits.create({ type: 'custom', description: 'Welcome note', properties: { note: 'Thanks!' } });
+      await polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+      const email = `subscriber-${environment}@example.com`;
+      const checkout = await createAndConfirmCheckout(org, product.id, email);
+      const [order] = await eventually(async () => (await polar.orders.list({ checkoutId: checkout.id })).result.items, (items) => items.length === 1 && items[0].paid, 'the paid order');
+      const session = { customerSession: (await polar.customerSessions.create({ customerId: order.customerId })).token };
+      const grants = await eventually(async () => (await buyer.customerPortal.benefitGrants.list(session, {})).result.items, (items) => items.length === 1, 'the grant');
+      expect(await buyer.customerPortal.benefitGrants.update(session, { id: grants[0].id, customerBenefitGrantUpdate: { benefitType: 'custom' } })).toEqual(grants[0]);
+      const refused = await rejectionOf(buyer.customerPortal.benefitGrants.update(session, { id: grants[0].id, customerBenefitGrantUpdate: { benefitType: 'license_keys' } }));
+      expect(refused).toBeInstanceOf(HTTPValidationError);
+      expect((refused as HTTPValidationError).detail!.map((d) => d.loc)).toEqual([['body', 'benefit_type']]);
+
+      // The client library declares the export's answer as JSON while the service sends CSV: it
+      // reports the 200 as an unexpected content type, carrying the file.
+      const error = await rejectionOf(polar.subscriptions.export({ organizationId: org.organizationId }));
+      expect(error).toBeInstanceOf(SDKError);
+      expect((error as SDKError).statusCode).toBe(200);
+      expect((error as SDKError).contentType).toBe('text/csv; charset=utf-8');
+      const rows = (error as SDKError).body.split('\r\n');
+      expect(rows[0]).toBe('Email,Created At,Active,Product,Price,Currency,Interval');
+      expect(rows.slice(1).filter(Boolean).map((row) => row.split(',')[0])).toEqual([email]);
+    });
   });
 });
