@@ -120,7 +120,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
     const pglite = embedded.asPGlite();
     // One connection serves every transaction in turn: under a burst a transaction may queue for
     // longer than Prisma's 2 s default before it starts.
-    const { client, statements } = countingStatements(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
+    const { client, statements } = countingStatements(new PrismaClient({ adapter: exactDecimals(new PrismaPGlite(pglite)), transactionOptions: { maxWait: 30_000, timeout: 30_000 }, log: [{ emit: 'event', level: 'query' }] }));
     const prisma = withTraceContext(withClock(client, clock));
     const notifications = embeddedNotifications(embedded, quiet(logger));
     return {
@@ -142,7 +142,7 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
   // The pool is Kassa's own, handed to the adapter, so its counts can be read (and it is ended here).
   const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
   const { client, statements } = countingStatements(
-    new PrismaClient({ adapter: oneStatementAtATime(new PrismaPg(pool)), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
+    new PrismaClient({ adapter: exactDecimals(oneStatementAtATime(new PrismaPg(pool))), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );
   const prisma = withTraceContext(withClock(client, clock));
   const notifications = postgresNotifications(config.url, quiet(logger));
@@ -171,6 +171,32 @@ function quiet(logger: Logger | undefined): Logger {
  * it deprecates ("client is already executing a query") and drops in pg@9: here each transaction
  * sends its statements one after another instead.
  */
+/**
+ * The Decimal fields of prisma/schema.prisma, by field and column name. Prisma reads a relation as
+ * JSON built in the statement (relationJoins), and parses that JSON into JavaScript numbers: a
+ * decimal of more than 15 significant digits (a unit amount of 99999998.123456789012) would come
+ * back rounded. Built as text instead, it reaches Prisma's Decimal whole.
+ */
+export const decimalColumns: readonly (readonly [field: string, column: string])[] = [['unitAmount', 'unit_amount']];
+const decimalsInJson = new RegExp(`'(${decimalColumns.map(([field]) => field).join('|')})', ("t\\d+"\\."(?:${decimalColumns.map(([, column]) => column).join('|')})")(?=[,)])`, 'g');
+
+/** The statement with each Decimal field of a relation read as JSON built from its column as text. */
+export function decimalsAsText(sql: string): string {
+  return sql.includes('JSONB_BUILD_OBJECT') ? sql.replace(decimalsInJson, "'$1', $2::text") : sql;
+}
+
+/** A driver adapter whose statements build JSON decimals as text (see `decimalsAsText`), in transactions and out. */
+function exactDecimals(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+  const rewritten = <T extends Pick<SqlDriverAdapter, 'queryRaw'>>(queryable: T): T =>
+    Object.assign(Object.create(queryable) as T, { queryRaw: (query: SqlQuery) => queryable.queryRaw({ ...query, sql: decimalsAsText(query.sql) }) });
+  const connect = async (): Promise<SqlDriverAdapter> => {
+    const adapter = await factory.connect();
+    const startTransaction = async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => rewritten(await adapter.startTransaction(...args));
+    return Object.assign(rewritten(adapter), { startTransaction });
+  };
+  return Object.assign(Object.create(factory) as SqlDriverAdapterFactory, { connect });
+}
+
 function oneStatementAtATime(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
   const connect = async (): Promise<SqlDriverAdapter> => {
     const adapter = await factory.connect();

@@ -398,6 +398,18 @@ describe('metered prices refused', () => {
     expect(status, JSON.stringify(body)).toBe(201);
     expect(body.prices[1]).toMatchObject({ amount_type: 'metered_unit', unit_amount: '0.000000000001', cap_amount: 0, meter_id: meterId, meter: { id: meterId, name: 'API calls' } });
   });
+
+  // Twenty significant digits, more than a double holds: the prices are read joined to their
+  // product, as JSON, and the amount must come back as the decimal it is, not as a number.
+  it('keeps every digit of a large unit amount, in the product read with its prices', async () => {
+    const unit = '99999998.123456789012';
+    const { status, body } = await create(org, { meter_id: meterId, unit_amount: unit });
+    expect(status, JSON.stringify(body)).toBe(201);
+    expect(body.prices[1].unit_amount).toBe(unit);
+    expect((await org.api('GET', `/products/${body.id}`)).body.prices[1].unit_amount).toBe(unit);
+    const listed = (await org.api('GET', '/products/?limit=100')).body.items.find((p: { id: string }) => p.id === body.id);
+    expect(listed.prices[1].unit_amount).toBe(unit);
+  });
 });
 
 describe('customer meters refused', () => {
