@@ -166,12 +166,6 @@ function quiet(logger: Logger | undefined): Logger {
 }
 
 /**
- * A transaction is one connection, and Prisma sends some statements of one query at once (the
- * related rows of a nested read, its query plan's joins). pg queues such statements itself, a use
- * it deprecates ("client is already executing a query") and drops in pg@9: here each transaction
- * sends its statements one after another instead.
- */
-/**
  * The Decimal fields of prisma/schema.prisma, by field and column name. Prisma reads a relation as
  * JSON built in the statement (relationJoins), and parses that JSON into JavaScript numbers: a
  * decimal of more than 15 significant digits (a unit amount of 99999998.123456789012) would come
@@ -197,6 +191,12 @@ function exactDecimals(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactor
   return Object.assign(Object.create(factory) as SqlDriverAdapterFactory, { connect });
 }
 
+/**
+ * A transaction is one connection, and Prisma sends some statements of one query at once (the
+ * related rows of a nested read, its query plan's joins). pg queues such statements itself, a use
+ * it deprecates ("client is already executing a query") and drops in pg@9: here each transaction
+ * sends its statements one after another instead.
+ */
 function oneStatementAtATime(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
   const connect = async (): Promise<SqlDriverAdapter> => {
     const adapter = await factory.connect();
