@@ -78,9 +78,12 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/** BENCH_TARGET_NODE_ARGS: more Node.js options for the target process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`. */
+const targetNodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Starts a target process (./target.ts) with more Kassa settings, and reads its addresses; `orders` seeds the nested case's customers and orders. */
 async function startTarget(kassaEnv: Record<string, string> = {}, orders = false): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
+  const child = spawn(process.execPath, [...targetNodeArgs, '--import', 'tsx', new URL('./target.ts', import.meta.url).pathname], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_KASSA_ENV: JSON.stringify(kassaEnv), BENCH_SEED_ORDERS: orders ? '1' : '0', BENCH_OAUTH_CODES: cases.has('oauth') ? String(oauthCodes) : '0' },
   });
