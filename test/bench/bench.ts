@@ -68,9 +68,17 @@ interface Target {
   oauth?: OAuthSeed;
   /** The target process's resident memory now, in MB (Linux's /proc). */
   rssMb(): number;
+  /** The CPU time the target process has used so far, in ms (user and system, Linux's /proc). */
+  cpuMs(): number;
   /** Sends the target a command (target.ts reads them on stdin) and resolves with its answer. */
   command(request: object): Promise<any>;
   stop(): void;
+}
+
+function cpuMs(pid: number): number {
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMb(pid: number): number {
@@ -106,7 +114,7 @@ async function startTarget(kassaEnv: Record<string, string> = {}, orders = false
       });
       child.stdin!.write(`${JSON.stringify(request)}\n`);
     });
-  return { ...addresses, command, rssMb: () => rssMb(child.pid!), stop: () => child.kill('SIGTERM') };
+  return { ...addresses, command, rssMb: () => rssMb(child.pid!), cpuMs: () => cpuMs(child.pid!), stop: () => child.kill('SIGTERM') };
 }
 
 // Limits stay on, as in production, with budgets no benchmark reaches: every request is counted
@@ -137,16 +145,19 @@ interface Surface {
   body?: string;
   /** When a page takes several calls: the paths each connection requests in turn, from `url`. */
   paths?: string[];
+  /** The CPU time used so far by the process serving it, to report the CPU time each request takes. */
+  cpuMs?: () => number;
 }
 
 /** The products list through REST and GraphQL on a target, and the target's baseline. */
 function productSurfaces(target: Omit<Target, 'stop'>): Record<'ceiling' | 'baseline' | 'rest' | 'graphql', Surface> {
   const auth = { authorization: `Bearer ${target.token}` };
+  const { cpuMs } = target;
   return {
-    ceiling: { url: `${target.baseline}/ceiling`, method: 'GET', headers: {} },
-    baseline: { url: `${target.baseline}/products`, method: 'GET', headers: {} },
-    rest: { url: `${target.kassa}/v1/products/?limit=100`, method: 'GET', headers: auth },
-    graphql: { url: `${target.kassa}/v1/graphql`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: graphqlQuery }) },
+    ceiling: { url: `${target.baseline}/ceiling`, method: 'GET', headers: {}, cpuMs },
+    baseline: { url: `${target.baseline}/products`, method: 'GET', headers: {}, cpuMs },
+    rest: { url: `${target.kassa}/v1/products/?limit=100`, method: 'GET', headers: auth, cpuMs },
+    graphql: { url: `${target.kassa}/v1/graphql`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: graphqlQuery }), cpuMs },
   };
 }
 
@@ -168,7 +179,8 @@ async function checkProducts(name: string, surface: Surface) {
 const callsOf = (surface: Surface) => surface.paths?.length ?? 1;
 
 async function load(name: string, surface: Surface, duration = seconds) {
-  const { paths, ...request } = surface;
+  const { paths, cpuMs, ...request } = surface;
+  const cpuBefore = cpuMs?.();
   const result = await autocannon({ ...request, connections, duration, ...(paths ? { requests: paths.map((path) => ({ method: surface.method, path })) } : {}) });
   const statuses = Object.keys(result.statusCodeStats ?? {});
   if (result.non2xx || result.errors || result.timeouts || statuses.some((status) => status !== '200')) {
@@ -177,7 +189,9 @@ async function load(name: string, surface: Surface, duration = seconds) {
         `${result.errors} errors, ${result.timeouts} timeouts (BENCH_LOG_ERRORS=1 shows Kassa's error log)`,
     );
   }
-  return { rps: result.requests.average, pages: result.requests.average / callsOf(surface), p50: result.latency.p50, p99: result.latency.p99 };
+  // The server's CPU time per request moves far less than its throughput when other work shares the machine.
+  const cpuPerRequest = cpuMs && cpuBefore !== undefined && result.requests.total ? (cpuMs() - cpuBefore) / result.requests.total : null;
+  return { rps: result.requests.average, pages: result.requests.average / callsOf(surface), p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest };
 }
 
 type Measure = Awaited<ReturnType<typeof load>>;
@@ -188,6 +202,7 @@ const summary = (list: Measure[]) => ({
   pages: list.reduce((sum, r) => sum + r.pages, 0) / list.length,
   p50: median(list.map((r) => r.p50)),
   p99: median(list.map((r) => r.p99)),
+  cpuPerRequest: list.every((r) => r.cpuPerRequest !== null) ? median(list.map((r) => r.cpuPerRequest!)) : null,
 });
 
 /** Warms every case up, then measures them in interleaved rounds, so a drift in the machine's speed weighs on all alike. */
@@ -207,6 +222,7 @@ function printRatios(results: Record<string, ReturnType<typeof summary>>, baseli
       'req/s': Math.round(r.rps),
       'p50 ms': r.p50,
       'p99 ms': r.p99,
+      ...(r.cpuPerRequest !== null ? { 'CPU ms/req': Number(r.cpuPerRequest.toFixed(2)) } : {}),
       [column]: Number((r.rps / results[baselineOf(name)].rps).toFixed(2)),
     })),
   );
@@ -224,6 +240,8 @@ async function benchProducts() {
     console.log(`${name}: ${ratio.toFixed(2)} of baseline (target ${readTargets.ofBaseline}) ${ratio >= readTargets.ofBaseline ? 'PASS' : 'BELOW'}`);
     console.log(`${name}: ${ofCeiling.toFixed(3)} of the ceiling's ${Math.round(results.ceiling.rps)} req/s (target ${readTargets.ofCeiling}) ${ofCeiling >= readTargets.ofCeiling ? 'PASS' : 'BELOW'}`);
     console.log(`${name}: p99 ${results[name].p99} ms (target under ${readTargets.p99Ms}) ${results[name].p99 < readTargets.p99Ms ? 'PASS' : 'BELOW'}`);
+    const [cpu, baselineCpu] = [results[name].cpuPerRequest, results.baseline.cpuPerRequest];
+    if (cpu !== null && baselineCpu) console.log(`${name}: ${cpu.toFixed(2)} ms of server CPU per request, ${(cpu / baselineCpu).toFixed(2)} times the baseline's ${baselineCpu.toFixed(2)} ms`);
   }
 }
 
