@@ -54,6 +54,8 @@ interface Claimed {
   payload: string;
   attempts: number;
   locked_until: Date;
+  next_attempt_at: Date;
+  sequence: bigint;
   url: string;
   secret_ciphertext: Uint8Array;
 }
@@ -269,7 +271,7 @@ export class WebhookWorker {
     if (limit <= 0) return [];
     const now = this.ctx.now();
     const until = new Date(now.getTime() + this.ctx.environment.config.webhooks.timeoutMs + lockMarginMs);
-    return this.ctx.prisma.$queryRaw<Claimed[]>`
+    const claimed = await this.ctx.prisma.$queryRaw<Claimed[]>`
       UPDATE webhook_events AS claimed SET locked_until = ${until}, attempts = claimed.attempts + 1
       FROM webhook_endpoints AS w
       WHERE w.id = claimed.endpoint_id AND claimed.id IN (
@@ -283,7 +285,9 @@ export class WebhookWorker {
         ORDER BY e.next_attempt_at, e.sequence
         LIMIT ${limit}
         FOR UPDATE OF e SKIP LOCKED)
-      RETURNING claimed.id, claimed.endpoint_id, claimed.payload, claimed.attempts, claimed.locked_until, w.url, w.secret_ciphertext`;
+      RETURNING claimed.id, claimed.endpoint_id, claimed.payload, claimed.attempts, claimed.locked_until, claimed.next_attempt_at, claimed.sequence, w.url, w.secret_ciphertext`;
+    // RETURNING keeps no order: the queue sends in the order the attempts fell due.
+    return claimed.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime() || (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
   }
 
   /** Makes the attempt and records it; `answered` is called once the request is over. */
