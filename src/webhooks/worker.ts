@@ -93,6 +93,7 @@ export class WebhookWorker {
   private dispatching: Promise<void> | null = null;
   /** Events were announced, or the worker started: the outbox is read at the next pass. */
   private outboxDue = true;
+  /** When the outbox was last read (the process's clock): it is read again after `pollMs`. */
   private lastDispatch = 0;
   private stopped = false;
   private unsubscribe: () => void = () => {};
@@ -133,7 +134,8 @@ export class WebhookWorker {
     clearTimeout(this.timer);
     await this.ticking;
     await this.dispatching;
-    await this.handBack(this.queue.splice(0));
+    // Not handed back (the database unreachable), the claims lapse as a dead process's would.
+    await this.handBack(this.queue.splice(0)).catch((error) => this.ctx.logger.error({ err: error }, 'handing back webhook attempts failed'));
     await this.handingBack;
     await Promise.all(this.inFlight);
     this.agents.http.destroy();
