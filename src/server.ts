@@ -230,7 +230,7 @@ export async function startKassa(config: Config, logger: Logger, options: KassaO
     const background = { environment, prisma: environment.prisma, now: clock, logger: logger.child({ environment: name }) };
     const { notifications } = database;
     const jobs = new JobRunner(background, { pollMs: config.jobPollIntervalMs, batchSize: config.jobConcurrency, concurrency: config.jobConcurrency, lockMs: 60_000, notifications }, backgroundWork);
-    const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 100, concurrency: config.webhooks.concurrency, notifications });
+    const webhooks = new WebhookWorker(background, { pollMs: config.jobPollIntervalMs, dispatchBatch: 500, concurrency: config.webhooks.concurrency, notifications });
     // One in-process runner for the REST routes and the hosted pages.
     environment.graphql = inProcess(yoga.getEnveloped);
     const limiter = new RateLimiter(name, config.rateLimits, rateLimitStore, logger, environment.metrics);

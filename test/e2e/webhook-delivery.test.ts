@@ -459,6 +459,36 @@ describe('a delivery cut short', () => {
     const [event] = await webhookEvents(endpointId);
     expect([event.succeeded, event.deliveries.map((d) => d.response)]).toEqual([true, ['late but fine']]);
   });
+
+  it('by a graceful stop hands back an attempt claimed ahead and not yet started: unsent, not counted, made at once by the next worker', async () => {
+    const org = await newOrganization(t.server, 'sandbox');
+    const to = await receiver();
+    to.answer = () => (to.receipts.length === 1 ? 'hang' : 200);
+    const { id: endpointId } = await endpoint(org, to, ['customer.created']);
+    await newCustomer(org, 'first-in-line@example.com');
+    await newCustomer(org, 'second-in-line@example.com');
+    const { environment } = sandbox();
+    const quiet = { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } } as never;
+    // One request at a time: the second event waits in the worker's queue, claimed.
+    const worker = new WebhookWorker({ environment, prisma: environment.prisma, now: () => new Date(), logger: quiet }, { pollMs: 10, dispatchBatch: 100, concurrency: 1 });
+    worker.start();
+    await vi.waitFor(() => expect(to.hanging).toHaveLength(1));
+    await vi.waitFor(async () => expect((await webhookEvents(endpointId)).map((e) => e.attempts)).toEqual([1, 1]));
+    const stopped = worker.stop();
+    setTimeout(() => to.hanging[0].writeHead(200).end(), 200);
+    await stopped;
+
+    expect(to.receipts).toHaveLength(1);
+    const [sent, waiting] = await webhookEvents(endpointId);
+    expect([sent.succeeded, sent.deliveries.length]).toEqual([true, 1]);
+    expect([waiting.succeeded, waiting.attempts, waiting.lockedUntil, waiting.deliveries.length]).toEqual([null, 0, null, 0]);
+    // No claim to wait out: the next worker sends it now, as its first attempt.
+    await deliver();
+    expect(to.receipts.map((r) => r.id)).toEqual([sent.id, waiting.id]);
+    expectAllVerified(to);
+    const [, delivered] = await webhookEvents(endpointId);
+    expect([delivered.succeeded, delivered.attempts, delivered.deliveries.map((d) => d.httpCode)]).toEqual([true, 1, [200]]);
+  });
 });
 
 describe('redelivery', () => {
