@@ -51,7 +51,8 @@ const startParams = [
   '-c',
   'wal_buffers=1MB',
 ];
-const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams });
+// PostgreSQL's WebAssembly arrives compiled (EmbeddedDatabase.open): every thread shares its code.
+const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams, pgliteWasmModule: workerData.wasmModule });
 /** The channels listened on (see `listen`). */
 const listening = new Set();
 /** Open transactions by id: the transaction handle, and how to end it. */

@@ -3,6 +3,8 @@
 // (query, exec, transaction) go to the worker as messages, and their results and errors come back
 // as PGlite would have given them. The SQL then runs beside the server's JavaScript, on another
 // core, instead of stalling the event loop while it executes.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { messages, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 
@@ -91,7 +93,8 @@ export class EmbeddedDatabase {
    * tar) to start from instead of creating an empty cluster, which takes seconds.
    */
   static async open(dataDir: string, onFailure: (error: Error) => void = () => {}, image?: ArrayBuffer): Promise<EmbeddedDatabase> {
-    const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir, image: dataDir.startsWith('memory://') ? image : undefined } });
+    const wasmModule = await pgliteWasmModule();
+    const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir, wasmModule, image: dataDir.startsWith('memory://') ? image : undefined } });
     await new Promise<void>((resolve, reject) => {
       // Whichever comes first settles the opening; the others stop listening with it.
       const settle = (error?: Error) => {
@@ -247,4 +250,16 @@ export class EmbeddedDatabase {
     for (const waiting of this.pending.values()) waiting.reject(reason);
     this.pending.clear();
   }
+}
+
+let compiledPglite: Promise<WebAssembly.Module> | null = null;
+
+/**
+ * PostgreSQL's WebAssembly, compiled once for every database thread of the process: each thread
+ * instantiates the same module, so its machine code (tens of megabytes once the hot functions are
+ * optimized) is resident once, not once per environment.
+ */
+function pgliteWasmModule(): Promise<WebAssembly.Module> {
+  compiledPglite ??= readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')).then((bytes) => WebAssembly.compile(bytes));
+  return compiledPglite;
 }
