@@ -135,7 +135,7 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const database = await openDatabase(config.databases[name], logger.child({ environment: name }), clock, memoryImage);
   const applied = await migrate(database.migrationTarget);
   if (applied.length) logger.info({ environment: name, migrations: applied }, 'applied migrations');
-  const paymentProcessor = processorFor(name, config);
+  const paymentProcessor = await processorFor(name, config);
   const publicUrl = config.publicUrl ? `${config.publicUrl}${name === 'sandbox' ? '/sandbox' : ''}` : '';
   const databaseConfig = config.databases[name];
   // The embedded database is this process's alone; on PostgreSQL other processes may end tokens.
@@ -162,9 +162,9 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
 }
 
 /** The environment's payment processor, as configured (config.ts checks Stripe's keys). */
-function processorFor(name: EnvironmentName, config: Config): PaymentProcessor | null {
+async function processorFor(name: EnvironmentName, config: Config): Promise<PaymentProcessor | null> {
   const stripe = config.stripe[name];
-  if (config.paymentProcessors[name] === 'stripe' && stripe) return new StripePaymentProcessor(stripeClient(stripe), stripe);
+  if (config.paymentProcessors[name] === 'stripe' && stripe) return new StripePaymentProcessor(await stripeClient(stripe), stripe);
   return config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
 }
 

@@ -2,7 +2,7 @@
 // (nodemailer), text and HTML parts together; `log` writes them to the log, for a machine without one; `memory` keeps them in the
 // process, where tests read them; `none` refuses to send, so a feature that needs mail says so
 // instead of pretending. Which one runs is configuration (EMAIL_TRANSPORT, see config.ts).
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { EmailConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { KassaError } from '../graphql/errors.ts';
@@ -32,7 +32,8 @@ export class EmailDeliveryError extends KassaError {
 
 export class SmtpTransport implements EmailTransport {
   readonly kind = 'smtp';
-  private readonly transporter: Transporter;
+  /** nodemailer (about 12 MB resident) is loaded only where mail goes to a server. */
+  private readonly transporter: Promise<Transporter>;
 
   constructor(
     url: string,
@@ -40,12 +41,15 @@ export class SmtpTransport implements EmailTransport {
     private readonly logger: Logger,
     timeoutMs: number,
   ) {
-    this.transporter = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+    const options = { url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs };
+    this.transporter = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options as never));
+    // A failure surfaces where the transporter is awaited, in send or close.
+    this.transporter.catch(() => {});
   }
 
   async send(message: EmailMessage): Promise<void> {
     try {
-      await this.transporter.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await (await this.transporter).sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
     } catch (error) {
       // The server's answer may quote the message; only its code and kind are logged.
       const { code, responseCode } = error as { code?: string; responseCode?: number };
@@ -55,7 +59,7 @@ export class SmtpTransport implements EmailTransport {
   }
 
   async close(): Promise<void> {
-    this.transporter.close();
+    (await this.transporter).close();
   }
 }
 

@@ -6,7 +6,8 @@
 // production never mix, even on one Redis.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { EnvironmentName } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -33,8 +34,9 @@ export class LiveEvents {
   constructor(environment: EnvironmentName, redisUrl: string | null, logger: Logger) {
     this.topic = `kassa:${environment}:events`;
     if (redisUrl) {
-      const publishClient = new Redis(redisUrl);
-      const subscribeClient = new Redis(redisUrl);
+      const Client = redisClientClass();
+      const publishClient = new Client(redisUrl);
+      const subscribeClient = new Client(redisUrl);
       for (const client of [publishClient, subscribeClient]) {
         // ioredis reconnects (and subscribes again) by itself; an unhandled 'error' would end the process.
         client.on('error', (error) => logger.warn({ err: error, environment }, 'redis connection failed'));
@@ -125,4 +127,9 @@ function logFailures(client: Redis, logger: Logger): Redis {
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((error: unknown) => logger.warn({ err: error, command: property }, 'redis command failed'));
     },
   });
+}
+
+/** ioredis (with its dependencies, several megabytes resident) is loaded only where REDIS_URL is set. */
+function redisClientClass(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 }

@@ -6,7 +6,8 @@
 //   runs and gives back what it did not use once it has.
 // However many requests race, a charge is checked and recorded in one atomic step (a JavaScript
 // turn in memory, a Lua script in Redis). A refused charge records nothing.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 
 export interface Charge {
@@ -141,7 +142,8 @@ export class RedisStore implements RateLimitStore {
   constructor(url: string, logger: Logger, commandTimeoutMs = 500) {
     // No offline queue and one try: a charge must not wait for a reconnection, it takes the
     // configured fallback instead.
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false });
+    const Client = redisClientClass();
+    this.redis = new Client(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false });
     this.redis.on('error', (error) => logger.debug({ err: error }, 'rate limit store: redis connection failed'));
     this.redis.defineCommand('kassaCharge', { numberOfKeys: 1, lua: chargeScript });
     this.redis.defineCommand('kassaTake', { numberOfKeys: 1, lua: takeScript });
@@ -185,4 +187,9 @@ export class RedisStore implements RateLimitStore {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+}
+
+/** ioredis (with its dependencies, several megabytes resident) is loaded only where REDIS_URL is set. */
+function redisClientClass(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 }

@@ -1,6 +1,6 @@
 // The invoice document: seller, buyer, number, lines and the amount breakdown, in the order's
-// currency. Rendered once, when the invoice is generated, and kept as issued.
-import PDFDocument from 'pdfkit';
+// currency. Rendered once, when the invoice is generated, and kept as issued. pdfkit (with fontkit
+// and its font tables, about 25 MB resident) is loaded by the first invoice, not at start.
 import { formatMoney } from '../../currencies.ts';
 
 export interface InvoiceDocument {
@@ -20,7 +20,8 @@ export interface InvoiceDocument {
   total: number;
 }
 
-export function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `Invoice ${invoice.number}`, Author: invoice.seller.name }, compress: false });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -9,14 +9,18 @@
 //   and Stripe's webhook, or a reconciliation that asks Stripe, settles it.
 // - Declines are outcomes (`failed`, with Stripe's decline code); a Stripe that cannot be reached,
 //   rate-limits or errors is not: the call throws and the job tries again later.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { StripeConfig } from '../../config.ts';
 import type { ChargeRequest, ChargeResult, PaymentProcessor, RefundRequest, SavedPaymentMethod, SetupResult } from './processor.ts';
 import { fromStripeAmount, stripeAmount } from '../../stripe-amounts.ts';
 
-/** Stripe's client for one environment's account, pointed at STRIPE_API_URL when set. */
-export function stripeClient(config: StripeConfig): Stripe {
+/**
+ * Stripe's client for one environment's account, pointed at STRIPE_API_URL when set. The `stripe`
+ * package (about 18 MB resident) is loaded only where an environment charges through Stripe.
+ */
+export async function stripeClient(config: StripeConfig): Promise<Stripe> {
   const url = config.apiUrl;
+  const { default: Stripe } = await import('stripe');
   return new Stripe(config.secretKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
@@ -25,8 +29,6 @@ export function stripeClient(config: StripeConfig): Stripe {
   });
 }
 
-const isCardError = (error: unknown): error is Stripe.errors.StripeCardError => error instanceof Stripe.errors.StripeCardError;
-const isInvalidRequest = (error: unknown): error is Stripe.errors.StripeInvalidRequestError => error instanceof Stripe.errors.StripeInvalidRequestError;
 
 /** The id of an expandable field, whether Stripe sent the id or the object. */
 const idOf = (value: string | { id: string } | null | undefined): string | undefined => (typeof value === 'string' ? value : value?.id);
@@ -70,6 +72,14 @@ export class StripePaymentProcessor implements PaymentProcessor {
     private readonly config: StripeConfig,
   ) {}
 
+  private isCardError(error: unknown): error is Stripe.errors.StripeCardError {
+    return error instanceof this.stripe.errors.StripeCardError;
+  }
+
+  private isInvalidRequest(error: unknown): error is Stripe.errors.StripeInvalidRequestError {
+    return error instanceof this.stripe.errors.StripeInvalidRequestError;
+  }
+
   /** A ConfirmationToken from Stripe.js, or a PaymentMethod saved on a customer. */
   acceptsPaymentMethod(paymentMethod: string): boolean {
     return /^(ctoken|pm)_[0-9A-Za-z]{1,255}$/.test(paymentMethod);
@@ -81,7 +91,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
     try {
       token = await this.stripe.confirmationTokens.retrieve(paymentMethod);
     } catch (error) {
-      if (isInvalidRequest(error) && error.statusCode === 404) return 'Unknown confirmation token: make a new one with Stripe.js on the checkout page.';
+      if (this.isInvalidRequest(error) && error.statusCode === 404) return 'Unknown confirmation token: make a new one with Stripe.js on the checkout page.';
       // Stripe could not be asked: the charge will be, and the payment waits for it.
       return null;
     }
@@ -108,7 +118,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
     try {
       method = await this.stripe.paymentMethods.retrieve(paymentMethod);
     } catch (error) {
-      if (isInvalidRequest(error) && error.statusCode === 404) return notSaved;
+      if (this.isInvalidRequest(error) && error.statusCode === 404) return notSaved;
       throw error;
     }
     // Another customer's card (of this organization or another) is as good as unknown.
@@ -142,12 +152,12 @@ export class StripePaymentProcessor implements PaymentProcessor {
       );
       return { ...chargeResultOf(intent), processorCustomerId: customer };
     } catch (error) {
-      if (isCardError(error)) {
+      if (this.isCardError(error)) {
         const intent = error.payment_intent;
         return { status: 'failed', processorId: intent?.id ?? 'not-charged', declineReason: error.decline_code ?? error.code ?? 'card_declined', processorCustomerId: customer };
       }
       // A token or method Stripe refuses (unknown, used, expired, not the customer's) will not work on a retry either.
-      if (isInvalidRequest(error) && error.code !== 'idempotency_key_in_use') {
+      if (this.isInvalidRequest(error) && error.code !== 'idempotency_key_in_use') {
         return { status: 'failed', processorId: idOf(error.payment_intent) ?? 'not-charged', declineReason: error.code ?? 'invalid_payment_method', processorCustomerId: customer };
       }
       throw error;
@@ -195,7 +205,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
       return chargeResultOf(await this.stripe.paymentIntents.cancel(processorId, { cancellation_reason: 'abandoned' }));
     } catch (error) {
       // It can no longer be cancelled: it moved on meanwhile, so say where it is.
-      if (isInvalidRequest(error)) return chargeResultOf(await this.stripe.paymentIntents.retrieve(processorId));
+      if (this.isInvalidRequest(error)) return chargeResultOf(await this.stripe.paymentIntents.retrieve(processorId));
       throw error;
     }
   }
@@ -231,8 +241,8 @@ export class StripePaymentProcessor implements PaymentProcessor {
         const method = await this.stripe.paymentMethods.retrieve(methodId);
         return { status: 'succeeded', paymentMethod: savedMethod(method, options.setDefault ? methodId : undefined), processorCustomerId };
       } catch (error) {
-        if (isCardError(error) || isInvalidRequest(error)) {
-          return { status: 'failed', declineReason: (isCardError(error) ? error.decline_code : undefined) ?? error.code ?? 'setup_failed', processorCustomerId };
+        if (this.isCardError(error) || this.isInvalidRequest(error)) {
+          return { status: 'failed', declineReason: (this.isCardError(error) ? error.decline_code : undefined) ?? error.code ?? 'setup_failed', processorCustomerId };
         }
         throw error;
       }
@@ -242,7 +252,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
       try {
         method = await this.stripe.paymentMethods.retrieve(paymentMethodId);
       } catch (error) {
-        if (isInvalidRequest(error) && error.statusCode === 404) return false;
+        if (this.isInvalidRequest(error) && error.statusCode === 404) return false;
         throw error;
       }
       // Another customer's method is as good as unknown.
@@ -255,7 +265,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
       try {
         method = await this.stripe.paymentMethods.retrieve(paymentMethodId);
       } catch (error) {
-        if (isInvalidRequest(error) && error.statusCode === 404) return null;
+        if (this.isInvalidRequest(error) && error.statusCode === 404) return null;
         throw error;
       }
       // Another customer's method is as good as unknown.
