@@ -51,8 +51,8 @@ const startParams = [
   '-c',
   'wal_buffers=1MB',
 ];
-// For a `memory://` database, the compiled WebAssembly and the file system bundle come from the
-// server's thread (embedded.ts); otherwise PGlite reads and compiles its own.
+// PostgreSQL's WebAssembly arrives compiled from the server's thread (embedded.ts), shared by every
+// database thread; for a `memory://` database, initdb's and PGlite's file bundle too.
 const { pgliteWasmModule, initdbWasmModule, fsBundle } = workerData;
 const pglite = await PGlite.create(workerData.dataDir, { ...image, startParams, pgliteWasmModule, initdbWasmModule, fsBundle });
 /** The channels listened on (see `listen`). */

@@ -66,34 +66,39 @@ interface Waiting {
   settled: Promise<void>;
 }
 
-/** PGlite's WebAssembly, compiled, and its file system bundle: what each database's thread would otherwise read and compile. */
-interface PGliteArtifacts {
-  pgliteWasmModule: WebAssembly.Module;
-  initdbWasmModule: WebAssembly.Module;
-  fsBundle: Blob;
+let compiledPglite: Promise<WebAssembly.Module> | undefined;
+let inMemoryExtras: Promise<{ initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+
+const pgliteFile = (name: string) => readFile(new URL(name, new URL('.', import.meta.resolve('@electric-sql/pglite'))));
+
+/** A read or compile that failed is not kept: the next database tries again. */
+function kept<T>(promise: Promise<T>, forget: () => void): Promise<T> {
+  promise.catch(forget);
+  return promise;
 }
 
-let artifacts: Promise<PGliteArtifacts> | undefined;
+/**
+ * PostgreSQL's WebAssembly (9 MB), compiled once for every database thread of the process: each
+ * thread instantiates the same module, so its machine code is resident once, not once per
+ * environment (about 20 MB less at idle on the embedded default).
+ */
+function pgliteWasmModule(): Promise<WebAssembly.Module> {
+  compiledPglite ??= kept(pgliteFile('pglite.wasm').then((bytes) => WebAssembly.compile(bytes)), () => (compiledPglite = undefined));
+  return compiledPglite;
+}
 
 /**
- * Compiled once per process and handed to every `memory://` database's thread, so that a process
- * opening many short-lived databases (the tests start two per server) does not read and compile
- * PGlite's 9 MB of WebAssembly for each: that halved a test server's start. A server on data
- * directories opens two databases for its whole life and lets each thread compile its own, which
- * measured about 50 MB less resident memory than holding the shared artifacts.
+ * What else a `memory://` database's thread would read and compile: initdb's WebAssembly and
+ * PGlite's file bundle. A process that opens many short-lived databases (the tests start two per
+ * server) hands them over too, which with the shared module halved a test server's start; a
+ * server on data directories opens its two for good and does not hold them.
  */
-function pgliteArtifacts(): Promise<PGliteArtifacts> {
-  artifacts ??= (async () => {
-    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
-    const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(new URL(name, dist))));
-    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(pglite), WebAssembly.compile(initdb)]);
-    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bundle]) };
-  })();
-  // A failed read or compile is not kept: the next database tries again.
-  artifacts.catch(() => {
-    artifacts = undefined;
-  });
-  return artifacts;
+function inMemoryArtifacts(): Promise<{ initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> {
+  inMemoryExtras ??= kept(
+    Promise.all([pgliteFile('initdb.wasm').then((bytes) => WebAssembly.compile(bytes)), pgliteFile('pglite.data')]).then(([initdbWasmModule, bundle]) => ({ initdbWasmModule, fsBundle: new Blob([bundle]) })),
+    () => (inMemoryExtras = undefined),
+  );
+  return inMemoryExtras;
 }
 
 export class EmbeddedDatabase {
@@ -123,7 +128,7 @@ export class EmbeddedDatabase {
    */
   static async open(dataDir: string, onFailure: (error: Error) => void = () => {}, image?: ArrayBuffer): Promise<EmbeddedDatabase> {
     const inMemory = dataDir.startsWith('memory://');
-    const compiled = inMemory ? await pgliteArtifacts() : {};
+    const compiled = { pgliteWasmModule: await pgliteWasmModule(), ...(inMemory ? await inMemoryArtifacts() : {}) };
     const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData: { dataDir, image: inMemory ? image : undefined, ...compiled } });
     await new Promise<void>((resolve, reject) => {
       // Whichever comes first settles the opening; the others stop listening with it.
