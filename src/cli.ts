@@ -1,5 +1,5 @@
-// The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys, and
-// writing the next migration.
+// The `kassa` command: serve, migrate, bootstrap, personal access tokens, ID token signing keys,
+// re-encrypting stored secrets, and writing the next migration.
 import { parseArgs } from 'node:util';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { migrate, readMigrationFiles } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { patUsage, runPersonalAccessTokenCommand } from './modules/personal-access-tokens/cli.ts';
 import { runSigningKeysCommand, signingKeysUsage } from './oauth/cli.ts';
+import { runSecretsCommand, secretsUsage } from './webhooks/cli.ts';
 import { backupUsage, runBackupCommand, runRestoreCommand } from './backup/cli.ts';
 import { stopTracing } from './tracing/start.ts';
 
@@ -31,6 +32,7 @@ Commands:
                                  access token. With --json, print them as one JSON object.
 ${patUsage}
 ${signingKeysUsage}
+${secretsUsage}
 ${backupUsage}
   migration create <name>        Write the next migration from the changes to prisma/schema.prisma.
   schema [--write]               Print the GraphQL schema (the contract in schema.graphql). With
@@ -59,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
       return runPersonalAccessTokenCommand(rest);
     case 'signing-keys':
       return runSigningKeysCommand(rest);
+    case 'secrets':
+      return runSecretsCommand(rest);
     case 'backup':
       return runBackupCommand(rest);
     case 'restore':

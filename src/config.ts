@@ -45,6 +45,8 @@ export interface Config {
   publicUrl: string | null;
   /** The key that encrypts stored secrets Kassa must read back (webhook signing secrets); kept in each environment's database when unset. */
   secretsKey: Buffer | null;
+  /** Earlier secrets keys (SECRETS_KEY_PREVIOUS), newest first: tried in turn when `secretsKey` does not open a stored secret, never used to encrypt. */
+  previousSecretsKeys: Buffer[];
   /** The algorithm of new ID token signing keys: RS256 (the OpenID Connect default) or ES256. */
   idTokenSigningAlgorithm: 'RS256' | 'ES256';
   /** Redis, when set, carries the live event stream (GraphQL `coreEvents`) between processes; in-process only otherwise. */
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 1000),
     publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
+    previousSecretsKeys: previousSecretsKeys(env),
     rateLimits: {
       enabled: oneOf(env, 'RATE_LIMITS', 'on', ['on', 'off']) === 'on',
       perPrincipalPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
@@ -307,12 +310,42 @@ function redisUrl(env: Env): string | null {
   return raw;
 }
 
+const keyShape = 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)';
+
+/** 32 bytes from 64 hex digits or strict base64 (padding optional); null for anything else. */
+function parseKey(raw: string): Buffer | null {
+  if (/^[0-9a-f]{64}$/i.test(raw)) return Buffer.from(raw, 'hex');
+  if (!/^[A-Za-z0-9+/]{43}=?$/.test(raw)) return null;
+  const key = Buffer.from(raw, 'base64');
+  return key.length === 32 ? key : null;
+}
+
 function secretsKey(env: Env): Buffer | null {
   const raw = env.SECRETS_KEY;
   if (!raw) return null;
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', keyShape);
   return key;
+}
+
+/**
+ * `SECRETS_KEY_PREVIOUS=<key>[,<key>…]`: keys that decrypt but never encrypt, during a rotation.
+ * Refused without SECRETS_KEY (the database key is already tried then) and when one equals
+ * SECRETS_KEY (a mistake: the rotation it describes has not happened).
+ */
+function previousSecretsKeys(env: Env): Buffer[] {
+  const raw = env.SECRETS_KEY_PREVIOUS?.trim();
+  if (!raw) return [];
+  const current = secretsKey(env);
+  if (!current) throw new ConfigError('SECRETS_KEY_PREVIOUS', 'needs SECRETS_KEY: the previous keys only decrypt, SECRETS_KEY encrypts');
+  const keys: Buffer[] = [];
+  raw.split(',').forEach((entry, index) => {
+    const key = parseKey(entry.trim());
+    if (!key) throw new ConfigError('SECRETS_KEY_PREVIOUS', `key ${index + 1} ${keyShape}; separate several with commas`);
+    if (key.equals(current)) throw new ConfigError('SECRETS_KEY_PREVIOUS', `key ${index + 1} is SECRETS_KEY itself: list only earlier keys`);
+    if (!keys.some((k) => k.equals(key))) keys.push(key);
+  });
+  return keys;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -51,7 +51,7 @@ import { portalPages } from './pages/portal.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { signUpPages } from './pages/sign-up.ts';
 import { isProviderPath } from './oauth/routes.ts';
-import { ensureSigningKey } from './oauth/signing-keys.ts';
+import { activeSigningKey, ensureSigningKey } from './oauth/signing-keys.ts';
 import { useRateLimits } from './rate-limits/graphql.ts';
 import { usePartialDataStatus } from './graphql/partial-data.ts';
 import { RateLimiter } from './rate-limits/limiter.ts';
@@ -147,6 +147,10 @@ export async function openEnvironment(name: EnvironmentName, config: Config, log
   const recorders = metrics.environment(name, { backlog: () => readBacklog(database.prisma, clock()), connections: database.connections, now: clock });
   const environment: Environment = { name, prisma: database.prisma, config, paymentProcessor, publicUrl, principals, live, email, wire: renderWire, metrics: recorders };
   await ensureSigningKey(environment, new Date());
+  // Said at start, not first at the first sign-in: no configured key opens the private signing key.
+  await activeSigningKey(environment).catch((error: Error) =>
+    logger.error({ environment: name, err: error }, 'the ID token signing key cannot be decrypted: ID tokens cannot be issued until SECRETS_KEY_PREVIOUS lists the key it was stored under (or `kassa signing-keys rotate` replaces it)'),
+  );
   return {
     environment,
     database: {
