@@ -312,10 +312,14 @@ function redisUrl(env: Env): string | null {
 
 const keyShape = 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)';
 
-/** 32 bytes from 64 hex digits or strict base64 (padding optional); null for anything else. */
+/**
+ * 32 bytes from 64 hex digits or base64 (standard or URL-safe alphabet, padding optional); null for
+ * anything else. One parser for SECRETS_KEY and SECRETS_KEY_PREVIOUS, so a key accepted as the
+ * current one is accepted as a previous one after a rotation.
+ */
 function parseKey(raw: string): Buffer | null {
   if (/^[0-9a-f]{64}$/i.test(raw)) return Buffer.from(raw, 'hex');
-  if (!/^[A-Za-z0-9+/]{43}=?$/.test(raw)) return null;
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) return null;
   const key = Buffer.from(raw, 'base64');
   return key.length === 32 ? key : null;
 }
@@ -323,8 +327,8 @@ function parseKey(raw: string): Buffer | null {
 function secretsKey(env: Env): Buffer | null {
   const raw = env.SECRETS_KEY;
   if (!raw) return null;
-  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', keyShape);
+  const key = parseKey(raw.trim());
+  if (!key) throw new ConfigError('SECRETS_KEY', keyShape);
   return key;
 }
 

@@ -48,6 +48,23 @@ describe('SECRETS_KEY_PREVIOUS', () => {
   });
 });
 
+describe('SECRETS_KEY and SECRETS_KEY_PREVIOUS read keys alike', () => {
+  it('accepts hex, standard and URL-safe base64 for both, so a retired key can be listed as it was set', () => {
+    const key = randomBytes(32);
+    for (const written of [key.toString('hex'), key.toString('base64'), key.toString('base64url'), ` ${key.toString('hex')}\n`]) {
+      expect(loadConfig({ SECRETS_KEY: written }).secretsKey).toEqual(key);
+      expect(loadConfig({ SECRETS_KEY: hex(), SECRETS_KEY_PREVIOUS: written }).previousSecretsKeys).toEqual([key]);
+    }
+  });
+
+  it('refuses for both what is not 32 bytes in either form, naming the variable', () => {
+    for (const bad of ['abc', '*'.repeat(43) + '=', randomBytes(31).toString('base64'), randomBytes(33).toString('hex')]) {
+      expect(() => loadConfig({ SECRETS_KEY: bad })).toThrow(new ConfigError('SECRETS_KEY', 'must be 32 random bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)'));
+      expect(() => loadConfig({ SECRETS_KEY: hex(), SECRETS_KEY_PREVIOUS: bad })).toThrow(ConfigError);
+    }
+  });
+});
+
 describe('decrypting after a rotation', () => {
   const [a, b, c] = [hex(), hex(), hex()];
   const databaseKey = randomBytes(32);
