@@ -172,11 +172,6 @@ async function processorFor(name: EnvironmentName, config: Config): Promise<Paym
   return config.paymentProcessors[name] === 'test' ? new TestPaymentProcessor(config.testCardDelayMs) : null;
 }
 
-/** The REST layer's OpenAPI document, without its server (rest/openapi.ts). */
-export function restApiDocument(routes: CompiledRoute[] = compileRoutes(schema, restRoutes)): OpenApiDocument {
-  return openApiDocument(schema, routes, { version, maxBodyBytes });
-}
-
 let compiledRest: { routes: CompiledRoute[]; document: OpenApiDocument } | undefined;
 
 /**
@@ -187,9 +182,14 @@ let compiledRest: { routes: CompiledRoute[]; document: OpenApiDocument } | undef
 function compiledRestApi() {
   if (!compiledRest) {
     const routes = compileRoutes(schema, restRoutes);
-    compiledRest = { routes, document: restApiDocument(routes) };
+    compiledRest = { routes, document: openApiDocument(schema, routes, { version, maxBodyBytes }) };
   }
   return compiledRest;
+}
+
+/** The REST layer's OpenAPI document, without its server (rest/openapi.ts). */
+export function restApiDocument(): OpenApiDocument {
+  return compiledRestApi().document;
 }
 
 export async function startKassa(config: Config, logger: Logger, options: KassaOptions = {}): Promise<Kassa> {
