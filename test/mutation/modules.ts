@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface MutationModule {
   /** Source files mutated, relative to the project root. */
@@ -12,44 +13,123 @@ export interface MutationModule {
   tests: string[];
 }
 
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const e2e = (...names: string[]) => names.map((name) => `test/e2e/${name}.test.ts`);
 const unit = (...names: string[]) => names.map((name) => `test/unit/${name}.test.ts`);
 
 const oauthTests = e2e('oauth-flow', 'oauth-clients', 'openid-client', 'openid-keys', 'oauth-browser', 'token-cache');
+const authTests = [...e2e('auth', 'token-cache', 'personal-access-tokens', 'customer-sessions', 'portal-isolation', 'environments'), ...unit('tokens', 'principal-cache')];
+
+/**
+ * Part `part` of `parts` of a source file, as a Stryker line range (`file:first-last`): the file cut
+ * at top-level declarations or class members (with the comments above them) into runs of about
+ * equal length. A file
+ * too large for one half-hour run is measured in parts; the cuts move with the code.
+ */
+export function filePart(file: string, part: number, parts: number): string {
+  const lines = readFileSync(join(projectRoot, file), 'utf8').split('\n');
+  // A top-level declaration, or a member of a top-level class or object.
+  const declaration = /^(export\s+)?(default\s+)?(async\s+)?(function|const|let|class|interface|type|enum)\b|^ {2}(private\s+|readonly\s+|static\s+|async\s+)*\w+\s*[(<]/;
+  const starts: number[] = [];
+  lines.forEach((line, index) => {
+    if (!declaration.test(line)) return;
+    let first = index;
+    while (first > 0 && /^\s*(\/\/|\/\*\*|\*)/.test(lines[first - 1])) first--;
+    starts.push(first + 1);
+  });
+  const cuts = [1];
+  for (let k = 1; k < parts; k++) {
+    const target = (k * lines.length) / parts;
+    const nearest = starts.filter((line) => line > cuts[cuts.length - 1]).reduce((best, line) => (Math.abs(line - target) < Math.abs(best - target) ? line : best), Infinity);
+    if (!Number.isFinite(nearest)) throw new Error(`${file} has too few top-level declarations for ${parts} parts`);
+    cuts.push(nearest);
+  }
+  cuts.push(lines.length + 1);
+  return `${file}:${cuts[part - 1]}-${cuts[part] - 1}`;
+}
 
 export const mutationModules: Record<string, MutationModule> = {
-  // src/oauth/ holds about 1,900 mutants: measured in four parts, each within a run's half hour.
-  // `npm run mutate -- oauth` runs the four.
+  // src/oauth/ holds about 1,900 mutants, measured in parts of at most about 310, each within a run's
+  // half hour. `npm run mutate -- oauth` runs them all.
   'oauth-grants': {
-    mutate: ['src/oauth/grants.ts', 'src/oauth/token.ts', 'src/oauth/id-token.ts', 'src/oauth/revoke.ts', 'src/oauth/introspect.ts', 'src/oauth/userinfo.ts'],
+    mutate: ['src/oauth/grants.ts', 'src/oauth/token.ts'],
+    tests: [...oauthTests, ...unit('tokens')],
+  },
+  'oauth-tokens': {
+    mutate: ['src/oauth/id-token.ts', 'src/oauth/revoke.ts', 'src/oauth/introspect.ts', 'src/oauth/userinfo.ts'],
     tests: [...oauthTests, ...unit('tokens')],
   },
   'oauth-authorize': {
-    mutate: ['src/oauth/authorize.ts', 'src/oauth/authorization-request.ts'],
+    mutate: ['src/oauth/authorize.ts'],
     tests: oauthTests,
   },
-  'oauth-clients': {
-    mutate: ['src/oauth/clients.ts', 'src/oauth/registration.ts'],
+  'oauth-requests': {
+    mutate: ['src/oauth/authorization-request.ts'],
+    tests: oauthTests,
+  },
+  'oauth-clients-1': {
+    mutate: [filePart('src/oauth/clients.ts', 1, 2)],
     tests: [...oauthTests, ...e2e('secret-scanning')],
   },
+  'oauth-clients-2': {
+    mutate: [filePart('src/oauth/clients.ts', 2, 2)],
+    tests: [...oauthTests, ...e2e('secret-scanning')],
+  },
+  'oauth-registration': {
+    mutate: ['src/oauth/registration.ts'],
+    tests: oauthTests,
+  },
   'oauth-http': {
-    mutate: ['src/oauth/errors.ts', 'src/oauth/http.ts', 'src/oauth/discovery.ts', 'src/oauth/signing-keys.ts', 'src/oauth/cli.ts', 'src/oauth/routes.ts', 'src/oauth/provider.ts'],
+    mutate: ['src/oauth/errors.ts', 'src/oauth/http.ts', 'src/oauth/discovery.ts', 'src/oauth/routes.ts', 'src/oauth/provider.ts'],
+    tests: oauthTests,
+  },
+  'oauth-keys': {
+    mutate: ['src/oauth/signing-keys.ts', 'src/oauth/cli.ts'],
     tests: [...oauthTests, ...e2e('cli')],
   },
-  auth: {
-    mutate: ['src/auth/**/*.ts'],
-    tests: [...e2e('auth', 'token-cache', 'personal-access-tokens', 'customer-sessions', 'portal-isolation', 'environments'), ...unit('tokens', 'principal-cache')],
+  // src/auth/ holds about 840 mutants: principals, tokens and sessions are measured apart.
+  'auth-principals': {
+    mutate: ['src/auth/principals.ts', 'src/auth/principal-cache.ts'],
+    tests: authTests,
+  },
+  'auth-tokens': {
+    mutate: ['src/auth/tokens.ts', 'src/auth/email-tokens.ts', 'src/auth/signed-links.ts', 'src/auth/passwords.ts'],
+    tests: [...authTests, ...e2e('organizations', 'portal-sign-in')],
+  },
+  'auth-sessions': {
+    mutate: ['src/auth/sessions.ts', 'src/auth/customer-sessions.ts', 'src/auth/portal-sign-in.ts', 'src/auth/reach.ts', 'src/auth/scopes.ts'],
+    tests: [...authTests, ...e2e('portal-sign-in')],
   },
   refunds: {
     mutate: ['src/modules/refunds/service.ts'],
     tests: e2e('refunds', 'portal-orders', 'subscription-revocation'),
   },
-  checkouts: {
-    mutate: ['src/modules/checkouts/service.ts'],
+  'checkouts-1': {
+    mutate: [filePart('src/modules/checkouts/service.ts', 1, 3)],
     tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
   },
-  subscriptions: {
-    mutate: ['src/modules/subscriptions/service.ts'],
+  'checkouts-2': {
+    mutate: [filePart('src/modules/checkouts/service.ts', 2, 3)],
+    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
+  },
+  'checkouts-3': {
+    mutate: [filePart('src/modules/checkouts/service.ts', 3, 3)],
+    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
+  },
+  'subscriptions-1': {
+    mutate: [filePart('src/modules/subscriptions/service.ts', 1, 4)],
+    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
+  },
+  'subscriptions-2': {
+    mutate: [filePart('src/modules/subscriptions/service.ts', 2, 4)],
+    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
+  },
+  'subscriptions-3': {
+    mutate: [filePart('src/modules/subscriptions/service.ts', 3, 4)],
+    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
+  },
+  'subscriptions-4': {
+    mutate: [filePart('src/modules/subscriptions/service.ts', 4, 4)],
     tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
   },
   orders: {
@@ -57,8 +137,7 @@ export const mutationModules: Record<string, MutationModule> = {
     tests: e2e('orders', 'purchase', 'portal-orders', 'invoices', 'refunds', 'custom-fields'),
   },
   // src/modules/payments/ holds about 1,250 mutants: the service, the charge job, the Stripe
-  // processor and the portal's saved cards are measured apart, each within a run's half hour.
-  // `npm run mutate -- payments` runs the four.
+  // processor and the portal's saved cards are measured apart. `npm run mutate -- payments` runs them.
   'payments-service': {
     mutate: ['src/modules/payments/service.ts'],
     tests: e2e('payments', 'portal-payments', 'purchase', 'checkout-retry', 'checkout-rules', 'subscriptions', 'subscription-revocation'),
@@ -67,8 +146,12 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/payments/charge.ts'],
     tests: e2e('purchase', 'payments', 'checkout-retry', 'subscriptions', 'stripe', 'stripe-crash'),
   },
-  'payments-stripe': {
-    mutate: ['src/modules/payments/stripe.ts', 'src/modules/payments/processor.ts'],
+  'payments-stripe-1': {
+    mutate: [filePart('src/modules/payments/stripe.ts', 1, 2)],
+    tests: e2e('stripe', 'stripe-attacks', 'stripe-crash', 'stripe-subscriptions', 'checkout-page-stripe', 'purchase'),
+  },
+  'payments-stripe-2': {
+    mutate: [filePart('src/modules/payments/stripe.ts', 2, 2), 'src/modules/payments/processor.ts'],
     tests: e2e('stripe', 'stripe-attacks', 'stripe-crash', 'stripe-subscriptions', 'checkout-page-stripe', 'purchase'),
   },
   'payments-methods': {
@@ -79,24 +162,34 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/license-keys/service.ts'],
     tests: e2e('license-keys', 'portal-benefits'),
   },
-  benefits: {
-    mutate: ['src/modules/benefits/service.ts', 'src/modules/benefits/grants.ts'],
+  'benefits-1': {
+    mutate: [filePart('src/modules/benefits/service.ts', 1, 2)],
+    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
+  },
+  'benefits-2': {
+    mutate: [filePart('src/modules/benefits/service.ts', 2, 2)],
+    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
+  },
+  'benefits-grants': {
+    mutate: ['src/modules/benefits/grants.ts'],
     tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
   },
 };
 
 /** Names that stand for several modules on the command line. */
-export const moduleGroups: Record<string, string[]> = {
-  oauth: Object.keys(mutationModules).filter((name) => name.startsWith('oauth-')),
-  payments: Object.keys(mutationModules).filter((name) => name.startsWith('payments-')),
-};
-
-// The files a module's patterns name, sorted: a pattern is a file or a folder followed by /**/*.ts.
+export const moduleGroups: Record<string, string[]> = Object.fromEntries(
+  ['oauth', 'auth', 'checkouts', 'subscriptions', 'payments', 'benefits'].map((group) => [
+    group,
+    Object.keys(mutationModules).filter((name) => name.startsWith(`${group}-`)),
+  ]),
+);
+// The files a module's patterns name, sorted: a pattern is a file (with or without a line range) or a
+// folder followed by /**/*.ts. A part of a file counts the whole file as its source.
 export function moduleSources(module: MutationModule, root: string): string[] {
   const files = new Set<string>();
   for (const pattern of module.mutate) {
     if (!pattern.endsWith('/**/*.ts')) {
-      files.add(pattern);
+      files.add(pattern.replace(/:\d+-\d+$/, ''));
       continue;
     }
     const folder = pattern.slice(0, -'/**/*.ts'.length);
