@@ -7,12 +7,14 @@ import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { tokenWithScopes } from '../helpers/organizations.ts';
-import { buy, declinedOrder, fixedProduct } from '../helpers/purchases.ts';
+import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectValidationError, graphqlData } from '../helpers/responses.ts';
 import { restClient } from '../helpers/server.ts';
-import { rejectionOf } from '../helpers/waiting.ts';
+import type { Org } from '../helpers/organizations.ts';
+import { newOrganization } from '../helpers/organizations.ts';
+import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
-const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox' } });
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox', shop: 'sandbox' } });
 
 describe('payments', () => {
   let paid: Order;
@@ -101,5 +103,93 @@ describe('payments', () => {
     expect(data.core.order.payments).toEqual([{ status: 'failed' }]);
     const node = await graphqlData(t.org.gql(`query ($id: ID!) { node(id: $id) { ... on Payment { id amount } } }`, { id: payment.id }));
     expect(node.node).toEqual({ id: payment.id, amount: 4900 });
+  });
+});
+
+/** The order of a free product, confirmed by its buyer without a payment method. */
+async function freeOrder(org: Org, customerEmail: string) {
+  const free = await org.polar.products.create({ name: 'Free sample', recurringInterval: null, prices: [{ amountType: 'free' }] });
+  const checkout = await org.polar.checkouts.create({ products: [free.id] });
+  await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail } });
+  return paidOrderOf(org, checkout.id);
+}
+
+describe('payments of every kind of method and status, filtered and sorted', () => {
+  // One payment per method, made one after the other: A free (none), then cards B to E.
+  const orderIds: Record<'A' | 'B' | 'C' | 'D' | 'E', string> = { A: '', B: '', C: '', D: '', E: '' };
+  const failedOrderOf = async (productId: string, email: string, card: string) => {
+    const checkout = await createAndConfirmCheckout(t.shop, productId, email, { card });
+    const [order] = await eventually(
+      async () => (await t.shop.polar.payments.list({ checkoutId: checkout.id })).result.items,
+      (items) => items.length === 1 && items[0].status === 'failed',
+      'the payment to fail',
+    );
+    return order.orderId;
+  };
+
+  beforeAll(async () => {
+    orderIds.A = (await freeOrder(t.shop, 'free@example.com')).id;
+    orderIds.B = (await buy(t.shop, (await fixedProduct(t.shop, 'Product B', 1000)).id, 'b@example.com')).id;
+    orderIds.C = await failedOrderOf((await fixedProduct(t.shop, 'Product C', 2000)).id, 'c@example.com', 'tok_chargeDeclined');
+    orderIds.D = await failedOrderOf((await fixedProduct(t.shop, 'Product D', 3000)).id, 'd@example.com', 'tok_delayedFailure');
+    const e = await createAndConfirmCheckout(t.shop, (await fixedProduct(t.shop, 'Product E', 4000)).id, 'e@example.com', { card: 'tok_refundFail' });
+    orderIds.E = (await paidOrderOf(t.shop, e.id)).id;
+  });
+
+  const names = (items: { orderId: string }[]) => items.map((p) => Object.entries(orderIds).find(([, id]) => id === p.orderId)![0]).join('');
+  const list = async (request: Parameters<typeof t.shop.polar.payments.list>[0]) => (await t.shop.polar.payments.list(request)).result.items;
+
+  it("reads a free order's payment as method none and a card's as card", async () => {
+    const items = await list({ sorting: ['created_at'] });
+    expect(items.map((p) => [p.method, p.status, p.amount])).toEqual([
+      ['none', 'succeeded', 0],
+      ['card', 'succeeded', 1000],
+      ['card', 'failed', 2000],
+      ['card', 'failed', 3000],
+      ['card', 'succeeded', 4000],
+    ]);
+  });
+
+  it('filters by the kind of method: card, none, or both', async () => {
+    expect(names(await list({ method: 'card', sorting: ['created_at'] }))).toBe('BCDE');
+    expect(names(await list({ method: 'none', sorting: ['created_at'] }))).toBe('A');
+    expect(names(await list({ method: ['card', 'none'], sorting: ['created_at'] }))).toBe('ABCDE');
+    const data = await graphqlData(t.shop.gql('query { core { none: payments(method: ["none"]) { totalCount items { method amount } } card: payments(method: ["card"]) { totalCount } } }'));
+    expect(data.core).toEqual({ none: { totalCount: 1, items: [{ method: 'none', amount: 0 }] }, card: { totalCount: 4 } });
+  });
+
+  it('sorts newest first by default, and by creation time, status and method either way', async () => {
+    expect(names(await list({}))).toBe('EDCBA');
+    expect(names(await list({ sorting: ['-created_at'] }))).toBe('EDCBA');
+    expect(names(await list({ sorting: ['created_at'] }))).toBe('ABCDE');
+    // Methods as stored: none, tok_chargeDeclined, tok_delayedFailure, tok_refundFail, tok_visa.
+    expect(names(await list({ sorting: ['method'] }))).toBe('ACDEB');
+    expect(names(await list({ sorting: ['-method'] }))).toBe('BEDCA');
+    // Statuses in their order (pending, succeeded, failed), then the creation time.
+    expect(names(await list({ sorting: ['status', 'created_at'] }))).toBe('ABECD');
+    expect(names(await list({ sorting: ['-status', '-created_at'] }))).toBe('DCEBA');
+    const data = await graphqlData(t.shop.gql('query { core { payments(sorting: [method_desc]) { items { orderId } } } }'));
+    expect(names(data.core.payments.items)).toBe('BEDCA');
+  });
+
+  it('answers an unknown payment with "Payment not found."', async () => {
+    const missing = await t.shop.api('GET', `/payments/${randomUUID()}`);
+    expect([missing.status, missing.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Payment not found.' }]);
+  });
+});
+
+describe('an environment without a payment processor', () => {
+  const bare = useTestServer({ env: { PRODUCTION_PAYMENT_PROCESSOR: 'none' } });
+
+  it("records a free order's payment as made through no processor, and refuses to charge any order again", async () => {
+    const org = await newOrganization(bare.server, 'production');
+    const order = await freeOrder(org, 'free@example.com');
+    const stored = await bare.server.kassa.environments.production.environment.prisma.payment.findMany({ where: { orderId: order.id } });
+    expect(stored.map((p) => [p.processor, p.paymentMethod, p.status, p.amount])).toEqual([['none', 'none', 'succeeded', 0]]);
+
+    const { token } = await org.polar.customerSessions.create({ customerId: order.customerId });
+    const customer = restClient(bare.server.base('production'), token);
+    const refused = await customer('POST', `/customer-portal/orders/${order.id}/confirm-payment`, { confirmation_token_id: 'tok_visa' });
+    expect([refused.status, refused.body]).toEqual([422, { error: 'OrderNotEligibleForRetry', detail: 'No payment processor is configured for this environment.' }]);
   });
 });

@@ -11,8 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { sdkServerURL } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
-import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
-import { restClient } from '../helpers/server.ts';
+import { expectErrorBody, expectStatus, expectValidationError, graphqlFailure } from '../helpers/responses.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, organizations: { org: 'sandbox' } });
@@ -120,5 +120,121 @@ describe('paying a declined order again from the portal', () => {
     expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa', payment_processor: 'paypal' }), ['body', 'payment_processor']);
     expectValidationError(await customer('POST', `${path}/confirm-payment`, { confirmation_token_id: 'tok_visa', amount: 1 }), ['body', 'amount'], 'extra_forbidden');
     expect(await paymentsOf(bob.order.id)).toEqual(before);
+  });
+});
+
+describe('what the portal answers about a retry, exactly', () => {
+  const paymentStatus = (token: string, orderId: string) => portal().customerPortal.orders.getPaymentStatus({ customerSession: token }, { id: orderId });
+  const retry = (token: string, orderId: string, body: Record<string, unknown>) => restClient(t.server.base('sandbox'), token)('POST', `/customer-portal/orders/${orderId}/confirm-payment`, body);
+  const retryOverGraphQL = (token: string, orderId: string, input: Record<string, unknown>) =>
+    graphqlClient(t.server.base('sandbox'), token)(`mutation ($id: UUID!, $input: CustomerOrderPaymentConfirmInput!) { customerPortal { orderPaymentConfirm(id: $id, input: $input) { status } } }`, {
+      id: orderId,
+      input,
+    });
+  let productId: string;
+
+  beforeAll(async () => {
+    productId = (await fixedProduct(t.org, 'Workshop', 2900)).id;
+  });
+
+  it('names the attempt in progress and the paid order in its error bodies, over REST and GraphQL', async () => {
+    const cyd = await declinedPurchase(productId, 'cyd@example.com');
+    expectStatus(await retry(cyd.token, cyd.order.id, { confirmation_token_id: 'tok_visa' }), 200);
+
+    const inProgress = await retry(cyd.token, cyd.order.id, { confirmation_token_id: 'tok_visa' });
+    expect([inProgress.status, inProgress.body]).toEqual([
+      409,
+      { error: 'PaymentAlreadyInProgress', detail: 'A payment of this order is being processed: wait for its outcome before trying again.' },
+    ]);
+    const inProgressError = await graphqlFailure(retryOverGraphQL(cyd.token, cyd.order.id, { confirmationTokenId: 'tok_visa' }), 'PAYMENT_ALREADY_IN_PROGRESS');
+    expect(inProgressError.message).toBe('A payment of this order is being processed: wait for its outcome before trying again.');
+
+    await settle();
+    const paid = await retry(cyd.token, cyd.order.id, { confirmation_token_id: 'tok_visa' });
+    expect([paid.status, paid.body]).toEqual([422, { error: 'OrderNotEligibleForRetry', detail: 'This order is paid: there is nothing left to pay.' }]);
+    const paidError = await graphqlFailure(retryOverGraphQL(cyd.token, cyd.order.id, { confirmationTokenId: 'tok_visa' }), 'ORDER_NOT_ELIGIBLE_FOR_RETRY');
+    expect(paidError.message).toBe('This order is paid: there is nothing left to pay.');
+    expect((await paymentsOf(cyd.order.id)).map((p) => p.status)).toEqual(['failed', 'succeeded']);
+  });
+
+  it('answers "Order not found." for an order that is not the customer’s, reading or paying it', async () => {
+    const dan = await declinedPurchase(productId, 'dan@example.com');
+    const eve = await declinedPurchase(productId, 'eve@example.com');
+    const customer = restClient(t.server.base('sandbox'), eve.token);
+    const status = await customer('GET', `/customer-portal/orders/${dan.order.id}/payment-status`);
+    expect([status.status, status.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Order not found.' }]);
+    const paying = await retry(eve.token, dan.order.id, { confirmation_token_id: 'tok_visa' });
+    expect([paying.status, paying.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Order not found.' }]);
+    expect((await paymentsOf(dan.order.id)).map((p) => p.status)).toEqual(['failed']);
+  });
+
+  it('says what is wrong with each bad input, at its field, and writes nothing', async () => {
+    const fay = await declinedPurchase(productId, 'fay@example.com');
+    const before = await paymentsOf(fay.order.id);
+    const detail = async (body: Record<string, unknown>) => {
+      const response = await retry(fay.token, fay.order.id, body);
+      expect(response.status, JSON.stringify(response.body)).toBe(422);
+      return response.body.detail;
+    };
+    expect(await detail({})).toEqual([
+      { loc: ['body', 'confirmation_token_id'], msg: 'Field required: a confirmation token or a saved payment method id', type: 'missing' },
+    ]);
+    expect(await detail({ confirmation_token_id: 'tok_visa', payment_method_id: 'tok_visa' })).toEqual([
+      { loc: ['body', 'payment_method_id'], msg: 'Give either a confirmation token or a saved payment method id, not both.', type: 'value_error' },
+    ]);
+    const unknown = `Unknown payment method. In sandbox, use a test card: tok_visa, tok_delayedSuccess, tok_chargeDeclined, tok_delayedFailure, tok_processorUnavailable, tok_refundFail.`;
+    expect(await detail({ confirmation_token_id: 'tok_unknown' })).toEqual([{ loc: ['body', 'confirmation_token_id'], msg: unknown, type: 'value_error' }]);
+    expect(await detail({ payment_method_id: 'tok_unknown' })).toEqual([{ loc: ['body', 'payment_method_id'], msg: unknown, type: 'value_error' }]);
+    expect(await paymentsOf(fay.order.id)).toEqual(before);
+  });
+
+  it('takes a method given as a saved payment method id, where the processor keeps none', async () => {
+    const gus = await declinedPurchase(productId, 'gus@example.com');
+    expect(expectStatus(await retry(gus.token, gus.order.id, { payment_method_id: 'tok_visa' }), 200)).toEqual({ status: 'pending', client_secret: null, error: null });
+    expect((await paymentsOf(gus.order.id)).map((p) => [p.status, p.paymentMethod])).toEqual([['failed', 'tok_chargeDeclined'], ['pending', 'tok_visa']]);
+    await settle();
+    expect(await paymentStatus(gus.token, gus.order.id)).toEqual({ status: 'succeeded', error: null });
+  });
+
+  it('shows the latest of two failures, by creation time and then by id for one instant', async () => {
+    const hal = await declinedPurchase(productId, 'hal@example.com');
+    const prisma = sandbox().environment.prisma;
+    const declined = 'The card was declined.';
+    const processingError = 'An error occurred while processing the card. Try again later.';
+    t.server.clock.now = new Date(Date.now() + 60_000);
+    try {
+      expectStatus(await retry(hal.token, hal.order.id, { confirmation_token_id: 'tok_delayedFailure' }), 200);
+      await settle();
+    } finally {
+      t.server.clock.now = null;
+    }
+    const [first, second] = await paymentsOf(hal.order.id);
+    expect([first.declineReason, second.declineReason]).toEqual(['card_declined', 'processing_error']);
+    expect(second.createdAt.getTime()).toBeGreaterThan(first.createdAt.getTime());
+    expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: processingError });
+
+    // The earlier attempt with the greater id: the creation time still decides.
+    await prisma.payment.update({ where: { id: first.id }, data: { id: 'eeeeeeee-eeee-4eee-beee-eeeeeeeeeeee' } });
+    expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: processingError });
+
+    // One instant for both (the earlier one rewritten last): the greater id decides, on every read.
+    await prisma.payment.update({ where: { id: 'eeeeeeee-eeee-4eee-beee-eeeeeeeeeeee' }, data: { createdAt: second.createdAt } });
+    expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: declined });
+    await prisma.payment.update({ where: { id: second.id }, data: { id: '00000000-0000-4000-8000-000000000000' } });
+    expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: declined });
+  });
+
+  it('refuses to charge the order of a subscription that has ended, and writes nothing', async () => {
+    const plan = await fixedProduct(t.org, 'Monthly plan', 1500, 'month');
+    const ivy = await declinedPurchase(plan.id, 'ivy@example.com');
+    expect(ivy.order.subscriptionId).toEqual(expect.any(String));
+    expectStatus(await t.org.api('DELETE', `/subscriptions/${ivy.order.subscriptionId}`), 200);
+    const before = await paymentsOf(ivy.order.id);
+    const refused = await retry(ivy.token, ivy.order.id, { confirmation_token_id: 'tok_visa' });
+    expect([refused.status, refused.body]).toEqual([
+      422,
+      { error: 'OrderNotEligibleForRetry', detail: 'The subscription this order bills has ended: it is no longer charged.' },
+    ]);
+    expect(await paymentsOf(ivy.order.id)).toEqual(before);
   });
 });
