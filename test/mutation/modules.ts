@@ -140,7 +140,7 @@ export const mutationModules: Record<string, MutationModule> = {
   // processor and the portal's saved cards are measured apart. `npm run mutate -- payments` runs them.
   'payments-service': {
     mutate: ['src/modules/payments/service.ts'],
-    tests: e2e('payments', 'portal-payments', 'purchase', 'checkout-retry', 'checkout-rules', 'subscriptions', 'subscription-revocation'),
+    tests: e2e('payments', 'portal-payments', 'portal-payments-stripe', 'purchase', 'checkout-retry', 'checkout-rules', 'subscriptions', 'subscription-revocation'),
   },
   'payments-charge': {
     mutate: ['src/modules/payments/charge.ts'],
