@@ -132,7 +132,8 @@ export async function orderPaymentStatus(ctx: Context, orderId: string) {
   // test-clock instant) share their creation time and cannot be told apart by it.
   const outcome = order.payments.find((p) => p.status === 'succeeded') ?? order.payments.find((p) => p.status === 'pending') ?? order.payments[0];
   if (!outcome) return { status: order.paid ? 'succeeded' : 'pending', error: null };
-  return { status: outcome.status, error: outcome.status === 'failed' ? declineMessage(outcome.declineReason) : null };
+  // Only a failed payment has a decline reason (charge.ts records one on failure alone).
+  return { status: outcome.status, error: declineMessage(outcome.declineReason) };
 }
 
 export interface OrderPaymentConfirmInput {
@@ -181,7 +182,8 @@ export async function retryOrderPayment(ctx: Context, orderId: string, input: Or
     await db.$queryRaw`SELECT id FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
     const order = await db.order.findFirst({ where: { AND: [reach(ctx).order, { id: orderId }] }, include: { subscription: true } });
     if (!order) throw new ResourceNotFoundError('Order not found.');
-    if (order.paid || order.status !== 'pending') throw orderNotEligibleForRetry(`This order is ${order.status}: there is nothing left to pay.`);
+    // Unpaid exactly while pending: a charge marks it paid, and refunds only ever follow that.
+    if (order.status !== 'pending') throw orderNotEligibleForRetry(`This order is ${order.status}: there is nothing left to pay.`);
     if (order.subscription && subscriptionEnded(order.subscription)) throw orderNotEligibleForRetry('The subscription this order bills has ended: it is no longer charged.');
     if ((await db.payment.count({ where: { orderId, status: 'pending' } })) > 0) throw paymentAlreadyInProgress();
     // A processor's one-time tokens (those it checks) are spent by the payment that took them.
