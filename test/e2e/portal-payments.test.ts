@@ -214,13 +214,13 @@ describe('what the portal answers about a retry, exactly', () => {
     expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: processingError });
 
     // The earlier attempt with the greater id: the creation time still decides.
-    await prisma.payment.update({ where: { id: first.id }, data: { id: 'eeeeeeee-eeee-4eee-beee-eeeeeeeeeeee' } });
+    const [earlier, later] = ['eeeeeeee-eeee-4eee-beee-eeeeeeeeeeee', '00000000-0000-4000-8000-000000000000'];
+    await prisma.payment.update({ where: { id: second.id }, data: { id: later } });
+    await prisma.payment.update({ where: { id: first.id }, data: { id: earlier } });
     expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: processingError });
 
-    // One instant for both (the earlier one rewritten last): the greater id decides, on every read.
-    await prisma.payment.update({ where: { id: 'eeeeeeee-eeee-4eee-beee-eeeeeeeeeeee' }, data: { createdAt: second.createdAt } });
-    expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: declined });
-    await prisma.payment.update({ where: { id: second.id }, data: { id: '00000000-0000-4000-8000-000000000000' } });
+    // One instant for both (the earlier one rewritten last, so stored after the later one): the greater id decides.
+    await prisma.payment.update({ where: { id: earlier }, data: { createdAt: second.createdAt } });
     expect(await paymentStatus(hal.token, hal.order.id)).toEqual({ status: 'failed', error: declined });
   });
 
