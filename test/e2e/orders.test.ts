@@ -64,6 +64,27 @@ describe('the customer of a new order', () => {
     expect(await customersOf(org)).toHaveLength(count);
   });
 
+  it('is a new customer holding nothing when no customer has the checkout’s external id yet', async () => {
+    const before = (await customersOf(org)).length;
+    const checkout = await newCheckout(org, { products: [product], external_customer_id: 'crm-new' });
+    const order = await confirm(org, checkout, { customer_email: 'newcomer@example.com' });
+    const customer = expectStatus(await org.api('GET', `/customers/${order.customerId}`), 200);
+    expect(customer).toMatchObject({ email: 'newcomer@example.com', external_id: 'crm-new' });
+    expect(await customersOf(org)).toHaveLength(before + 1);
+  });
+
+  it('is a new customer with the email the organization set on the checkout, spaces around it trimmed; no email is refused', async () => {
+    for (const bad of ['not-an-email', 'two words@example.com', `${'a'.repeat(310)}@example.com`]) {
+      expect(expectStatus(await org.api('POST', '/checkouts/', { products: [product], customer_email: bad }), 422).detail).toEqual([
+        { loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' },
+      ]);
+    }
+    const checkout = await newCheckout(org, { products: [product], customer_email: ' Pad@Example.com ' });
+    expect(expectStatus(await org.api('GET', `/checkouts/${checkout.id}`), 200).customer_email).toBe('Pad@Example.com');
+    const order = await confirm(org, checkout, {});
+    expect(expectStatus(await org.api('GET', `/customers/${order.customerId}`), 200).email).toBe('Pad@Example.com');
+  });
+
   it('is the customer holding the email, whatever its case', async () => {
     const holder = expectStatus(await org.api('POST', '/customers/', { email: 'Holder@Example.com' }), 201);
     const checkout = await newCheckout(org, { products: [product] });
@@ -235,8 +256,10 @@ describe('reading and updating one order', () => {
 
   it('answers 404 for an order that does not exist, over REST and GraphQL', async () => {
     const id = randomUUID();
-    expectErrorBody(await org.api('GET', `/orders/${id}`), 404, 'ResourceNotFound');
-    expectErrorBody(await org.api('PATCH', `/orders/${id}`, { billing_name: 'Nobody' }), 404, 'ResourceNotFound');
+    for (const answer of [await org.api('GET', `/orders/${id}`), await org.api('PATCH', `/orders/${id}`, { billing_name: 'Nobody' })]) {
+      expectErrorBody(answer, 404, 'ResourceNotFound');
+      expect(answer.body.detail).toBe('Order not found.');
+    }
     await graphqlFailure(org.gql('query ($id: UUID!) { core { order(id: $id) { id } } }', { id }), 'RESOURCE_NOT_FOUND');
   });
 

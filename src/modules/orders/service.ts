@@ -46,7 +46,7 @@ export interface OrderListArgs extends PageArgs {
 async function customerFor(ctx: Context, db: Db, checkout: Checkout) {
   if (checkout.customerId) return db.customer.findUniqueOrThrow({ where: { id: checkout.customerId } });
   const { organizationId, externalCustomerId } = checkout;
-  const email = checkout.customerEmail!.trim();
+  const email = checkout.customerEmail!;
   await lockCustomerIdentity(db, organizationId, { email, externalId: externalCustomerId });
   if (externalCustomerId) {
     const byExternalId = await db.customer.findFirst({ where: { organizationId, activeExternalId: externalCustomerId } });
