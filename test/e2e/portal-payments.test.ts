@@ -83,6 +83,18 @@ describe('paying a declined order again from the portal', () => {
     expect(await portal().customerPortal.orders.getPaymentStatus({ customerSession: ada.token }, { id: ada.order.id })).toEqual({ status: 'succeeded', error: null });
   });
 
+  it('shows the pending retry when the declined attempt has the same creation time and sorts after it by id', async () => {
+    const carol = await declinedPurchase(productId, 'carol@example.com');
+    const session = { customerSession: carol.token };
+    await portal().customerPortal.orders.confirmRetryPayment(session, { id: carol.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_visa' } });
+    const [declined, pending] = await paymentsOf(carol.order.id);
+    expect([declined.status, pending.status]).toEqual(['failed', 'pending']);
+    await sandbox().environment.prisma.payment.update({ where: { id: declined.id }, data: { id: 'ffffffff-ffff-4fff-bfff-fffffffffffe', createdAt: pending.createdAt } });
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: carol.order.id })).toEqual({ status: 'pending', error: null });
+    await settle();
+    expect(await portal().customerPortal.orders.getPaymentStatus(session, { id: carol.order.id })).toEqual({ status: 'succeeded', error: null });
+  });
+
   it('a retry declined again leaves the order unpaid, with the new decline', async () => {
     const session = { customerSession: bob.token };
     await portal().customerPortal.orders.confirmRetryPayment(session, { id: bob.order.id, customerOrderConfirmPayment: { confirmationTokenId: 'tok_chargeDeclined' } });
