@@ -1,7 +1,7 @@
 // The authorization code flow against a live server, through the sign-in and consent pages, and
 // each attack on it refused with the RFC's error.
 import * as oidc from 'openid-client';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
@@ -464,6 +464,82 @@ describe('revocation and introspection', () => {
     expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: 'garbage', ...auth })).status).toBe(200);
     // Without client authentication: refused.
     expect((await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.refresh_token })).status).toBe(401);
+  });
+});
+
+describe('revocation, introspection and userinfo, exactly', () => {
+  const auth = () => ({ client_id: client.client_id, client_secret: client.client_secret! });
+  const userinfo = (headers: Record<string, string> = {}) =>
+    fetch(`${t.server.base('production')}/oauth2/userinfo`, { headers }).then(async (response) => ({ status: response.status, body: await response.json(), headers: response.headers }));
+
+  test('revocation and introspection refuse a missing token and an unknown hint, and take both known hints', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    for (const [path, verb] of [['/oauth2/revoke', 'revoke'], ['/oauth2/introspect', 'introspect']] as const) {
+      const missing = await postForm(t.server, 'production', path, { ...auth() });
+      expect([missing.status, missing.body]).toEqual([400, { error: 'invalid_request', error_description: `token is missing: send the access or refresh token to ${verb}.` }]);
+      const hinted = await postForm(t.server, 'production', path, { token: tokens.body.access_token, token_type_hint: 'id_token', ...auth() });
+      expect([hinted.status, hinted.body]).toEqual([
+        400,
+        { error: 'unsupported_token_type', error_description: 'token_type_hint "id_token" is not supported: use access_token or refresh_token.' },
+      ]);
+    }
+    for (const hint of ['access_token', 'refresh_token']) {
+      const answer = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, token_type_hint: hint, ...auth() });
+      expect([answer.status, answer.body.active]).toEqual([200, true]);
+    }
+    // The hint refused, nothing was revoked.
+    expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(200);
+  });
+
+  test('introspection gives each token its own type, issue time and expiry, in whole seconds', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    const row = await t.server.kassa.environments.production.environment.prisma.oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(tokens.body.access_token) } });
+    const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+    const access = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth() });
+    expect(access.body).toMatchObject({ active: true, token_type: 'access_token', iat: seconds(row.createdAt), exp: seconds(row.accessExpiresAt) });
+    const refresh = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth() });
+    expect(refresh.body).toMatchObject({ active: true, token_type: 'refresh_token', iat: seconds(row.createdAt), exp: seconds(row.refreshExpiresAt!) });
+    expect(refresh.body.exp - refresh.body.iat).toBe(refreshTokenLifetimeSeconds);
+    expect(access.body.exp - access.body.iat).toBe(3600);
+  });
+
+  test('userinfo refuses no token, a bad one, a token not from OAuth and one without openid, each with its Bearer challenge', async () => {
+    const cases: [Record<string, string>, number, string, string][] = [
+      [{}, 401, 'invalid_token', 'Send the access token as "Authorization: Bearer <token>".'],
+      [{ authorization: 'Bearer service_at_000000000000000000000000000000000000' }, 401, 'invalid_token', 'The access token is invalid, expired or revoked.'],
+      [{ authorization: `Bearer ${t.org.token}` }, 401, 'invalid_token', 'userinfo answers OAuth access tokens only, not organization, personal or session tokens.'],
+    ];
+    const withoutOpenid = await exchange(client, await codeFor(client, { scope: 'products:read' }));
+    cases.push([{ authorization: `Bearer ${withoutOpenid.body.access_token}` }, 403, 'insufficient_scope', 'The access token was not granted the openid scope.']);
+    for (const [headers, status, error, description] of cases) {
+      const answer = await userinfo(headers);
+      expect([answer.status, answer.body], JSON.stringify(headers)).toEqual([status, { error, error_description: description }]);
+      expect(answer.headers.get('www-authenticate')).toBe(`Bearer error="${error}", error_description="${description.replace(/"/g, '')}"`);
+    }
+  });
+
+  test('userinfo and the ID token release the name for profile alone, the email for email alone, and nothing more for openid alone', async () => {
+    const prisma = t.server.kassa.environments.production.environment.prisma;
+    const { name } = await prisma.user.findUniqueOrThrow({ where: { email: t.org.userEmail } });
+    await prisma.user.update({ where: { email: t.org.userEmail }, data: { name: 'Ada Owner' } });
+    onTestFinished(() => prisma.user.update({ where: { email: t.org.userEmail }, data: { name } }).then(() => undefined));
+    const claimsOf = async (scope: string) => {
+      const tokens = await exchange(client, await codeFor(client, { scope }));
+      expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+      const answer = await userinfo({ authorization: `Bearer ${tokens.body.access_token}` });
+      expect(answer.status).toBe(200);
+      const [header, payload] = tokens.body.id_token.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+      expect(header.typ).toBe('JWT');
+      return { userinfo: answer.body, idToken: payload };
+    };
+    const profile = await claimsOf('openid profile');
+    expect(profile.userinfo).toEqual({ sub: t.org.organizationId, name: 'Ada Owner' });
+    expect(profile.idToken).toMatchObject({ name: 'Ada Owner' });
+    expect(profile.idToken).not.toHaveProperty('email');
+    const email = await claimsOf('openid email');
+    expect(email.userinfo).toEqual({ sub: t.org.organizationId, email: t.org.userEmail, email_verified: expect.any(Boolean) });
+    expect(email.idToken).not.toHaveProperty('name');
+    expect((await claimsOf('openid')).userinfo).toEqual({ sub: t.org.organizationId });
   });
 });
 
