@@ -48,6 +48,15 @@ export function filePart(file: string, part: number, parts: number): string {
   return `${file}:${cuts[part - 1]}-${cuts[part] - 1}`;
 }
 
+/** Modules `<name>-1` … `<name>-<parts>`: the parts of one file, each run against the same tests. */
+function partsOf(name: string, file: string, parts: number, tests: string[]): Record<string, MutationModule> {
+  return Object.fromEntries(Array.from({ length: parts }, (_, i) => [`${name}-${i + 1}`, { mutate: [filePart(file, i + 1, parts)], tests }]));
+}
+
+const checkoutTests = e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims');
+const subscriptionTests = e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions');
+const benefitTests = e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation');
+
 export const mutationModules: Record<string, MutationModule> = {
   // src/oauth/ holds about 1,900 mutants, measured in parts of at most about 310, each within a run's
   // half hour. `npm run mutate -- oauth` runs them all.
@@ -104,34 +113,8 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/refunds/service.ts'],
     tests: e2e('refunds', 'portal-orders', 'subscription-revocation'),
   },
-  'checkouts-1': {
-    mutate: [filePart('src/modules/checkouts/service.ts', 1, 3)],
-    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
-  },
-  'checkouts-2': {
-    mutate: [filePart('src/modules/checkouts/service.ts', 2, 3)],
-    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
-  },
-  'checkouts-3': {
-    mutate: [filePart('src/modules/checkouts/service.ts', 3, 3)],
-    tests: e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims'),
-  },
-  'subscriptions-1': {
-    mutate: [filePart('src/modules/subscriptions/service.ts', 1, 4)],
-    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
-  },
-  'subscriptions-2': {
-    mutate: [filePart('src/modules/subscriptions/service.ts', 2, 4)],
-    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
-  },
-  'subscriptions-3': {
-    mutate: [filePart('src/modules/subscriptions/service.ts', 3, 4)],
-    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
-  },
-  'subscriptions-4': {
-    mutate: [filePart('src/modules/subscriptions/service.ts', 4, 4)],
-    tests: e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions'),
-  },
+  ...partsOf('checkouts', 'src/modules/checkouts/service.ts', 3, checkoutTests),
+  ...partsOf('subscriptions', 'src/modules/subscriptions/service.ts', 4, subscriptionTests),
   orders: {
     mutate: ['src/modules/orders/service.ts'],
     tests: e2e('orders', 'purchase', 'portal-orders', 'invoices', 'refunds', 'custom-fields'),
@@ -162,17 +145,10 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/license-keys/service.ts'],
     tests: e2e('license-keys', 'portal-benefits'),
   },
-  'benefits-1': {
-    mutate: [filePart('src/modules/benefits/service.ts', 1, 2)],
-    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
-  },
-  'benefits-2': {
-    mutate: [filePart('src/modules/benefits/service.ts', 2, 2)],
-    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
-  },
+  ...partsOf('benefits', 'src/modules/benefits/service.ts', 2, benefitTests),
   'benefits-grants': {
     mutate: ['src/modules/benefits/grants.ts'],
-    tests: e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation'),
+    tests: benefitTests,
   },
 };
 
