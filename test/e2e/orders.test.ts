@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { buyWithCheckout, checkoutWhen, fixedProduct, ordersOfCheckout, paidOrderOf } from '../helpers/purchases.ts';
-import { expectErrorBody, expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
+import { expectErrorBody, expectGraphQLError, expectStatus, graphqlData, graphqlFailure } from '../helpers/responses.ts';
 import { eventually } from '../helpers/waiting.ts';
 import { restClient } from '../helpers/server.ts';
 
@@ -73,16 +73,31 @@ describe('the customer of a new order', () => {
     expect(await customersOf(org)).toHaveLength(before + 1);
   });
 
-  it('is a new customer with the email the organization set on the checkout, spaces around it trimmed; no email is refused', async () => {
+  it('is a new customer with the email set on the checkout or typed at confirm, spaces around it trimmed; no email is refused, nothing written', async () => {
+    const checkoutsBefore = (expectStatus(await org.api('GET', '/checkouts/?limit=100'), 200).items as unknown[]).length;
     for (const bad of ['not-an-email', 'two words@example.com', `${'a'.repeat(310)}@example.com`]) {
       expect(expectStatus(await org.api('POST', '/checkouts/', { products: [product], customer_email: bad }), 422).detail).toEqual([
         { loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' },
       ]);
+      const error = expectGraphQLError(
+        await org.gql('mutation ($input: CheckoutCreateInput!) { core { checkoutCreate(input: $input) { id } } }', { input: { products: [product], customerEmail: bad } }),
+        'BAD_USER_INPUT',
+      );
+      expect(error.extensions.issues.map((issue: { loc: unknown }) => issue.loc)).toEqual([['input', 'customerEmail']]);
     }
-    const checkout = await newCheckout(org, { products: [product], customer_email: ' Pad@Example.com ' });
-    expect(expectStatus(await org.api('GET', `/checkouts/${checkout.id}`), 200).customer_email).toBe('Pad@Example.com');
-    const order = await confirm(org, checkout, {});
-    expect(expectStatus(await org.api('GET', `/customers/${order.customerId}`), 200).email).toBe('Pad@Example.com');
+    expect(expectStatus(await org.api('GET', '/checkouts/?limit=100'), 200).items).toHaveLength(checkoutsBefore);
+
+    const set = await newCheckout(org, { products: [product], customer_email: ' Pad@Example.com ' });
+    expect(expectStatus(await org.api('GET', `/checkouts/${set.id}`), 200).customer_email).toBe('Pad@Example.com');
+    const first = await confirm(org, set, {});
+    expect(expectStatus(await org.api('GET', `/customers/${first.customerId}`), 200).email).toBe('Pad@Example.com');
+
+    const typed = await newCheckout(org, { products: [product] });
+    const refused = await org.publicApi('POST', `/checkouts/client/${typed.client_secret}/confirm`, { confirmation_token_id: 'tok_visa', customer_email: 'typed at@example.com' });
+    expect(expectStatus(refused, 422).detail).toEqual([{ loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' }]);
+    expect(expectStatus(await org.api('GET', `/checkouts/${typed.id}`), 200)).toMatchObject({ status: 'open', customer_email: null });
+    const second = await confirm(org, typed, { customer_email: '  Typed@Example.com\t' });
+    expect(expectStatus(await org.api('GET', `/customers/${second.customerId}`), 200).email).toBe('Typed@Example.com');
   });
 
   it('is the customer holding the email, whatever its case', async () => {

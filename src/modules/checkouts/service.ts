@@ -12,7 +12,7 @@ import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { escapeLike, sortingOrderBy } from '../../graphql/sorting.ts';
 import { sweep, type JobContext } from '../../jobs/runner.ts';
 import { organizationFilter } from '../organizations/access.ts';
-import { checkAddress, storedAddress, type AddressInput } from '../customers/service.ts';
+import { checkAddress, checkEmail, storedAddress, type AddressInput } from '../customers/service.ts';
 import { createPendingOrder } from '../orders/service.ts';
 import { issueCustomerSession } from '../../auth/customer-sessions.ts';
 import { chargeOrder } from '../payments/service.ts';
@@ -119,13 +119,9 @@ async function livePriceOf(db: Db, productId: string): Promise<LivePrice | null>
   return (await db.productPrice.findFirst({ where: { productId, isArchived: false, amountType: { not: 'metered_unit' } }, orderBy: [{ position: 'asc' }, { createdAt: 'asc' }] })) as LivePrice | null;
 }
 
-/** A buyer's email as a checkout takes it: one address, no spaces within (the organization's may come with spaces around, trimmed). */
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 export async function createCheckout(ctx: Context, input: CheckoutCreateInput, query: object) {
   const issues = new ValidationIssues();
-  const customerEmail = input.customerEmail?.trim() ?? null;
-  if (customerEmail !== null && (!emailPattern.test(customerEmail) || customerEmail.length > 320)) issues.add(['input', 'customerEmail'], 'value is not a valid email address', 'value_error');
+  checkEmail(issues, input.customerEmail, ['input', 'customerEmail']);
   if (input.products.length === 0) issues.add(['input', 'products'], 'List should have at least 1 item after validation, not 0', 'too_short');
   if (new Set(input.products).size !== input.products.length) issues.add(['input', 'products'], 'Each product may be offered once.');
   if (input.subscriptionId) issues.add(['input', 'subscriptionId'], 'Subscription upgrades are not available on this server yet.');
@@ -181,7 +177,7 @@ export async function createCheckout(ctx: Context, input: CheckoutCreateInput, q
         customerId,
         externalCustomerId,
         customerName: input.customerName ?? null,
-        customerEmail,
+        customerEmail: input.customerEmail?.trim() ?? null,
         customerIpAddress: input.customerIpAddress ?? null,
         customerBillingName: input.customerBillingName ?? null,
         customerBillingAddress: input.customerBillingAddress ? storedAddress(input.customerBillingAddress) : undefined,
@@ -249,8 +245,8 @@ async function buyerChanges(tx: Db, checkout: { id: string; productId: string; a
     Object.assign(data, { productId, productPriceId: price.id, currency: price.priceCurrency, amount: amountFor(price, input.amount, issues, ['input', 'amount']) });
   }
   if (input.customerEmail !== undefined) {
-    if (input.customerEmail !== null && !emailPattern.test(input.customerEmail)) issues.add(['input', 'customerEmail'], 'value is not a valid email address');
-    data.customerEmail = input.customerEmail;
+    checkEmail(issues, input.customerEmail, ['input', 'customerEmail']);
+    data.customerEmail = input.customerEmail?.trim() ?? null;
   }
   if (input.customerName !== undefined) data.customerName = input.customerName;
   if (input.customerBillingName !== undefined) data.customerBillingName = input.customerBillingName;

@@ -106,9 +106,10 @@ function taxIdOf(number: string, country: string | null): [string, string] {
   return [value, format];
 }
 
-export function checkEmail(issues: ValidationIssues, email: string | null | undefined): void {
+/** An email address as Kassa takes one (spaces around it are trimmed where it is stored); an issue at `loc` otherwise. */
+export function checkEmail(issues: ValidationIssues, email: string | null | undefined, loc: (string | number)[] = ['input', 'email']): void {
   if (email != null && (!emailPattern.test(email.trim()) || email.length > 320)) {
-    issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
+    issues.add(loc, 'value is not a valid email address', 'value_error');
   }
 }
 
