@@ -6,12 +6,10 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { tokenWithScopes } from '../helpers/organizations.ts';
+import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectValidationError, graphqlData } from '../helpers/responses.ts';
 import { restClient } from '../helpers/server.ts';
-import type { Org } from '../helpers/organizations.ts';
-import { newOrganization } from '../helpers/organizations.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox', shop: 'sandbox' } });

@@ -169,6 +169,16 @@ describe('what the portal answers about a retry, exactly', () => {
     expect((await paymentsOf(cyd.order.id)).map((p) => p.status)).toEqual(['failed', 'succeeded']);
   });
 
+  it('takes exactly one of five concurrent retries of one order; the others are told one is in progress', async () => {
+    const jo = await declinedPurchase(productId, 'jo@example.com');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => retry(jo.token, jo.order.id, { confirmation_token_id: 'tok_visa' })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) expect(answer.body.error).toBe('PaymentAlreadyInProgress');
+    expect((await paymentsOf(jo.order.id)).map((p) => p.status)).toEqual(['failed', 'pending']);
+    await settle();
+    expect((await paymentsOf(jo.order.id)).map((p) => p.status)).toEqual(['failed', 'succeeded']);
+  });
+
   it('answers "Order not found." for an order that is not the customer’s, reading or paying it', async () => {
     const dan = await declinedPurchase(productId, 'dan@example.com');
     const eve = await declinedPurchase(productId, 'eve@example.com');
