@@ -328,6 +328,58 @@ describe('client configuration (RFC 7592)', () => {
     expectInvalidClient(await tokenRequest({ client_id: open.client_id, client_secret: confidential.body.client_secret }));
   });
 
+  it('says exactly why each registration request is refused', async () => {
+    const customer = await t.owner.api('POST', '/customers/', { email: `buyer-${randomUUID()}@example.com` });
+    const customerSession = await t.owner.api('POST', '/customer-sessions/', { customer_id: customer.body.id });
+    expect(customerSession.status).toBe(201);
+    const description = (answer: Answer) => {
+      expectInvalidToken(answer);
+      return answer.body.error_description;
+    };
+    expect(description(await register(validMetadata, ''))).toBe('Registering a client requires a signed-in user: send "Authorization: Bearer <user session token>".');
+    expect(description(await register(validMetadata, 'not-a-token'))).toBe('The access token is invalid, expired or revoked.');
+    expect(description(await register(validMetadata, t.owner.token))).toBe('Registering a client requires the session token of a signed-in user.');
+    expect(description(await register(validMetadata, customerSession.body.token))).toBe('Registering a client requires the session token of a signed-in user.');
+
+    const mine = await registerClient(t.server, 'production', ownerSession);
+    const open = await registerClient(t.server, 'production', ownerSession, { token_endpoint_auth_method: 'none' });
+    expect(description(await manage('GET', mine.client_id, undefined))).toBe('Send the registration access token as "Authorization: Bearer <token>".');
+    expect(description(await manage('GET', mine.client_id, open.registration_access_token))).toBe('The registration access token is invalid for this client.');
+
+    // A registration read back: no secret, no registration token.
+    const read = await manage('GET', mine.client_id, mine.registration_access_token);
+    expect(read.status).toBe(200);
+    expect(read.body.registration_access_token).toBeUndefined();
+    expect(read.body.client_secret).toBeUndefined();
+    expect(read.body.client_id_issued_at).toBe(Math.floor(Date.parse(read.body.created_at) / 1000));
+
+    const refusedPut = async (clientId: string, token: string, body: Record<string, unknown>) => {
+      const answer = await manage('PUT', clientId, token, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.error).toBe('invalid_request');
+      return answer.body.error_description;
+    };
+    const wrongSecret = 'client_secret in the body is not the current secret of this client; omit it, or send the current one.';
+    expect(await refusedPut(mine.client_id, mine.registration_access_token, { ...validMetadata, client_id: open.client_id })).toBe(
+      'client_id in the body differs from the client being updated.',
+    );
+    expect(await refusedPut(mine.client_id, mine.registration_access_token, { ...validMetadata, client_secret: 12345 })).toBe(wrongSecret);
+    expect(await refusedPut(mine.client_id, mine.registration_access_token, { ...validMetadata, client_secret: `${mine.client_secret}x` })).toBe(wrongSecret);
+    expect(await refusedPut(open.client_id, open.registration_access_token, { ...validMetadata, token_endpoint_auth_method: 'none', client_secret: 'anything' })).toBe(wrongSecret);
+    expect((await manage('GET', mine.client_id, mine.registration_access_token)).body.modified_at).toBe(read.body.modified_at);
+
+    // A PUT with its own client_id and no secret is accepted, and says nothing of the tokens.
+    const put = await manage('PUT', mine.client_id, mine.registration_access_token, { ...validMetadata, client_id: mine.client_id });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.registration_access_token).toBeUndefined();
+    expect(put.body.client_secret).toBeUndefined();
+    expect(Date.parse(put.body.modified_at)).toBeGreaterThanOrEqual(Date.parse(put.body.created_at));
+
+    const deleted = await manage('DELETE', mine.client_id, mine.registration_access_token);
+    expect(deleted.status).toBe(204);
+    expect(deleted.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('deletes the client: it stops authenticating, its tokens are revoked and its codes gone', async () => {
     const mine = await registerClient(t.server, 'production', ownerSession);
     const row = await prisma().oAuthClient.findUniqueOrThrow({ where: { clientId: mine.client_id } });
