@@ -94,7 +94,7 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   'oauth-keys': {
     mutate: ['src/oauth/signing-keys.ts', 'src/oauth/cli.ts'],
-    tests: [...oauthTests, ...e2e('cli')],
+    tests: [...oauthTests, ...e2e('signing-keys-command', 'secrets-rekey')],
   },
   // src/auth/ holds about 840 mutants: principals, tokens and sessions are measured apart.
   'auth-principals': {
