@@ -33,7 +33,8 @@ async function lockKeys(tx: Db): Promise<void> {
 }
 
 async function newKey(environment: KeyStore, algorithm: SigningAlgorithm) {
-  const pair = await generateKeyPair(algorithm, { extractable: true, ...(algorithm === 'RS256' ? { modulusLength: 2048 } : {}) });
+  // jose makes RSA keys of 2048 bits unless told otherwise.
+  const pair = await generateKeyPair(algorithm, { extractable: true });
   const publicJwk = await exportJWK(pair.publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   const privateJwk = await exportJWK(pair.privateKey);

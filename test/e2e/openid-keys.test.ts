@@ -102,6 +102,7 @@ describe('signing keys', () => {
     const { keys } = await jwks();
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
+    expect(Buffer.from(keys[0].n!, 'base64url')).toHaveLength(256); // a 2048-bit modulus
     for (const privatePart of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(keys[0]).not.toHaveProperty(privatePart);
     const tokens = await tokensFor('openid email');
     expect(decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: 'RS256', kid: keys[0].kid });
@@ -147,14 +148,27 @@ describe('signing keys', () => {
 
   test('a change of OIDC_SIGNING_ALGORITHM takes effect at start, once, even when two processes start together', async () => {
     const es256 = { ...environment(), config: { ...environment().config, idTokenSigningAlgorithm: 'ES256' as const } };
+    const prisma = environment().prisma;
     const now = new Date();
+    const keysBefore = await prisma.signingKey.count();
     await Promise.all([ensureSigningKey(es256, now), ensureSigningKey(es256, now)]);
-    const signing = await environment().prisma.signingKey.findMany({ where: { retiredAt: null } });
+    const signing = await prisma.signingKey.findMany({ where: { retiredAt: null } });
     expect(signing.map((k) => k.algorithm)).toEqual(['ES256']);
+    // One key made, not one per process.
+    expect(await prisma.signingKey.count()).toBe(keysBefore + 1);
     await ensureSigningKey(es256, now);
-    expect(await environment().prisma.signingKey.count({ where: { retiredAt: null } })).toBe(1);
-    expect((await environment().prisma.signingKey.findFirstOrThrow({ where: { retiredAt: null } })).id).toBe(signing[0].id);
-    await rotateSigningKey(environment(), new Date(), 'RS256');
+    expect(await prisma.signingKey.count({ where: { retiredAt: null } })).toBe(1);
+    expect((await prisma.signingKey.findFirstOrThrow({ where: { retiredAt: null } })).id).toBe(signing[0].id);
+    // What the process that lost the race is told: the key that signs, nothing retired.
+    expect(await rotateSigningKey(es256, now, 'ES256', { onlyIfNot: 'ES256' })).toEqual({ kid: signing[0].id, retired: [] });
+    expect(await prisma.signingKey.count()).toBe(keysBefore + 1);
+
+    // Back to RS256 at the next start, though retired RS256 keys are still published.
+    expect(await prisma.signingKey.count({ where: { algorithm: 'RS256', retiredAt: { not: null } } })).toBeGreaterThan(0);
+    await ensureSigningKey(environment(), new Date());
+    const back = await prisma.signingKey.findMany({ where: { retiredAt: null } });
+    expect(back.map((k) => k.algorithm)).toEqual(['RS256']);
+    expect(await prisma.signingKey.count()).toBe(keysBefore + 2);
   });
 });
 

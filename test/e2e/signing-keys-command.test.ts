@@ -1,10 +1,14 @@
 // `kassa signing-keys`, run in this process on a data directory of its own: every line it prints,
 // every usage error and its exit status. (`cli.test.ts` runs the same command as a separate process.)
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { runSigningKeysCommand, signingKeysUsage } from '../../src/oauth/cli.ts';
+import { activeSigningKey } from '../../src/oauth/signing-keys.ts';
 
 // Each command opens and migrates an embedded database.
 vi.setConfig({ testTimeout: 120_000 });
@@ -19,12 +23,21 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+function stubEnv(env: Record<string, string>) {
+  vi.stubEnv('DATA_DIR', dataDir);
+  vi.stubEnv('DATABASE_URL', env.DATABASE_URL ?? '');
+  vi.stubEnv('SANDBOX_DATABASE_URL', env.SANDBOX_DATABASE_URL ?? '');
+  vi.stubEnv('OIDC_SIGNING_ALGORITHM', env.OIDC_SIGNING_ALGORITHM ?? 'RS256');
+}
+
+/** The embedded databases' lock files left in the data directory: none once a command has ended. */
+async function locksLeft() {
+  return (await readdir(dataDir, { recursive: true })).filter((name) => name.endsWith('kassa.lock'));
+}
+
 /** Runs the command with DATA_DIR on the test's directory and the given variables; returns what it wrote. */
 async function run(args: string[], env: Record<string, string> = {}) {
-  vi.stubEnv('DATA_DIR', dataDir);
-  vi.stubEnv('DATABASE_URL', '');
-  vi.stubEnv('SANDBOX_DATABASE_URL', '');
-  vi.stubEnv('OIDC_SIGNING_ALGORITHM', env.OIDC_SIGNING_ALGORITHM ?? 'RS256');
+  stubEnv(env);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
@@ -47,13 +60,18 @@ describe('kassa signing-keys', () => {
     expect(await run(['spin'])).toEqual({ code: 2, stdout: '', stderr: usage('unknown subcommand "spin"') });
     expect(await run(['rotate', '--environment', 'staging'])).toEqual({ code: 2, stdout: '', stderr: usage('--environment must be production or sandbox (got "staging")') });
     expect(await run(['list', '--environment', 'live'])).toEqual({ code: 2, stdout: '', stderr: usage('--environment must be production or sandbox (got "live")') });
-    const unknownOption = await run(['list', '--all']);
-    expect(unknownOption.code).toBe(2);
-    expect(unknownOption.stdout).toBe('');
-    expect(unknownOption.stderr).toMatch(/^kassa signing-keys: Unknown option '--all'/);
-    expect(unknownOption.stderr.endsWith(`\n\nUsage:\n${signingKeysUsage}\n`)).toBe(true);
-    // A failure that is not a usage error is not dressed up as one.
+    for (const [args, option] of [[['list', '--all'], '--all'], [['rotate', '--force'], '--force']] as const) {
+      const unknownOption = await run([...args]);
+      expect(unknownOption.code).toBe(2);
+      expect(unknownOption.stdout).toBe('');
+      expect(unknownOption.stderr).toMatch(new RegExp(`^kassa signing-keys: Unknown option '${option}'`));
+      expect(unknownOption.stderr.endsWith(`\n\nUsage:\n${signingKeysUsage}\n`)).toBe(true);
+    }
+    // A failure that is not a usage error is not dressed up as one, even when it has an error code.
     await expect(run(['rotate'], { OIDC_SIGNING_ALGORITHM: 'HS256' })).rejects.toThrow(/OIDC_SIGNING_ALGORITHM/);
+    const unreachable = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kassa', SANDBOX_DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kassa_sandbox' };
+    await expect(run(['list'], unreachable)).rejects.toMatchObject({ code: expect.any(String) });
+    expect(await locksLeft()).toEqual([]);
   });
 
   it('lists no key, then rotates and lists each environment by itself, in text and JSON', async () => {
@@ -96,5 +114,34 @@ describe('kassa signing-keys', () => {
       [secondKid, false],
       [firstKid, false],
     ]);
+    // A key retired before keeps its retirement and publication times.
+    expect(afterThird[2]).toEqual(listed[1]);
+    // Every command closed its databases.
+    expect(await locksLeft()).toEqual([]);
+  });
+
+  it('the signing key is decrypted once per environment; an environment without a key says so', async () => {
+    stubEnv({});
+    const config = loadConfig();
+    const database = await openDatabase(config.databases.sandbox);
+    try {
+      await migrate(database.migrationTarget);
+      const store = { name: 'sandbox' as const, config, prisma: database.prisma };
+      await expect(activeSigningKey(store)).rejects.toThrow('The sandbox environment has no ID token signing key: it is made at start-up.');
+    } finally {
+      await database.close();
+    }
+    expect((await run(['rotate', '--environment', 'sandbox'])).code).toBe(0);
+    const reopened = await openDatabase(config.databases.sandbox);
+    try {
+      const store = { name: 'sandbox' as const, config, prisma: reopened.prisma };
+      const first = await activeSigningKey(store);
+      const second = await activeSigningKey(store);
+      expect(second.kid).toBe(first.kid);
+      expect(second.privateKey).toBe(first.privateKey);
+      expect(first.algorithm).toBe('RS256');
+    } finally {
+      await reopened.close();
+    }
   });
 });

@@ -6,7 +6,9 @@
 // Two rules keep every kill honest:
 // 1. A covering test runs with the tests it may depend on: those before it in its own describe
 //    and in each enclosing describe (tests inside sibling describes have their own setup).
-// 2. A kill counts only if the same selection passes with no mutant active. That baseline is run
+// 2. A file whose own hooks fail (its server does not start with the mutant) has no test results,
+//    which Stryker's vitest runner reads as a survivor: it counts as a kill of that file's tests.
+// 3. A kill counts only if the same selection passes with no mutant active. That baseline is run
 //    once per selection and remembered; a selection that fails on its own is replaced by the whole
 //    files of its tests, and if even those fail without the mutant, the mutant counts as an error
 //    (left out of the score, and listed in the report) rather than as killed.
@@ -104,7 +106,7 @@ class StoryRunner {
   async #passesAlone(options, selection) {
     const key = [...selection].sort().join('\n');
     if (!this.#baselines.has(key)) {
-      const baseline = await this.inner.mutantRun({
+      const baseline = await this.#run({
         ...options,
         testFilter: selection,
         activeMutant: { ...options.activeMutant, id: 'none' },
@@ -118,19 +120,30 @@ class StoryRunner {
     return this.#baselines.get(key);
   }
 
+  /** A survivor of a run in which a test file failed outside its tests (a `beforeAll`) is a kill. */
+  async #run(options) {
+    const result = await this.inner.mutantRun(options);
+    if (result.status !== 'survived') return result;
+    const failed = this.inner.ctx.state.getFiles().filter((file) => file.result?.state === 'fail');
+    if (failed.length === 0) return result;
+    const ids = failed.flatMap((file) => this.#files.get(path.relative(process.cwd(), file.filepath).replace(/\\/g, '/')) ?? []);
+    const message = failed[0].result.errors?.[0]?.message ?? 'the test file failed outside its tests';
+    return { status: 'killed', killedBy: ids.filter((id) => options.testFilter?.includes(id) ?? true), failureMessage: message, nrOfTests: result.nrOfTests };
+  }
+
   async mutantRun(options) {
-    if (!options.testFilter) return this.inner.mutantRun(options);
+    if (!options.testFilter) return this.#run(options);
     this.#readStories();
     const selection = this.#selection(options.testFilter);
     const started = Date.now();
-    const result = await this.inner.mutantRun({ ...options, testFilter: selection });
+    const result = await this.#run({ ...options, testFilter: selection });
     if (process.env.KASSA_MUTATION_TRACE) {
       const files = new Set(selection.map((id) => id.slice(0, id.indexOf('#'))));
       this.log.info(`mutant ${options.activeMutant.id}: ${result.status} in ${Date.now() - started} ms, ${options.testFilter.length} covering of ${selection.length} tests in ${files.size} files`);
     }
     if (result.status !== 'killed' || (await this.#passesAlone(options, selection))) return result;
     const files = this.#wholeFiles(options.testFilter);
-    const whole = await this.inner.mutantRun({ ...options, testFilter: files });
+    const whole = await this.#run({ ...options, testFilter: files });
     if (whole.status !== 'killed' || (await this.#passesAlone(options, files))) return whole;
     // Not even the whole files pass without the mutant: nothing can be said of it.
     return { status: 'error', errorMessage: `The tests covering this mutant fail without it: ${whole.killedBy?.join(', ')}` };
