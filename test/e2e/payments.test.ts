@@ -9,7 +9,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { buy, createAndConfirmCheckout, declinedOrder, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { expectErrorBody, expectValidationError, graphqlData } from '../helpers/responses.ts';
-import { restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient } from '../helpers/server.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox', shop: 'sandbox' } });
@@ -189,5 +189,26 @@ describe('an environment without a payment processor', () => {
     const customer = restClient(bare.server.base('production'), token);
     const refused = await customer('POST', `/customer-portal/orders/${order.id}/confirm-payment`, { confirmation_token_id: 'tok_visa' });
     expect([refused.status, refused.body]).toEqual([422, { error: 'OrderNotEligibleForRetry', detail: 'No payment processor is configured for this environment.' }]);
+  });
+
+  it('lists no saved card, refuses to save one, and finds none to remove or make the default', async () => {
+    const org = await newOrganization(bare.server, 'production');
+    const buyer = await org.polar.customers.create({ email: 'nocards@example.com' });
+    const { token } = await org.polar.customerSessions.create({ customerId: buyer.id });
+    const customer = restClient(bare.server.base('production'), token);
+    const cards = '/customer-portal/customers/me/payment-methods';
+    expect([(await customer('GET', cards)).status, (await customer('GET', cards)).body]).toEqual([200, { items: [], pagination: { total_count: 0, max_page: 0 } }]);
+    const saved = await customer('POST', cards, { confirmation_token_id: 'ctoken_x', set_default: true, return_url: 'https://shop.example.com/cards' });
+    expect([saved.status, saved.body]).toEqual([
+      400,
+      {
+        error: 'PaymentError',
+        detail: "This environment's payment processor (none) keeps no saved payment methods: a card is given at each checkout. Saved methods need Stripe (see docs/stripe.md).",
+      },
+    ]);
+    const removed = await customer('DELETE', `${cards}/pm_card_visa`);
+    expect([removed.status, removed.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Payment method not found.' }]);
+    const chosen = await graphqlClient(bare.server.base('production'), token)(`mutation { customerPortal { customerDefaultPaymentMethodUpdate(id: "pm_card_visa") { id } } }`);
+    expect(chosen.body.errors?.[0]?.extensions?.code).toBe('RESOURCE_NOT_FOUND');
   });
 });

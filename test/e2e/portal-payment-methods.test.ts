@@ -167,7 +167,12 @@ describe('a customer’s saved cards, through the official client', () => {
     const { token } = await signedInCustomer(t.shop, 'declined@example.com');
     const declined = await rest(token)('POST', paymentMethods, { confirmation_token_id: await confirmationToken('pm_card_chargeDeclined'), set_default: true, return_url: returnUrl });
     expectErrorBody(declined, 400, 'PaymentError');
-    expect(declined.body.detail).toMatch(/declined \(generic_decline\)/);
+    expect(declined.body.detail).toBe('The card was declined (generic_decline): nothing was saved. Use another card.');
+    const declinedGql = await graphqlClient(t.server.base('sandbox'), token)(
+      `mutation($input: CustomerPaymentMethodCreateInput!) { customerPortal { customerPaymentMethodCreate(input: $input) { id } } }`,
+      { input: { confirmationTokenId: await confirmationToken('pm_card_chargeDeclined'), setDefault: false, returnUrl } },
+    );
+    expect(declinedGql.body.errors?.[0]?.extensions?.code).toBe('PAYMENT_ERROR');
 
     const confirmation = await confirmationToken('pm_card_authenticationRequired');
     const body = { confirmation_token_id: confirmation, set_default: false, return_url: returnUrl };
@@ -177,7 +182,7 @@ describe('a customer’s saved cards, through the official client', () => {
     double.authenticate(intent.id, 'fail');
     const failed = await rest(token)('POST', paymentMethods, body);
     expectErrorBody(failed, 400, 'PaymentError');
-    expect(failed.body.detail).toMatch(/authentication/);
+    expect(failed.body.detail).toBe('The card was not saved: the customer did not pass the bank’s authentication. Try again, or use another card.');
     expect((await listCards(token)).items).toEqual([]);
   });
 
@@ -195,9 +200,15 @@ describe('a customer’s saved cards, through the official client', () => {
     expectValidationError(reused, ['body', 'confirmation_token_id']);
     expect(JSON.stringify(reused.body)).toMatch(/used already/);
     expect((await listCards(other.token)).items).toEqual([]);
-    expectValidationError(await post({ confirmation_token_id: await confirmationToken('pm_card_visa'), return_url: 'javascript:alert(1)' }), ['body', 'return_url']);
+    const notAUrl = await post({ confirmation_token_id: await confirmationToken('pm_card_visa'), return_url: 'javascript:alert(1)' });
+    expectValidationError(notAUrl, ['body', 'return_url']);
+    expect(notAUrl.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'return_url'], msg: 'Input should be an absolute http or https URL', type: 'url_parsing' })]);
+    expectValidationError(await post({ confirmation_token_id: await confirmationToken('pm_card_visa'), return_url: 'not a url' }), ['body', 'return_url']);
+    // http is a URL too (a shop on a local address).
+    expectStatus(await post({ confirmation_token_id: await confirmationToken('pm_card_visa'), return_url: 'http://127.0.0.1:3000/cards' }), 201);
     expectValidationError(await rest(token)('POST', paymentMethods, { confirmation_token_id: used }), ['body', 'set_default']);
-    expect((await listCards(token)).items).toHaveLength(1);
+    // The first card and the one saved with an http return URL.
+    expect((await listCards(token)).items).toHaveLength(2);
   });
 });
 
@@ -216,8 +227,19 @@ describe('another customer’s cards', () => {
       expectErrorBody(await rest(token)('DELETE', `${paymentMethods}/${card.id}`), 404, 'ResourceNotFound');
       expect((await listCards(token)).items.map((m) => m.id)).not.toContain(card.id);
     }
-    expectErrorBody(await rest(owner.token)('DELETE', `${paymentMethods}/pm_doesnotexist`), 404, 'ResourceNotFound');
-    expectErrorBody(await rest(owner.token)('DELETE', `${paymentMethods}/${encodeURIComponent('../customers/x')}`), 404, 'ResourceNotFound');
+    const unknown = await rest(owner.token)('DELETE', `${paymentMethods}/pm_doesnotexist`);
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Payment method not found.' }]);
+    // A malformed id, or a customer Stripe has no record of, is not found without asking Stripe.
+    const requestsBefore = double.requests.length;
+    const setDefault = (as: string, id: string) =>
+      graphqlClient(t.server.base('sandbox'), as)(`mutation($id: ID!) { customerPortal { customerDefaultPaymentMethodUpdate(id: $id) { id } } }`, { id });
+    for (const id of ['../customers/x', 'pm_card/..', 'x'.repeat(256)]) {
+      expectErrorBody(await rest(owner.token)('DELETE', `${paymentMethods}/${encodeURIComponent(id)}`), 404, 'ResourceNotFound');
+      expect((await setDefault(owner.token, id)).body.errors?.[0]?.extensions?.code).toBe('RESOURCE_NOT_FOUND');
+    }
+    expectErrorBody(await rest(newcomer.token)('DELETE', `${paymentMethods}/${card.id}`), 404, 'ResourceNotFound');
+    expect((await setDefault(newcomer.token, card.id)).body.errors?.[0]?.extensions?.code).toBe('RESOURCE_NOT_FOUND');
+    expect(double.requests.slice(requestsBefore)).toEqual([]);
     expect(attachedTo(card.id)).toBe(stripeCustomer);
     expect(double.requests.filter((r) => r.path === `/v1/payment_methods/${card.id}/detach`)).toEqual([]);
     expect((await listCards(owner.token)).items.map((m) => m.id)).toEqual([card.id]);
@@ -259,7 +281,13 @@ describe('when Stripe cannot be reached', () => {
     try {
       expectErrorBody(await rest(token)('GET', paymentMethods), 503, 'PaymentProcessorUnavailable');
       expectErrorBody(await rest(token)('POST', paymentMethods, { confirmation_token_id: confirmation, set_default: true, return_url: returnUrl }), 503, 'PaymentProcessorUnavailable');
-      expectErrorBody(await rest(token)('DELETE', `${paymentMethods}/${card.id}`), 503, 'PaymentProcessorUnavailable');
+      const down = await rest(token)('DELETE', `${paymentMethods}/${card.id}`);
+      expect([down.status, down.body]).toEqual([
+        503,
+        { error: 'PaymentProcessorUnavailable', detail: 'The payment processor could not be reached, or failed to answer: nothing was changed. Try again in a moment.' },
+      ]);
+      const gql = await graphqlClient(t.server.base('sandbox'), token)(`{ customerPortal { paymentMethods { items { id } } } }`);
+      expect(gql.body.errors?.[0]?.extensions?.code).toBe('PAYMENT_PROCESSOR_UNAVAILABLE');
     } finally {
       await double.down(false);
     }
@@ -295,6 +323,16 @@ describe('updating the payment method of a past-due subscription', () => {
     // The card the subscription renews with stays until another replaces it.
     const inUse = await rejectionOf(portal.customerPortal.customers.deletePaymentMethod({ customerSession: token }, { id: firstCard }));
     expect(inUse).toBeInstanceOf(PaymentMethodInUseByActiveSubscription);
+    const inUseRest = await rest(token)('DELETE', `${paymentMethods}/${firstCard}`);
+    expect([inUseRest.status, inUseRest.body]).toEqual([
+      400,
+      {
+        error: 'PaymentMethodInUseByActiveSubscription',
+        detail: 'A subscription renews with this payment method: add another one with set_default true first (it replaces this one on the subscriptions), then remove this one.',
+      },
+    ]);
+    const inUseGql = await graphqlClient(t.server.base('sandbox'), token)(`mutation($id: ID!) { customerPortal { customerPaymentMethodDelete(id: $id) } }`, { id: firstCard });
+    expect(inUseGql.body.errors?.[0]?.extensions?.code).toBe('PAYMENT_METHOD_IN_USE_BY_ACTIVE_SUBSCRIPTION');
     expect(attachedTo(firstCard)).toMatch(/^cus_/);
 
     // The card is gone at Stripe (the bank closed it): the renewal is declined and the subscription goes past due.
@@ -329,5 +367,40 @@ describe('updating the payment method of a past-due subscription', () => {
     expect(portalView.status).toBe('active');
     // The detached card is no longer the customer's.
     expect((await listCards(token)).items.map((m) => m.id)).toEqual([newCard.id]);
+  });
+});
+
+describe('choosing the default card', () => {
+  it('moves the live subscription to the chosen card, frees the old one for removal, and leaves the customer row alone', async () => {
+    const plan = await fixedProduct(t.shop, 'Monthly default', 900, 'month');
+    const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
+    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
+      customer_email: 'chooser@example.com',
+      confirmation_token_id: await confirmationToken('pm_card_visa'),
+    });
+    expect(confirmed.status).toBe(200);
+    await settle();
+    const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: checkout.id } });
+    const firstCard = subscription.paymentMethod!;
+    const { token } = await t.shop.polar.customerSessions.create({ customerId: subscription.customerId });
+    const gql = graphqlClient(t.server.base('sandbox'), token);
+
+    const second = await addCard(token, 'pm_card_mastercard');
+    const customerRow = await prisma().customer.findUniqueOrThrow({ where: { id: subscription.customerId } });
+    const third = await addCard(token, 'pm_card_amex');
+    // Stripe's record of the customer was kept already: adding another card does not write the customer.
+    expect((await prisma().customer.findUniqueOrThrow({ where: { id: subscription.customerId } })).modifiedAt).toEqual(customerRow.modifiedAt);
+    expect((await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethod).toBe(firstCard);
+
+    const chosen = await gql(`mutation($id: ID!) { customerPortal { customerDefaultPaymentMethodUpdate(id: $id) { id isDefault } } }`, { id: second.id });
+    expect(chosen.body.errors).toBeUndefined();
+    expect(chosen.body.data.customerPortal.customerDefaultPaymentMethodUpdate).toEqual({ id: second.id, isDefault: true });
+    expect((await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethod).toBe(second.id);
+
+    // The first card renews nothing now: it can go, and the answer says so.
+    const removed = await gql(`mutation($id: ID!) { customerPortal { customerPaymentMethodDelete(id: $id) } }`, { id: firstCard });
+    expect(removed.body).toEqual({ data: { customerPortal: { customerPaymentMethodDelete: true } } });
+    expect(attachedTo(firstCard)).toBeNull();
+    expect((await listCards(token)).items.map((m) => m.id).sort()).toEqual([second.id, third.id].sort());
   });
 });

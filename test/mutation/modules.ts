@@ -139,7 +139,7 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   'payments-methods': {
     mutate: ['src/modules/payments/saved-methods.ts'],
-    tests: e2e('portal-payment-methods', 'portal-page-stripe', 'portal-page-payments'),
+    tests: e2e('portal-payment-methods', 'portal-page-stripe', 'portal-page-payments', 'payments'),
   },
   'license-keys': {
     mutate: ['src/modules/license-keys/service.ts'],

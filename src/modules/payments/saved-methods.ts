@@ -80,12 +80,14 @@ async function signedInCustomer(ctx: Context) {
   return customer;
 }
 
-/** A call to the processor. Whatever it throws (unreachable, rate-limited, failing) is answered 503. */
+/**
+ * A call to the processor. Whatever it throws (unreachable, rate-limited, failing) is answered 503:
+ * a refusal it can explain (a declined card) comes back as a result, not as an error.
+ */
 async function atProcessor<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
-  } catch (error) {
-    if (error instanceof KassaError) throw error;
+  } catch {
     throw paymentProcessorUnavailable();
   }
 }
