@@ -35,10 +35,13 @@ describe('two processes on one Redis', () => {
       const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${processes[i % 2].url}/v1/products/`)));
       const ended = Date.now();
       if (Math.floor(started / 1000) !== Math.floor(ended / 1000)) continue;
+      // Each process was sent 30 requests, more than the limit: budgets of their own would admit
+      // 40 between them. One budget admits 20, however the two split it (which process got its
+      // requests in first depends on the machine's load, so the split is not asserted).
+      expect(responses.filter((_, i) => i % 2 === 0)).toHaveLength(30);
       const admitted = responses.filter((r) => r.status !== 429);
       expect(admitted).toHaveLength(limit);
-      // Both processes admitted some and refused some: the budget is shared, not split.
-      expect(new Set(responses.map((r, i) => `${i % 2}:${r.status === 429}`)).size).toBe(4);
+      expect(responses.filter((r) => r.status === 429).length).toBe(60 - limit);
       return;
     }
     throw new Error('no burst fitted in one second in five tries: the machine is too loaded to tell');
