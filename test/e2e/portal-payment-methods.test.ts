@@ -78,6 +78,21 @@ async function listCards(token: string, request: { page?: number; limit?: number
   return (await portal.customerPortal.customers.listPaymentMethods({ customerSession: token }, request)).result;
 }
 
+/** A monthly plan bought with a saved card at a confirmed checkout: the checkout's answer and the active subscription. */
+async function subscribeWithCard(productName: string, amount: number, email: string) {
+  const plan = await fixedProduct(t.shop, productName, amount, 'month');
+  const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
+  const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
+    customer_email: email,
+    confirmation_token_id: await confirmationToken('pm_card_visa'),
+  });
+  expect(confirmed.status).toBe(200);
+  await settle();
+  const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: checkout.id } });
+  expect(subscription.status).toBe('active');
+  return { confirmed, subscription };
+}
+
 const stripeCustomerOf = async (customerId: string) => (await prisma().customer.findUniqueOrThrow({ where: { id: customerId } })).processorCustomerId;
 const attachedTo = (paymentMethodId: string) => double.object<Stripe.PaymentMethod>(paymentMethodId)?.customer;
 
@@ -298,16 +313,7 @@ describe('when Stripe cannot be reached', () => {
 
 describe('updating the payment method of a past-due subscription', () => {
   it('renews with the new default card at once: the past-due period is charged again and the subscription is active', async () => {
-    const plan = await fixedProduct(t.shop, 'Monthly cards', 1500, 'month');
-    const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
-    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
-      customer_email: 'renewer@example.com',
-      confirmation_token_id: await confirmationToken('pm_card_visa'),
-    });
-    expect(confirmed.status).toBe(200);
-    await settle();
-    const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: checkout.id } });
-    expect(subscription.status).toBe('active');
+    const { confirmed, subscription } = await subscribeWithCard('Monthly cards', 1500, 'renewer@example.com');
     const firstCard = subscription.paymentMethod;
     expect(firstCard).toMatch(/^pm_/);
 
@@ -372,15 +378,7 @@ describe('updating the payment method of a past-due subscription', () => {
 
 describe('choosing the default card', () => {
   it('moves the live subscription to the chosen card, frees the old one for removal, and leaves the customer row alone', async () => {
-    const plan = await fixedProduct(t.shop, 'Monthly default', 900, 'month');
-    const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
-    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, {
-      customer_email: 'chooser@example.com',
-      confirmation_token_id: await confirmationToken('pm_card_visa'),
-    });
-    expect(confirmed.status).toBe(200);
-    await settle();
-    const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: checkout.id } });
+    const { subscription } = await subscribeWithCard('Monthly default', 900, 'chooser@example.com');
     const firstCard = subscription.paymentMethod!;
     const { token } = await t.shop.polar.customerSessions.create({ customerId: subscription.customerId });
     const gql = graphqlClient(t.server.base('sandbox'), token);
