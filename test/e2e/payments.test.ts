@@ -197,7 +197,8 @@ describe('an environment without a payment processor', () => {
     const { token } = await org.polar.customerSessions.create({ customerId: buyer.id });
     const customer = restClient(bare.server.base('production'), token);
     const cards = '/customer-portal/customers/me/payment-methods';
-    expect([(await customer('GET', cards)).status, (await customer('GET', cards)).body]).toEqual([200, { items: [], pagination: { total_count: 0, max_page: 0 } }]);
+    const listed = await customer('GET', cards);
+    expect([listed.status, listed.body]).toEqual([200, { items: [], pagination: { total_count: 0, max_page: 0 } }]);
     const saved = await customer('POST', cards, { confirmation_token_id: 'ctoken_x', set_default: true, return_url: 'https://shop.example.com/cards' });
     expect([saved.status, saved.body]).toEqual([
       400,

@@ -67,6 +67,9 @@ describe('kassa signing-keys', () => {
       expect(unknownOption.stderr).toMatch(new RegExp(`^kassa signing-keys: Unknown option '${option}'`));
       expect(unknownOption.stderr.endsWith(`\n\nUsage:\n${signingKeysUsage}\n`)).toBe(true);
     }
+    const noValue = await run(['rotate', '--environment']);
+    expect([noValue.code, noValue.stdout]).toEqual([2, '']);
+    expect(noValue.stderr).toMatch(/^kassa signing-keys: Option '--environment <value>' argument missing/);
     // A failure that is not a usage error is not dressed up as one, even when it has an error code.
     await expect(run(['rotate'], { OIDC_SIGNING_ALGORITHM: 'HS256' })).rejects.toThrow(/OIDC_SIGNING_ALGORITHM/);
     const unreachable = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kassa', SANDBOX_DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kassa_sandbox' };
