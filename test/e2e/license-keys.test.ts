@@ -17,7 +17,7 @@ import { issueLicenseKey, revokeLicenseKey, type LicenseKeyBenefitProperties } f
 import { graphqlClient, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
-import { expectStatus } from '../helpers/responses.ts';
+import { expectGraphQLError, expectStatus, graphqlData } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
@@ -125,12 +125,14 @@ describe('issuing a license key for a grant', () => {
     expect(stored).toMatchObject({ limitActivations: null, limitUsage: null, expiresAt: null });
   });
 
-  it('is idempotent per grant: issuing again returns the same key', async () => {
-    const benefitId = await newBenefit(org, { prefix: 'idem' });
+  it('is idempotent per grant: issuing again returns the same key, with the terms the organization set since', async () => {
+    const benefitId = await newBenefit(org, { prefix: 'idem', limit_usage: 100 });
     const first = await issueKey(org, benefitId, customerId);
+    expectStatus(await org.api('PATCH', `/license-keys/${first.id}`, { limit_usage: 7 }), 200);
     const again = await issueKey(org, benefitId, customerId, first.grantId);
     expect(again).toEqual(first);
     expect(await prisma().licenseKey.count({ where: { grantId: first.grantId } })).toBe(1);
+    expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: first.id } })).limitUsage).toBe(7);
   });
 
   it('dates the expiry from the grant: calendar months end on the month’s last day, days are 24 hours', async () => {
@@ -153,8 +155,10 @@ describe('issuing a license key for a grant', () => {
     try {
       const benefitId = await newBenefit(org, { expires: { ttl: 1, timeframe: 'month' } });
       const issued = await issueKey(org, benefitId, customerId);
+      const kept = await issueKey(org, benefitId, customerId);
       await revoke(issued.grantId);
       expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).status).toBe('revoked');
+      expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: kept.id } })).status).toBe('granted');
 
       t.server.clock.now = new Date('2025-06-15T00:00:00.000Z');
       const regranted = await issueKey(org, benefitId, customerId, issued.grantId);
@@ -342,6 +346,7 @@ describe('the customer portal endpoints, without a token', () => {
     expect((wrongBenefit as ResourceNotFound).detail).toBe('License key does not match given benefit.');
     const wrongCustomer = await rejectionOf(client.customerPortal.licenseKeys.validate({ key: issued.key, organizationId: org.organizationId, customerId: randomUUID() }));
     expect(wrongCustomer).toBeInstanceOf(ResourceNotFound);
+    expect((wrongCustomer as ResourceNotFound).detail).toBe('License key does not match given customer.');
     expect((await prisma().licenseKey.findUniqueOrThrow({ where: { id: issued.id } })).validations).toBe(0);
   });
 
@@ -576,6 +581,127 @@ describe('another organization', () => {
     const underOtherOrganization = await asUser('POST', '/license-keys/validate', { key: issued.key, organization_id: secondOrganization.id });
     expect(expectStatus(underOtherOrganization, 404)).toEqual(keyNotFound);
     expect(expectStatus(await asUser('POST', '/license-keys/validate', { key: issued.key, organization_id: intruder.organizationId }), 404)).toEqual(keyNotFound);
+  });
+});
+
+// The REST bodies are checked by the REST layer before the service sees them; GraphQL inputs reach
+// the service's own checks, which these tests hold to the same rules and the same answers.
+describe('the same rules through GraphQL', () => {
+  let org: Org;
+  let customerId: string;
+  const keyFields = 'id status usage validations limitActivations limitUsage modifiedAt';
+  const update = (id: string, input: object) =>
+    org.gql(`mutation ($id: UUID!, $input: LicenseKeyUpdateInput!) { core { licenseKeyUpdate(id: $id, input: $input) { ${keyFields} } } }`, { id, input });
+  const validate = (input: object) =>
+    graphqlClient(t.server.base())(`mutation ($input: LicenseKeyValidateInput!) { licenseKeyValidate(input: $input) { ${keyFields} } }`, { input });
+  const activate = (input: object) =>
+    graphqlClient(t.server.base())(`mutation ($input: LicenseKeyActivateInput!) { licenseKeyActivate(input: $input) { id label } }`, { input });
+  const stored = (id: string) => prisma().licenseKey.findUniqueOrThrow({ where: { id } });
+  beforeAll(async () => {
+    org = await newOrganization(t.server);
+    customerId = await newCustomer(org);
+  });
+
+  it('licenseKeyUpdate refuses each out-of-range value with BAD_USER_INPUT naming the field and the rule, writing nothing', async () => {
+    const issued = await issueKey(org, await newBenefit(org, { activations: { limit: 2, enable_customer_admin: false }, limit_usage: 10 }), customerId);
+    const before = await stored(issued.id);
+    const refusals: [object, string, string, string][] = [
+      [{ usage: -1 }, 'usage', 'Input should be greater than or equal to 0', 'greater_than_equal'],
+      [{ limitActivations: 0 }, 'limitActivations', 'Input should be from 1 to 50', 'greater_than'],
+      [{ limitActivations: 51 }, 'limitActivations', 'Input should be from 1 to 50', 'less_than_equal'],
+      [{ limitUsage: 0 }, 'limitUsage', 'Input should be greater than 0', 'greater_than'],
+    ];
+    for (const [input, field, msg, type] of refusals) {
+      const error = expectGraphQLError(await update(issued.id, input), 'BAD_USER_INPUT');
+      expect(error.extensions.issues, JSON.stringify(input)).toEqual([{ loc: ['input', field], msg, type }]);
+    }
+    expect(await stored(issued.id)).toEqual(before);
+  });
+
+  it('licenseKeyUpdate accepts the bounds, clears a limit sent as null, leaves a null status or usage as it is, and stamps modifiedAt', async () => {
+    const issued = await issueKey(org, await newBenefit(org, { activations: { limit: 2, enable_customer_admin: false }, limit_usage: 10 }), customerId);
+    t.server.clock.now = new Date('2031-02-03T04:05:06.000Z');
+    try {
+      const lowest = await graphqlData(update(issued.id, { limitActivations: 1, limitUsage: 1, usage: 0 }));
+      expect(lowest.core.licenseKeyUpdate).toMatchObject({ limitActivations: 1, limitUsage: 1, usage: 0, modifiedAt: '2031-02-03T04:05:06.000Z' });
+      const highest = await graphqlData(update(issued.id, { limitActivations: 50, usage: 3 }));
+      expect(highest.core.licenseKeyUpdate).toMatchObject({ limitActivations: 50, limitUsage: 1, usage: 3 });
+
+      t.server.clock.now = new Date('2031-02-04T00:00:00.000Z');
+      const cleared = await graphqlData(update(issued.id, { status: null, usage: null, limitActivations: null }));
+      expect(cleared.core.licenseKeyUpdate).toEqual({
+        id: issued.id,
+        status: 'granted',
+        usage: 3,
+        validations: 0,
+        limitActivations: null,
+        limitUsage: 1,
+        modifiedAt: '2031-02-04T00:00:00.000Z',
+      });
+    } finally {
+      t.server.clock.now = null;
+    }
+  });
+
+  it('licenseKeyValidate refuses a negative incrementUsage before touching the key, and takes 0 as a plain validation', async () => {
+    const issued = await issueKey(org, await newBenefit(org, { limit_usage: 10 }), customerId);
+    const error = expectGraphQLError(await validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: -1 }), 'BAD_USER_INPUT');
+    expect(error.extensions.issues).toEqual([{ loc: ['input', 'incrementUsage'], msg: 'Input should be greater than or equal to 0', type: 'greater_than_equal' }]);
+    expect(await stored(issued.id)).toMatchObject({ usage: 0, validations: 0 });
+    const plain = await graphqlData(validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 0 }));
+    expect(plain.licenseKeyValidate).toMatchObject({ usage: 0, validations: 1 });
+  });
+
+  it('counts usage without limit on a key that has none, up to the largest usage a key holds and never past it', async () => {
+    const issued = await issueKey(org, await newBenefit(org, {}), customerId);
+    const counted = await graphqlData(validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 1000 }));
+    expect(counted.licenseKeyValidate).toMatchObject({ usage: 1000, validations: 1, limitUsage: null });
+
+    await graphqlData(update(issued.id, { usage: 2_147_483_645 }));
+    const past = expectGraphQLError(await validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 3 }), 'BAD_USER_INPUT');
+    expect(past.extensions.issues).toEqual([{ loc: ['input', 'incrementUsage'], msg: "A license key's usage cannot exceed 2147483647.", type: 'less_than_equal' }]);
+    expect(await stored(issued.id)).toMatchObject({ usage: 2_147_483_645, validations: 1 });
+    const full = await graphqlData(validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 2 }));
+    expect(full.licenseKeyValidate).toMatchObject({ usage: 2_147_483_647, validations: 2 });
+  });
+
+  it('still validates a key whose usage limit was lowered below its usage, and refuses any more usage with BAD_REQUEST', async () => {
+    const issued = await issueKey(org, await newBenefit(org, { limit_usage: 10 }), customerId);
+    await graphqlData(validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 8 }));
+    await graphqlData(update(issued.id, { limitUsage: 5 }));
+    const plain = await graphqlData(validate({ key: issued.key, organizationId: org.organizationId }));
+    expect(plain.licenseKeyValidate).toMatchObject({ usage: 8, limitUsage: 5, validations: 2 });
+    const more = await validate({ key: issued.key, organizationId: org.organizationId, incrementUsage: 1 });
+    expect(expectGraphQLError(more, 'BAD_REQUEST').message).toBe('License key only has 0 more usages.');
+    expect(await stored(issued.id)).toMatchObject({ usage: 8, validations: 2 });
+  });
+
+  it('licenseKeyActivate takes a label of 255 characters and empty conditions, and refuses a longer label or any condition', async () => {
+    const issued = await issueKey(org, await newBenefit(org, { activations: { limit: 5, enable_customer_admin: false } }), customerId);
+    const base = { key: issued.key, organizationId: org.organizationId };
+    const longest = await graphqlData(activate({ ...base, label: 'x'.repeat(255), conditions: {} }));
+    expect(longest.licenseKeyActivate.label).toHaveLength(255);
+
+    const tooLong = expectGraphQLError(await activate({ ...base, label: 'x'.repeat(256) }), 'BAD_USER_INPUT');
+    expect(tooLong.extensions.issues).toEqual([{ loc: ['input', 'label'], msg: 'String should have at most 255 characters', type: 'string_too_long' }]);
+    const conditions = expectGraphQLError(await activate({ ...base, label: 'PC', conditions: { major: 2 } }), 'BAD_USER_INPUT');
+    expect(conditions.extensions.issues).toEqual([
+      { loc: ['input', 'conditions'], msg: 'Activation conditions are not supported: identify the device in meta instead.', type: 'value_error' },
+    ]);
+    expect(await prisma().licenseKeyActivation.count({ where: { licenseKeyId: issued.id } })).toBe(1);
+  });
+
+  it('lists keys made at the same instant in id order, so pages never overlap', async () => {
+    const benefitId = await newBenefit(org, {});
+    t.server.clock.now = new Date('2031-05-05T05:05:05.000Z');
+    let ids: string[];
+    try {
+      ids = (await Promise.all(Array.from({ length: 6 }, () => issueKey(org, benefitId, customerId)))).map((k) => k.id);
+    } finally {
+      t.server.clock.now = null;
+    }
+    const listed = await graphqlData(org.gql(`query ($b: [UUID!]) { core { licenseKeys(benefitId: $b, limit: 10) { items { id } } } }`, { b: [benefitId] }));
+    expect(listed.core.licenseKeys.items.map((k: { id: string }) => k.id)).toEqual([...ids].sort());
   });
 });
 
