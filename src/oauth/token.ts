@@ -29,9 +29,11 @@ async function tokenResponse(environment: Environment, client: OAuthClient, issu
     access_token: issued.accessToken,
     token_type: 'Bearer',
     expires_in: accessTokenLifetimeSeconds,
-    refresh_token: issued.refreshToken,
     scope: record.scopes.join(' '),
   };
+  // RFC 6749 §5.1: refresh_token is left out, not null, for a client without the refresh grant
+  // (OAuth libraries refuse a refresh_token that is not a string).
+  if (issued.refreshToken !== null) body.refresh_token = issued.refreshToken;
   if (record.scopes.includes('openid')) {
     const grant = { subType: record.subType as 'user' | 'organization', userId: record.userId, organizationId: record.organizationId, scopes: record.scopes };
     body.id_token = await issueIdToken(environment, { clientId: client.clientId, grant, nonce: issued.nonce, authTime: record.authTime }, now);

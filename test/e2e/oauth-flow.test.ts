@@ -1,5 +1,6 @@
 // The authorization code flow against a live server, through the sign-in and consent pages, and
 // each attack on it refused with the RFC's error.
+import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
@@ -112,6 +113,8 @@ describe('authorization code flow', () => {
     const gql = graphqlClient(t.server.base(), tokens.body.access_token);
     const orgs = await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
     expect(orgs.body).toMatchObject({ active: true, sub_type: 'user', sub: owner.id });
+    const row = await prisma.oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(tokens.body.access_token) } });
+    expect([row.subType, row.organizationId]).toEqual(['user', null]);
     const listed = await gql('{ core { products(organizationId: ["' + second.id + '"]) { pagination { totalCount } } } }');
     expect(listed.body.errors).toBeUndefined();
   });
@@ -440,6 +443,168 @@ describe('attacks', () => {
   });
 });
 
+describe('the token endpoint’s refusals, exactly', () => {
+  const prisma = () => t.server.kassa.environments.production.environment.prisma;
+  const codeRow = (code: string) => prisma().oAuthAuthorizationCode.findFirstOrThrow({ where: { codeHash: hashToken(code) } });
+  const tokenRow = (refreshToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { refreshTokenHash: hashToken(refreshToken) } });
+  const refusal = (status: number, error: string, description: string) => [status, { error, error_description: description }];
+  const answer = (response: { status: number; body: unknown }) => [response.status, response.body];
+  let thief: RegisteredClient;
+  beforeAll(async () => {
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+  });
+
+  test('a code: each refusal says what is wrong and leaves the code usable, up to the last millisecond of its life', async () => {
+    const code = await codeFor(client);
+    const { expiresAt } = await codeRow(code);
+    expect(answer(await exchange(client, '', {}))).toEqual(refusal(400, 'invalid_request', 'code is missing.'));
+    expect(answer(await exchange(client, 'service_ac_000000000000000000000000000000000000'))).toEqual(refusal(400, 'invalid_grant', 'The authorization code is unknown.'));
+    expect(answer(await exchange(thief, code))).toEqual(refusal(400, 'invalid_grant', 'The authorization code was issued to another client.'));
+    const withoutRedirect = await postForm(t.server, 'production', '/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: client.client_secret! });
+    expect(answer(withoutRedirect)).toEqual(refusal(400, 'invalid_request', 'redirect_uri is missing: send the redirect_uri of the authorization request.'));
+    expect(answer(await exchange(client, code, { redirect_uri: 'http://127.0.0.1:9/other' }))).toEqual(
+      refusal(400, 'invalid_grant', 'redirect_uri differs from the one of the authorization request.'),
+    );
+    expect(answer(await exchange(client, code, { code_verifier: pkcePair().verifier }))).toEqual(
+      refusal(400, 'invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge.'),
+    );
+    try {
+      t.server.clock.now = expiresAt;
+      expect(answer(await exchange(client, code))).toEqual(refusal(400, 'invalid_grant', 'The authorization code has expired: start the authorization again.'));
+      t.server.clock.now = new Date(expiresAt.getTime() - 1);
+      const tokens = await exchange(client, code);
+      expect(tokens.status).toBe(200);
+      const row = await tokenRow(tokens.body.refresh_token);
+      expect(row.accessExpiresAt.getTime()).toBe(expiresAt.getTime() - 1 + 3600 * 1000);
+    } finally {
+      t.server.clock.now = null;
+    }
+    expect(answer(await exchange(client, code))).toEqual(
+      refusal(400, 'invalid_grant', 'The authorization code was already used; every token issued from it has been revoked.'),
+    );
+  });
+
+  test('PKCE: a missing, malformed or wrong verifier is refused with its reason, and verifiers of 43 and 128 characters are taken', async () => {
+    const pkce = pkcePair();
+    const code = await codeFor(client, { code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    expect(answer(await exchange(client, code))).toEqual(refusal(400, 'invalid_grant', 'code_verifier is missing: the authorization request carried a code_challenge.'));
+    const malformed = 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" or "~".';
+    for (const verifier of [pkce.verifier.slice(1), `${pkce.verifier}!`, `!${pkce.verifier}`, 'a'.repeat(129), `${'a'.repeat(42)} `]) {
+      expect(answer(await exchange(client, code, { code_verifier: verifier })), verifier).toEqual(refusal(400, 'invalid_grant', malformed));
+    }
+    expect(answer(await exchange(client, code, { code_verifier: pkcePair().verifier }))).toEqual(refusal(400, 'invalid_grant', 'code_verifier does not match the code_challenge.'));
+    expect(pkce.verifier).toHaveLength(43);
+    expect((await exchange(client, code, { code_verifier: pkce.verifier })).status).toBe(200);
+
+    const long = `${'A-._~'.repeat(25)}abc`;
+    expect(long).toHaveLength(128);
+    const challenge = createHash('sha256').update(long).digest('base64url');
+    const longCode = await codeFor(client, { code_challenge: challenge, code_challenge_method: 'S256' });
+    expect((await exchange(client, longCode, { code_verifier: long })).status).toBe(200);
+  });
+
+  test('a refresh token: each refusal says what is wrong, up to the last millisecond of its life', async () => {
+    const code = await codeFor(client);
+    const issuedAt = new Date(Date.now() + 1000);
+    t.server.clock.now = issuedAt;
+    const tokens = await exchange(client, code).finally(() => (t.server.clock.now = null));
+    const { refreshExpiresAt } = await tokenRow(tokens.body.refresh_token);
+    expect(refreshExpiresAt!.getTime()).toBe(issuedAt.getTime() + refreshTokenLifetimeSeconds * 1000);
+    expect(answer(await refresh(client, ''))).toEqual(refusal(400, 'invalid_request', 'refresh_token is missing.'));
+    expect(answer(await refresh(client, 'service_rt_000000000000000000000000000000000000'))).toEqual(refusal(400, 'invalid_grant', 'The refresh token is unknown.'));
+    expect(answer(await refresh(thief, tokens.body.refresh_token))).toEqual(refusal(400, 'invalid_grant', 'The refresh token was issued to another client.'));
+    expect(answer(await refresh(client, tokens.body.refresh_token, { scope: '' }))).toEqual(refusal(400, 'invalid_scope', 'scope is empty: omit it to keep the granted scopes.'));
+    expect(answer(await refresh(client, tokens.body.refresh_token, { scope: 'products:read products:write webhooks:read' }))).toEqual(
+      refusal(400, 'invalid_scope', 'The refresh asks for scope(s) never granted: products:write webhooks:read.'),
+    );
+    try {
+      t.server.clock.now = refreshExpiresAt;
+      expect(answer(await refresh(client, tokens.body.refresh_token))).toEqual(refusal(400, 'invalid_grant', 'The refresh token has expired: authorize again.'));
+      t.server.clock.now = new Date(refreshExpiresAt!.getTime() - 1);
+      const narrowed = await refresh(client, tokens.body.refresh_token, { scope: ' products:read  products:read ' });
+      expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'products:read']);
+      expect((await tokenRow(narrowed.body.refresh_token)).scopes).toEqual(['products:read']);
+    } finally {
+      t.server.clock.now = null;
+    }
+    expect(answer(await refresh(client, tokens.body.refresh_token))).toEqual(
+      refusal(400, 'invalid_grant', 'The refresh token was already used; every token of its grant has been revoked.'),
+    );
+  });
+
+  test('a revoked refresh token is refused as revoked, and a client without the refresh grant gets no refresh token', async () => {
+    const tokens = await exchange(client, await codeFor(client));
+    const revoked = await postForm(t.server, 'production', '/oauth2/revoke', { token: tokens.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
+    expect(revoked.status).toBe(200);
+    expect(answer(await refresh(client, tokens.body.refresh_token))).toEqual(refusal(400, 'invalid_grant', 'The refresh token has been revoked.'));
+
+    // A rotated token presented after its family was revoked: refused as reused, the revocation times kept.
+    const family = await exchange(client, await codeFor(client));
+    const rotated = await refresh(client, family.body.refresh_token);
+    await postForm(t.server, 'production', '/oauth2/revoke', { token: rotated.body.access_token, client_id: client.client_id, client_secret: client.client_secret! });
+    const { familyId } = await tokenRow(family.body.refresh_token);
+    const revokedAt = async () => (await prisma().oAuthToken.findMany({ where: { familyId }, orderBy: { createdAt: 'asc' } })).map((row) => row.revokedAt?.getTime());
+    const before = await revokedAt();
+    expect(before.every((time) => typeof time === 'number')).toBe(true);
+    t.server.clock.now = new Date(Date.now() + 60_000);
+    try {
+      expect(answer(await refresh(client, family.body.refresh_token))).toEqual(
+        refusal(400, 'invalid_grant', 'The refresh token was already used; every token of its grant has been revoked.'),
+      );
+    } finally {
+      t.server.clock.now = null;
+    }
+    expect(await revokedAt()).toEqual(before);
+
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
+    const issued = await exchange(codeOnly, await codeFor(codeOnly));
+    expect(issued.status).toBe(200);
+    expect(issued.body).not.toHaveProperty('refresh_token');
+    const row = await prisma().oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(issued.body.access_token) } });
+    expect([row.refreshTokenHash, row.refreshExpiresAt]).toEqual([null, null]);
+  });
+
+  test('introspection calls a token inactive from its expiry on, and a refresh token once exchanged', async () => {
+    const auth = { client_id: client.client_id, client_secret: client.client_secret! };
+    const introspect = (token: string) => postForm(t.server, 'production', '/oauth2/introspect', { token, ...auth }).then((response) => response.body.active);
+    const tokens = await exchange(client, await codeFor(client));
+    const row = await tokenRow(tokens.body.refresh_token);
+    try {
+      t.server.clock.now = new Date(row.accessExpiresAt.getTime() - 1);
+      expect(await introspect(tokens.body.access_token)).toBe(true);
+      t.server.clock.now = row.accessExpiresAt;
+      expect(await introspect(tokens.body.access_token)).toBe(false);
+      t.server.clock.now = new Date(row.refreshExpiresAt!.getTime() - 1);
+      expect(await introspect(tokens.body.refresh_token)).toBe(true);
+      t.server.clock.now = row.refreshExpiresAt;
+      expect(await introspect(tokens.body.refresh_token)).toBe(false);
+    } finally {
+      t.server.clock.now = null;
+    }
+    const rotated = await refresh(client, tokens.body.refresh_token);
+    expect(await introspect(tokens.body.refresh_token)).toBe(false);
+    expect(await introspect(rotated.body.refresh_token)).toBe(true);
+  });
+
+  test('the grant type: missing, unsupported, or not registered for the client', async () => {
+    const auth = { client_id: client.client_id, client_secret: client.client_secret! };
+    expect(answer(await postForm(t.server, 'production', '/oauth2/token', auth))).toEqual(
+      refusal(400, 'invalid_request', 'grant_type is missing: use authorization_code or refresh_token.'),
+    );
+    expect(answer(await postForm(t.server, 'production', '/oauth2/token', { ...auth, grant_type: 'client_credentials' }))).toEqual(
+      refusal(400, 'unsupported_grant_type', 'grant_type "client_credentials" is not supported: use authorization_code or refresh_token.'),
+    );
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
+    const secret = { client_id: codeOnly.client_id, client_secret: codeOnly.client_secret! };
+    expect(answer(await postForm(t.server, 'production', '/oauth2/token', { ...secret, grant_type: 'refresh_token', refresh_token: 'service_rt_x' }))).toEqual(
+      refusal(400, 'unauthorized_client', 'This client is not registered for the refresh_token grant.'),
+    );
+  });
+});
+
 describe('revocation and introspection', () => {
   test('introspection answers the owning client only, and revocation ends the family at once', async () => {
     const tokens = await exchange(client, await codeFor(client));
@@ -550,6 +715,7 @@ describe('a user who leaves the organization', () => {
     const left = await createOrganization(prisma, { name: 'Left Behind', ownerId: owner.id });
     const back = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client), user(), { organizationId: left.id });
     const tokens = await exchange(client, back.searchParams.get('code')!);
+    const pending = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client), user(), { organizationId: left.id });
     const auth = { client_id: client.client_id, client_secret: client.client_secret! };
     expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body.active).toBe(true);
     // Used once, the token's principal is cached: ending the membership must reach the cache.
@@ -560,7 +726,9 @@ describe('a user who leaves the organization', () => {
     expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.access_token, ...auth })).body).toEqual({ active: false });
     expect((await postForm(t.server, 'production', '/oauth2/introspect', { token: tokens.body.refresh_token, ...auth })).body).toEqual({ active: false });
     expect((await restClient(t.server.base(), tokens.body.access_token)('GET', '/products/')).status).toBe(401);
-    expect((await refresh(client, tokens.body.refresh_token)).body.error).toBe('invalid_grant');
+    const gone = { error: 'invalid_grant', error_description: 'The user no longer belongs to the organization this grant was made for.' };
+    expect((await refresh(client, tokens.body.refresh_token)).body).toEqual(gone);
+    expect((await exchange(client, pending.searchParams.get('code')!)).body).toEqual(gone);
   });
 });
 
