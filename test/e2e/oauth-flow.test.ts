@@ -605,6 +605,51 @@ describe('the token endpoint’s refusals, exactly', () => {
   });
 });
 
+describe('revoking one grant', () => {
+  const prisma = () => t.server.kassa.environments.production.environment.prisma;
+  const rowOf = (accessToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(accessToken) } });
+
+  test('by a replayed code, a reused refresh token or the revocation endpoint leaves every other grant working', async () => {
+    const bystander = await exchange(client, await codeFor(client));
+    const works = async () => {
+      expect((await rowOf(bystander.body.access_token)).revokedAt).toBeNull();
+      expect((await restClient(t.server.base(), bystander.body.access_token)('GET', '/products/')).status).toBe(200);
+    };
+
+    const code = await codeFor(client);
+    const replayed = await exchange(client, code);
+    expect((await exchange(client, code)).body.error).toBe('invalid_grant');
+    expect((await rowOf(replayed.body.access_token)).revokedAt).not.toBeNull();
+    await works();
+
+    const reused = await exchange(client, await codeFor(client));
+    const rotated = await refresh(client, reused.body.refresh_token);
+    expect((await refresh(client, reused.body.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await rowOf(rotated.body.access_token)).revokedAt).not.toBeNull();
+    await works();
+
+    const revoked = await exchange(client, await codeFor(client));
+    const answer = await postForm(t.server, 'production', '/oauth2/revoke', { token: revoked.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret! });
+    expect(answer.status).toBe(200);
+    expect((await rowOf(revoked.body.access_token)).revokedAt).not.toBeNull();
+    await works();
+  });
+
+  test('a user-scoped grant keeps no organization, even when the consent form names one', async () => {
+    const back = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client, { sub_type: 'user' }), user(), { organizationId: t.org.organizationId });
+    const tokens = await exchange(client, back.searchParams.get('code')!);
+    expect(tokens.status).toBe(200);
+    const row = await rowOf(tokens.body.access_token);
+    expect([row.subType, row.organizationId]).toEqual(['user', null]);
+  });
+
+  test('an S256 challenge longer than a SHA-256 digest can never be met: refused as not matching, not a server error', async () => {
+    const code = await codeFor(client, { code_challenge: 'A'.repeat(60), code_challenge_method: 'S256' });
+    const refused = await exchange(client, code, { code_verifier: pkcePair().verifier });
+    expect([refused.status, refused.body]).toEqual([400, { error: 'invalid_grant', error_description: 'code_verifier does not match the code_challenge.' }]);
+  });
+});
+
 describe('revocation and introspection', () => {
   test('introspection answers the owning client only, and revocation ends the family at once', async () => {
     const tokens = await exchange(client, await codeFor(client));

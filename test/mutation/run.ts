@@ -3,7 +3,7 @@
 // sources it was measured on, and every surviving mutant go to test/mutation/scores/<module>.json
 // (committed), and the score table in docs/testing.md is rewritten from those files.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
@@ -65,7 +65,23 @@ function options(name: string): PartialStrykerOptions {
 const detected = new Set(['Killed', 'Timeout']);
 const undetected = new Set(['Survived', 'NoCoverage']);
 
-function summarise(name: string, results: MutantResult[]): MutationScore {
+/**
+ * Whether a mutant lies in the module's sources: its file named by a pattern, and its line within
+ * the pattern's range. Stryker also reports the results an incremental file holds for code outside
+ * the range it mutated (a module's file measured whole before it was cut into parts).
+ */
+function inModule(name: string, result: MutantResult): boolean {
+  const file = relative(root, result.fileName).split(sep).join('/');
+  return mutationModules[name].mutate.some((pattern) => {
+    const [, path, first, last] = /^(.*?)(?::(\d+)-(\d+))?$/.exec(pattern)!;
+    if (path.endsWith('/**/*.ts')) return file.startsWith(path.slice(0, -'**/*.ts'.length)) && file.endsWith('.ts');
+    if (path !== file) return false;
+    return first === undefined || (result.location.start.line >= Number(first) && result.location.start.line <= Number(last));
+  });
+}
+
+function summarise(name: string, all: MutantResult[]): MutationScore {
+  const results = all.filter((result) => inModule(name, result));
   const count = (status: string) => results.filter((result) => result.status === status).length;
   const counts = {
     killed: count('Killed'),
