@@ -57,6 +57,11 @@ function refresh(c: RegisteredClient, refreshToken: string, extra: Record<string
   return postForm(t.server, 'production', '/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.client_id, ...secret, ...extra });
 }
 
+const prisma = () => t.server.kassa.environments.production.environment.prisma;
+/** The stored row of a grant's tokens, found by its access or its refresh token. */
+const accessRow = (accessToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(accessToken) } });
+const tokenRow = (refreshToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { refreshTokenHash: hashToken(refreshToken) } });
+
 describe('authorization code flow', () => {
   test('a confidential client gets an organization-scoped token that works on the Core API within its scopes', async () => {
     const code = await codeFor(client);
@@ -444,15 +449,16 @@ describe('attacks', () => {
 });
 
 describe('the token endpoint’s refusals, exactly', () => {
-  const prisma = () => t.server.kassa.environments.production.environment.prisma;
   const codeRow = (code: string) => prisma().oAuthAuthorizationCode.findFirstOrThrow({ where: { codeHash: hashToken(code) } });
-  const tokenRow = (refreshToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { refreshTokenHash: hashToken(refreshToken) } });
   const refusal = (status: number, error: string, description: string) => [status, { error, error_description: description }];
   const answer = (response: { status: number; body: unknown }) => [response.status, response.body];
   let thief: RegisteredClient;
+  /** A client registered for authorization_code alone. */
+  let codeOnly: RegisteredClient;
   beforeAll(async () => {
     const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
+    codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
   });
 
   test('a code: each refusal says what is wrong and leaves the code usable, up to the last millisecond of its life', async () => {
@@ -557,12 +563,10 @@ describe('the token endpoint’s refusals, exactly', () => {
     }
     expect(await revokedAt()).toEqual(before);
 
-    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    const codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
     const issued = await exchange(codeOnly, await codeFor(codeOnly));
     expect(issued.status).toBe(200);
     expect(issued.body).not.toHaveProperty('refresh_token');
-    const row = await prisma().oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(issued.body.access_token) } });
+    const row = await accessRow(issued.body.access_token);
     expect([row.refreshTokenHash, row.refreshExpiresAt]).toEqual([null, null]);
   });
 
@@ -596,8 +600,6 @@ describe('the token endpoint’s refusals, exactly', () => {
     expect(answer(await postForm(t.server, 'production', '/oauth2/token', { ...auth, grant_type: 'client_credentials' }))).toEqual(
       refusal(400, 'unsupported_grant_type', 'grant_type "client_credentials" is not supported: use authorization_code or refresh_token.'),
     );
-    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    const codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
     const secret = { client_id: codeOnly.client_id, client_secret: codeOnly.client_secret! };
     expect(answer(await postForm(t.server, 'production', '/oauth2/token', { ...secret, grant_type: 'refresh_token', refresh_token: 'service_rt_x' }))).toEqual(
       refusal(400, 'unauthorized_client', 'This client is not registered for the refresh_token grant.'),
@@ -606,32 +608,30 @@ describe('the token endpoint’s refusals, exactly', () => {
 });
 
 describe('revoking one grant', () => {
-  const prisma = () => t.server.kassa.environments.production.environment.prisma;
-  const rowOf = (accessToken: string) => prisma().oAuthToken.findFirstOrThrow({ where: { accessTokenHash: hashToken(accessToken) } });
 
   test('by a replayed code, a reused refresh token or the revocation endpoint leaves every other grant working', async () => {
     const bystander = await exchange(client, await codeFor(client));
     const works = async () => {
-      expect((await rowOf(bystander.body.access_token)).revokedAt).toBeNull();
+      expect((await accessRow(bystander.body.access_token)).revokedAt).toBeNull();
       expect((await restClient(t.server.base(), bystander.body.access_token)('GET', '/products/')).status).toBe(200);
     };
 
     const code = await codeFor(client);
     const replayed = await exchange(client, code);
     expect((await exchange(client, code)).body.error).toBe('invalid_grant');
-    expect((await rowOf(replayed.body.access_token)).revokedAt).not.toBeNull();
+    expect((await accessRow(replayed.body.access_token)).revokedAt).not.toBeNull();
     await works();
 
     const reused = await exchange(client, await codeFor(client));
     const rotated = await refresh(client, reused.body.refresh_token);
     expect((await refresh(client, reused.body.refresh_token)).body.error).toBe('invalid_grant');
-    expect((await rowOf(rotated.body.access_token)).revokedAt).not.toBeNull();
+    expect((await accessRow(rotated.body.access_token)).revokedAt).not.toBeNull();
     await works();
 
     const revoked = await exchange(client, await codeFor(client));
     const answer = await postForm(t.server, 'production', '/oauth2/revoke', { token: revoked.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret! });
     expect(answer.status).toBe(200);
-    expect((await rowOf(revoked.body.access_token)).revokedAt).not.toBeNull();
+    expect((await accessRow(revoked.body.access_token)).revokedAt).not.toBeNull();
     await works();
   });
 
@@ -639,7 +639,7 @@ describe('revoking one grant', () => {
     const back = await authorizeInBrowser(new Browser(t.server.url), issuer, authorizationParams(client, { sub_type: 'user' }), user(), { organizationId: t.org.organizationId });
     const tokens = await exchange(client, back.searchParams.get('code')!);
     expect(tokens.status).toBe(200);
-    const row = await rowOf(tokens.body.access_token);
+    const row = await accessRow(tokens.body.access_token);
     expect([row.subType, row.organizationId]).toEqual(['user', null]);
   });
 
