@@ -171,13 +171,19 @@ export const moduleGroups: Record<string, string[]> = Object.fromEntries(
     Object.keys(mutationModules).filter((name) => name.startsWith(`${group}-`)),
   ]),
 );
+// A `mutate` pattern: a file, a file with a line range (`file:first-last`), or a folder followed by /**/*.ts.
+export function parsePattern(pattern: string): { path: string; lines: [number, number] | null } {
+  const [, path, first, last] = /^(.*?)(?::(\d+)-(\d+))?$/.exec(pattern)!;
+  return { path, lines: first === undefined ? null : [Number(first), Number(last)] };
+}
+
 // The files a module's patterns name, sorted: a pattern is a file (with or without a line range) or a
 // folder followed by /**/*.ts. A part of a file counts the whole file as its source.
 export function moduleSources(module: MutationModule, root: string): string[] {
   const files = new Set<string>();
   for (const pattern of module.mutate) {
     if (!pattern.endsWith('/**/*.ts')) {
-      files.add(pattern.replace(/:\d+-\d+$/, ''));
+      files.add(parsePattern(pattern).path);
       continue;
     }
     const folder = pattern.slice(0, -'/**/*.ts'.length);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
-import { moduleGroups, mutationModules, sourcesDigest, type MutationScore } from './modules.ts';
+import { moduleGroups, mutationModules, parsePattern, sourcesDigest, type MutationScore } from './modules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values, positionals } = parseArgs({
@@ -73,10 +73,10 @@ const undetected = new Set(['Survived', 'NoCoverage']);
 function inModule(name: string, result: MutantResult): boolean {
   const file = relative(root, result.fileName).split(sep).join('/');
   return mutationModules[name].mutate.some((pattern) => {
-    const [, path, first, last] = /^(.*?)(?::(\d+)-(\d+))?$/.exec(pattern)!;
+    const { path, lines } = parsePattern(pattern);
     if (path.endsWith('/**/*.ts')) return file.startsWith(path.slice(0, -'**/*.ts'.length)) && file.endsWith('.ts');
     if (path !== file) return false;
-    return first === undefined || (result.location.start.line >= Number(first) && result.location.start.line <= Number(last));
+    return lines === null || (result.location.start.line >= lines[0] && result.location.start.line <= lines[1]);
   });
 }
 
