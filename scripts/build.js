@@ -18,11 +18,23 @@ const launcherFiles = new Set(['kassa.js', 'sources-digest.js']);
 // Taken before compiling, so a source edited during the build leaves a digest that no longer matches.
 const digest = await sourcesDigest(src);
 await rm(dist, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  // An install without the development dependencies (`npm ci --omit=dev`) has no compiler: after
+  // `npm install` (`--if-possible`) that is not an error, and `kassa` runs the sources through tsx.
+  if (process.argv.includes('--if-possible')) {
+    process.stdout.write('build: TypeScript is not installed, so dist/ is not built; `kassa` runs the sources.\n');
+    process.exit(0);
+  }
+  process.stderr.write('build: TypeScript is not installed; run `npm install` with the development dependencies.\n');
+  process.exit(1);
+}
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (compiled.status !== 0) {
   process.stderr.write('build: tsc failed; dist/ is left without a digest, so `kassa` keeps running the sources.\n');
-  process.exit(compiled.status ?? 1);
+  process.exit(process.argv.includes('--if-possible') ? 0 : (compiled.status ?? 1));
 }
 for (const entry of await readdir(src, { recursive: true, withFileTypes: true })) {
   const file = path.relative(src, path.join(entry.parentPath, entry.name));

@@ -2,7 +2,7 @@
 // Exercised on a copy of the launcher in a scratch project whose cli.ts and dist/cli.js say which
 // one ran, so no real build is needed.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -67,5 +67,52 @@ describe('sourcesDigest', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run build, as `npm install` runs it (--if-possible)', () => {
+  let scratch: string;
+  const build = (...args: string[]) =>
+    run(process.execPath, [path.join(scratch, 'scripts/build.js'), ...args]).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'kassa-build-'));
+    await mkdir(path.join(scratch, 'scripts'));
+    await mkdir(path.join(scratch, 'src'));
+    await writeFile(path.join(scratch, 'package.json'), '{"type":"module"}\n');
+    await cp('scripts/build.js', path.join(scratch, 'scripts/build.js'));
+    await cp('src/sources-digest.js', path.join(scratch, 'src/sources-digest.js'));
+    await writeFile(path.join(scratch, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: 'src', noCheck: true, module: 'nodenext' }, include: ['src'] }));
+  });
+  afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+  it('without TypeScript installed, goes on without dist/ when asked to, and fails when built on purpose', async () => {
+    await writeFile(path.join(scratch, 'src/cli.ts'), 'export const ran: string = "sources";\n');
+    const quiet = await build('--if-possible');
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toContain('TypeScript is not installed, so dist/ is not built');
+    const asked = await build();
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain('TypeScript is not installed');
+    await expect(readFile(path.join(scratch, 'dist', digestFile), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('when the compiler fails, records no digest, and fails only when built on purpose', async () => {
+    await symlink(path.resolve('node_modules'), path.join(scratch, 'node_modules'));
+    await writeFile(path.join(scratch, 'src/cli.ts'), 'export const = ;\n');
+    const quiet = await build('--if-possible');
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toContain('tsc failed');
+    await expect(readFile(path.join(scratch, 'dist', digestFile), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect((await build()).code).not.toBe(0);
+
+    await writeFile(path.join(scratch, 'src/cli.ts'), 'export const ran: string = "dist";\n');
+    const built = await build('--if-possible');
+    expect(built.code, built.stderr).toBe(0);
+    expect((await readFile(path.join(scratch, 'dist', digestFile), 'utf8')).trim()).toBe(await sourcesDigest(path.join(scratch, 'src')));
+    expect(await readFile(path.join(scratch, 'dist/cli.js'), 'utf8')).toContain('"dist"');
   });
 });
