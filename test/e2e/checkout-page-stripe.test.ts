@@ -11,32 +11,19 @@ import { desktop, launchChromium, screenshots } from '../helpers/chromium.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { useSandboxStripe } from '../helpers/stripe.ts';
 
-const publishableKey = 'pk_test_pagekey1';
 const stripeOrigins = /stripe\.com|stripe\.network/;
 
-let double: StripeDouble;
-const env: Record<string, string> = {
-  SANDBOX_STRIPE_SECRET_KEY: 'sk_test_pagekey1',
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: publishableKey,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: 'whsec_pagekey1',
-  JOB_POLL_INTERVAL_MS: '50',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
+const { keys, env, double } = useSandboxStripe('pagekey1', { JOB_POLL_INTERVAL_MS: '50' });
+const publishableKey = keys.publishable;
 const t = useTestServer({ env, organizations: { shop: 'sandbox' } });
 let browser: Browser;
 beforeAll(async () => {
-  double.webhooks.addTarget({ url: `${t.server.base('sandbox')}/integrations/stripe/webhook`, secret: env.SANDBOX_STRIPE_WEBHOOK_SECRET });
+  double().webhooks.addTarget({ url: `${t.server.base('sandbox')}/integrations/stripe/webhook`, secret: keys.webhook });
   browser = await launchChromium();
 });
-afterAll(async () => {
-  await browser?.close();
-  await double?.close();
-});
+afterAll(() => browser?.close());
 
 async function checkoutFor(prices: Record<string, unknown>[], recurringInterval: string | null = null) {
   const product = await t.shop.polar.products.create({ name: recurringInterval ? 'Pro plan' : 'Field guide', recurringInterval: recurringInterval as never, prices: prices as never });
@@ -59,7 +46,7 @@ function inlineScriptHashes(page: string): string[] {
 async function postForm(url: string, card: string, fields: Record<string, string> = {}) {
   const buyer = new FormBrowser(t.server.url);
   const shown = await buyer.get(url);
-  const token = double.confirmationToken(card).id;
+  const token = double().confirmationToken(card).id;
   const posted = await buyer.post(url, { ...formFields(shown.text), email: 'buyer@example.com', country: 'US', ...fields, card: token });
   return { posted, token };
 }
@@ -74,7 +61,7 @@ async function intentOf(checkoutId: string): Promise<Stripe.PaymentIntent> {
     (p) => p?.processorId?.startsWith('pi_') ?? false,
     'the payment to reach Stripe',
   );
-  return double.object<Stripe.PaymentIntent>(payment!.processorId!)!;
+  return double().object<Stripe.PaymentIntent>(payment!.processorId!)!;
 }
 
 describe('the checkout page with Stripe', () => {
@@ -117,7 +104,7 @@ describe('the checkout page with Stripe', () => {
     const orders = (await t.shop.api('GET', `/orders/?checkout_id=${checkout.id}`)).body.items;
     expect(orders.map((o: { status: string }) => o.status)).toEqual(['paid']);
     expect((await intentOf(checkout.id)).amount).toBe(2500);
-    expect(double.requests.some((r) => r.method === 'GET' && r.path === `/v1/confirmation_tokens/${token}`)).toBe(true);
+    expect(double().requests.some((r) => r.method === 'GET' && r.path === `/v1/confirmation_tokens/${token}`)).toBe(true);
   });
 
   test('a refused token is shown next to the card field, on the page with the Payment Element', async () => {
@@ -164,7 +151,7 @@ describe('the checkout page with Stripe', () => {
     expect(back.headers.get('refresh')).toBe('2');
     expect(back.headers.get('content-security-policy')).not.toMatch(stripeOrigins);
 
-    double.authenticate((await intentOf(checkout.id)).id, 'succeed');
+    double().authenticate((await intentOf(checkout.id)).id, 'succeed');
     await checkoutWhen(checkout.id, (c) => c.status === 'succeeded', 'the checkout to succeed');
     const paid = await buyer.get(`${checkout.url}/confirmation`);
     expect(paid.text).toContain('<h1>Paid</h1>');
@@ -259,7 +246,7 @@ window.Stripe = (key) => {
     expect(page.url()).toBe(checkout.url);
     await page.screenshot({ path: `${screenshots}/checkout-stripe-error-desktop.png`, fullPage: true });
 
-    const token = double.confirmationToken('pm_card_visa').id;
+    const token = double().confirmationToken('pm_card_visa').id;
     await setWindow(page, { nextToken: token });
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.waitForURL(`${checkout.url}/confirmation`);
@@ -269,7 +256,7 @@ window.Stripe = (key) => {
     ]);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
     expect((await t.shop.api('GET', `/checkouts/${checkout.id}`)).body.total_amount).toBe(1250);
-    expect(double.object<Stripe.ConfirmationToken>(token)?.payment_intent).toBe((await intentOf(checkout.id)).id);
+    expect(double().object<Stripe.ConfirmationToken>(token)?.payment_intent).toBe((await intentOf(checkout.id)).id);
     expect(violations).toEqual([]);
     await page.context().close();
   });
@@ -279,7 +266,7 @@ window.Stripe = (key) => {
     const { page, calls, violations } = await stripePage();
     await page.goto(checkout.url);
     await expect.poll(() => page.locator('#payment-element').textContent()).toBe('Stripe card field: payment');
-    await setWindow(page, { nextToken: double.confirmationToken('pm_card_authenticationRequired').id, cardComplete: true });
+    await setWindow(page, { nextToken: double().confirmationToken('pm_card_authenticationRequired').id, cardComplete: true });
     await page.getByLabel('Email').fill('secure@example.com');
     await page.getByLabel('Country').selectOption('US');
     await page.getByRole('button', { name: 'Pay $42.00' }).click();
@@ -288,7 +275,7 @@ window.Stripe = (key) => {
     await page.waitForURL(`${checkout.url}/confirmation?authenticated`, { timeout: 15_000 });
     const intent = await intentOf(checkout.id);
     expect(calls.filter(([name]) => name === 'handleNextAction')).toEqual([['handleNextAction', { clientSecret: intent.client_secret }]]);
-    double.authenticate(intent.id, 'succeed');
+    double().authenticate(intent.id, 'succeed');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Paid');
     expect(violations).toEqual([]);
     await page.context().close();

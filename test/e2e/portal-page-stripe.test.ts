@@ -17,38 +17,25 @@ import { fixedProduct } from '../helpers/purchases.ts';
 import { graphqlClient, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { useSandboxStripe } from '../helpers/stripe.ts';
 
-const publishableKey = 'pk_test_portalpage1';
-let double: StripeDouble;
-const env: Record<string, string> = {
-  SANDBOX_STRIPE_SECRET_KEY: 'sk_test_portalpage1',
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: publishableKey,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: 'whsec_portalpage1',
-  JOB_POLL_INTERVAL_MS: '50',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
+const { keys, env, double } = useSandboxStripe('portalpage1', { JOB_POLL_INTERVAL_MS: '50' });
+const publishableKey = keys.publishable;
 const t = useTestServer({ env, resetClockAfterEach: true, organizations: { shop: 'sandbox' } });
 let browser: Browser;
 let productId: string;
 beforeAll(async () => {
-  double.webhooks.addTarget({ url: `${t.server.base('sandbox')}/integrations/stripe/webhook`, secret: env.SANDBOX_STRIPE_WEBHOOK_SECRET });
+  double().webhooks.addTarget({ url: `${t.server.base('sandbox')}/integrations/stripe/webhook`, secret: keys.webhook });
   browser = await launchChromium();
   productId = (await fixedProduct(t.shop, 'Course', 4900)).id;
 });
-afterAll(async () => {
-  await browser?.close();
-  await double?.close();
-});
+afterAll(() => browser?.close());
 
 const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 const paymentsOf = (orderId: string) => prisma().payment.findMany({ where: { orderId }, orderBy: { createdAt: 'asc' } });
 const stripeCustomerOf = async (customerId: string) => (await prisma().customer.findUniqueOrThrow({ where: { id: customerId } })).processorCustomerId;
-const attachedTo = (paymentMethodId: string) => double.object<Stripe.PaymentMethod>(paymentMethodId)?.customer ?? null;
-const token = (card: string) => double.confirmationToken(card).id;
+const attachedTo = (paymentMethodId: string) => double().object<Stripe.PaymentMethod>(paymentMethodId)?.customer ?? null;
+const token = (card: string) => double().confirmationToken(card).id;
 
 /** A page's policy, directive by directive. */
 function policy(headers: Headers): Map<string, string[]> {
@@ -121,7 +108,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const second = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card: token('pm_card_mastercard') });
     expect(second.text).toContain('Your Mastercard ending in 4444 is saved.');
     const stripeCustomer = await stripeCustomerOf(customerId);
-    const [visa, mastercard] = ['4242', '4444'].map((last4) => double.objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === stripeCustomer && m.card?.last4 === last4)!.id);
+    const [visa, mastercard] = ['4242', '4444'].map((last4) => double().objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === stripeCustomer && m.card?.last4 === last4)!.id);
     let page = await show();
     expect(page).toMatch(new RegExp(`<li class="item" id="method-${visa}"><strong>Visa ending in 4242</strong> · expires \\d\\d/\\d{4} · <span class="status">Default</span>`));
     expect(page).toContain(`action="/sandbox/portal/${new URL(portal).pathname.split('/').pop()}/payment-methods/${mastercard}/default"`);
@@ -129,7 +116,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const made = await visitor.post(`${portal}/payment-methods/${mastercard}/default`, { form_token: formToken });
     expect(made.status).toBe(200);
     expect(made.text).toContain('Your Mastercard ending in 4444 is now your default');
-    expect(double.object<Stripe.Customer>(stripeCustomer!)?.invoice_settings.default_payment_method).toBe(mastercard);
+    expect(double().object<Stripe.Customer>(stripeCustomer!)?.invoice_settings.default_payment_method).toBe(mastercard);
 
     const removed = await visitor.post(`${portal}/payment-methods/${visa}/remove`, { form_token: formToken });
     expect(removed.text).toContain('The card is removed.');
@@ -148,7 +135,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const unknown = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card: 'ctoken_doesnotexist' });
     expect(unknown.status).toBe(422);
     expect(unknown.text).toMatch(/<p class="error" id="new-card-error">[^<]*[Uu]nknown confirmation token/);
-    expect(double.objects<Stripe.PaymentMethod>('payment_method').filter((m) => m.customer === stripeCustomer).map((m) => m.id)).toEqual([mastercard]);
+    expect(double().objects<Stripe.PaymentMethod>('payment_method').filter((m) => m.customer === stripeCustomer).map((m) => m.id)).toEqual([mastercard]);
   });
 
   test('the bank’s check while saving a card opens with that SetupIntent’s secret, and the same token saves it after', async () => {
@@ -157,13 +144,13 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const card = token('pm_card_authenticationRequired');
     const asked = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card, set_default: 'yes' });
     expect(asked.status).toBe(402);
-    const [intent] = double.objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.status === 'requires_action' && asked.text.includes(s.client_secret!));
+    const [intent] = double().objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.status === 'requires_action' && asked.text.includes(s.client_secret!));
     expect(asked.text).toContain(`data-publishable-key="${publishableKey}" data-client-secret="${intent.client_secret}"`);
     expect(policy(asked.headers).get('script-src')).toEqual([...inlineScriptHashes(asked.text), 'https://js.stripe.com', 'https://*.js.stripe.com']);
     const again = formFields(asked.text);
     expect(again).toEqual({ form_token: formToken, card, set_default: 'yes' });
 
-    double.authenticate(intent.id, 'succeed');
+    double().authenticate(intent.id, 'succeed');
     const saved = await visitor.post(`${portal}/payment-methods`, again);
     expect(saved.status).toBe(200);
     expect(saved.text).toContain('Your Visa ending in 3184 is saved.');
@@ -175,7 +162,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const ada = await signedIn(adaId);
     await ada.visitor.post(`${ada.portal}/payment-methods`, { form_token: ada.formToken, card: token('pm_card_visa'), set_default: 'yes' });
     const adaStripe = await stripeCustomerOf(adaId);
-    const adaCard = double.objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === adaStripe)!.id;
+    const adaCard = double().objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === adaStripe)!.id;
 
     const bobOrder = await declinedPurchase('bob-cards@example.com');
     const bob = await signedIn(bobOrder.customerId);
@@ -187,7 +174,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
       expect(refused.text).toContain('This payment method is not one of yours: nothing was changed.');
     }
     expect(attachedTo(adaCard)).toBe(adaStripe);
-    expect(double.object<Stripe.Customer>(adaStripe!)?.invoice_settings.default_payment_method).toBe(adaCard);
+    expect(double().object<Stripe.Customer>(adaStripe!)?.invoice_settings.default_payment_method).toBe(adaCard);
 
     const paid = await bob.visitor.post(`${bob.portal}/orders/${bobOrder.orderId}/pay`, { form_token: bob.formToken, payment_method: adaCard });
     expect(paid.status).toBe(422);
@@ -213,7 +200,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     expect(anonymous.body.data?.customerPortal ?? null).toBeNull();
     const organization = await graphqlClient(t.server.base('sandbox'), t.shop.token)(makeDefault, { id: adaCard });
     expect(organization.body.data?.customerPortal ?? null).toBeNull();
-    expect(double.object<Stripe.Customer>(adaStripe!)?.invoice_settings.default_payment_method).toBe(adaCard);
+    expect(double().object<Stripe.Customer>(adaStripe!)?.invoice_settings.default_payment_method).toBe(adaCard);
   });
 });
 
@@ -225,7 +212,7 @@ describe('a past-due subscription, from the page', () => {
     expect(confirmed.status).toBe(200);
     const subscription = await eventually(() => prisma().subscription.findFirst({ where: { checkoutId: checkout.id } }), (s) => s?.status === 'active', 'the subscription to be active');
     // The card is gone at Stripe (the bank closed it): the renewal is declined and the subscription goes past due.
-    await double.stripe(env.SANDBOX_STRIPE_SECRET_KEY).paymentMethods.detach(subscription!.paymentMethod!);
+    await double().stripe(keys.secret).paymentMethods.detach(subscription!.paymentMethod!);
     t.server.clock.now = new Date(subscription!.currentPeriodEnd.getTime() + 60_000);
     await eventually(() => prisma().subscription.findUniqueOrThrow({ where: { id: subscription!.id } }), (s) => s.status === 'past_due', 'the subscription to go past due', 20_000);
     const renewal = await eventually(
@@ -242,7 +229,7 @@ describe('a past-due subscription, from the page', () => {
     const added = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card: token('pm_card_mastercard') });
     expect(added.text).toContain('Your Mastercard ending in 4444 is saved.');
     const stripeCustomer = await stripeCustomerOf(subscription!.customerId);
-    const mastercard = double.objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === stripeCustomer && m.card?.last4 === '4444')!.id;
+    const mastercard = double().objects<Stripe.PaymentMethod>('payment_method').find((m) => m.customer === stripeCustomer && m.card?.last4 === '4444')!.id;
     page = await show();
     expect(page).toContain(`<input type="radio" id="pay-${renewal!.id}-${mastercard}" name="payment_method" value="${mastercard}" checked>`);
 
@@ -349,7 +336,7 @@ window.Stripe = (key) => {
     await add.getByRole('button', { name: 'Save card' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Your Visa ending in 4242 is saved.');
     const stripeCustomer = await stripeCustomerOf(customerId);
-    expect(double.objects<Stripe.PaymentMethod>('payment_method').filter((m) => m.customer === stripeCustomer).map((m) => m.card?.last4)).toEqual(['4242']);
+    expect(double().objects<Stripe.PaymentMethod>('payment_method').filter((m) => m.customer === stripeCustomer).map((m) => m.card?.last4)).toEqual(['4242']);
 
     // Pay with a new card that is declined: the outcome page says why.
     const item = page.locator(`#pay-${orderId}`);
@@ -397,14 +384,14 @@ window.Stripe = (key) => {
     expect(await page.getByRole('link', { name: 'Back to your payment methods' }).isVisible()).toBe(true);
     expect(await seriousViolationsUnderPolicy(page)).toEqual([]);
     await page.screenshot({ path: `${screenshots}/portal-stripe-bank-check-desktop.png`, fullPage: true });
-    expect(await stripeCustomerOf(customerId).then((c) => double.objects<Stripe.PaymentMethod>('payment_method').filter((m) => c && m.customer === c))).toEqual([]);
+    expect(await stripeCustomerOf(customerId).then((c) => double().objects<Stripe.PaymentMethod>('payment_method').filter((m) => c && m.customer === c))).toEqual([]);
     await page.getByRole('link', { name: 'Back to your payment methods' }).click();
     expect(new URL(page.url()).hash).toBe('#payment-methods');
 
     // Again, and this time the customer passes the check: the same token is posted again and the card saved.
     inBanksWindow = ({ clientSecret }) => {
-      const [intent] = double.objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === clientSecret);
-      double.authenticate(intent.id, 'succeed');
+      const [intent] = double().objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === clientSecret);
+      double().authenticate(intent.id, 'succeed');
       return undefined;
     };
     await expect.poll(() => page.locator('#new-card-element').textContent()).toBe('Stripe card field: setup');

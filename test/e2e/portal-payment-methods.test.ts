@@ -12,7 +12,7 @@ import { PaymentMethodInUseByActiveSubscription } from '@polar-sh/sdk/models/err
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { useSandboxStripe } from '../helpers/stripe.ts';
 import { graphqlClient, restClient } from '../helpers/server.ts';
 import { sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus, expectValidationError } from '../helpers/responses.ts';
@@ -21,24 +21,10 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
-const keys = { secret: 'sk_test_portalcards1', publishable: 'pk_test_portalcards1', webhook: 'whsec_portalcards1' };
 const returnUrl = 'https://shop.example.com/account/cards';
 
-let double: StripeDouble;
-// Filled in once the double listens, before the server starts (hooks run in the order registered).
-const env: Record<string, string> = {
-  SANDBOX_STRIPE_SECRET_KEY: keys.secret,
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.publishable,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.webhook,
-  PRODUCTION_PAYMENT_PROCESSOR: 'test',
-  TEST_CARD_DELAY_MS: '0',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
+const { keys, env, double } = useSandboxStripe('portalcards1', { PRODUCTION_PAYMENT_PROCESSOR: 'test', TEST_CARD_DELAY_MS: '0' });
 const t = useTestServer({ env, stopSandboxJobs: true, resetClockAfterEach: true, organizations: { shop: 'sandbox', other: 'sandbox', plain: 'production' } });
-afterAll(() => double?.close());
 
 let portal: Polar;
 beforeAll(() => {
@@ -57,7 +43,7 @@ async function settle() {
 
 /** What Stripe.js does on the customer's page: a ConfirmationToken for a test card. */
 async function confirmationToken(card: string): Promise<string> {
-  return (await double.stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
+  return (await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
 }
 
 /** A customer of the organization, signed in by it: the customer and their session token. */
@@ -94,7 +80,7 @@ async function subscribeWithCard(productName: string, amount: number, email: str
 }
 
 const stripeCustomerOf = async (customerId: string) => (await prisma().customer.findUniqueOrThrow({ where: { id: customerId } })).processorCustomerId;
-const attachedTo = (paymentMethodId: string) => double.object<Stripe.PaymentMethod>(paymentMethodId)?.customer;
+const attachedTo = (paymentMethodId: string) => double().object<Stripe.PaymentMethod>(paymentMethodId)?.customer;
 
 describe('a customer’s saved cards, through the official client', () => {
   it('lists none before the first card, then adds, lists, pages and removes the customer’s own cards', async () => {
@@ -116,12 +102,12 @@ describe('a customer’s saved cards, through the official client', () => {
     const stripeCustomer = await stripeCustomerOf(customer.id);
     expect(stripeCustomer).toMatch(/^cus_/);
     expect(attachedTo(visa.id)).toBe(stripeCustomer);
-    expect(double.object<Stripe.Customer>(stripeCustomer!)).toMatchObject({ email: 'cards@example.com', metadata: { kassa_customer_id: customer.id } });
+    expect(double().object<Stripe.Customer>(stripeCustomer!)).toMatchObject({ email: 'cards@example.com', metadata: { kassa_customer_id: customer.id } });
 
     const mastercard = await addCard(token, 'pm_card_mastercard', true);
     expect(mastercard.methodMetadata).toMatchObject({ brand: 'mastercard', last4: '4444' });
     expect(await stripeCustomerOf(customer.id)).toBe(stripeCustomer);
-    expect(double.object<Stripe.Customer>(stripeCustomer!)?.invoice_settings.default_payment_method).toBe(mastercard.id);
+    expect(double().object<Stripe.Customer>(stripeCustomer!)?.invoice_settings.default_payment_method).toBe(mastercard.id);
 
     const all = await listCards(token);
     expect(all.items.map((m) => m.id).sort()).toEqual([visa.id, mastercard.id].sort());
@@ -167,12 +153,12 @@ describe('a customer’s saved cards, through the official client', () => {
     const asked = await rest(token)('POST', paymentMethods, body);
     expect(asked.status, JSON.stringify(asked.body)).toBe(402);
     expect(asked.body).toEqual({ error: 'PaymentMethodRequiresAction', detail: expect.stringMatching(/handleNextAction/), client_secret: expect.stringMatching(/^seti_.+_secret_/) });
-    const [intent] = double.objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === asked.body.client_secret);
+    const [intent] = double().objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === asked.body.client_secret);
     expect(intent.status).toBe('requires_action');
     expect((await listCards(token)).items).toEqual([]);
 
     // The customer's page finishes it with Stripe.js, then sends the same token again.
-    double.authenticate(intent.id, 'succeed');
+    double().authenticate(intent.id, 'succeed');
     const saved = expectStatus(await rest(token)('POST', paymentMethods, body), 201);
     expect(saved).toMatchObject({ type: 'card', method_metadata: { brand: 'visa', last4: '3184' } });
     expect((await listCards(token)).items.map((m) => m.id)).toEqual([saved.id]);
@@ -193,8 +179,8 @@ describe('a customer’s saved cards, through the official client', () => {
     const body = { confirmation_token_id: confirmation, set_default: false, return_url: returnUrl };
     const asked = await rest(token)('POST', paymentMethods, body);
     expect(asked.status).toBe(402);
-    const [intent] = double.objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === asked.body.client_secret);
-    double.authenticate(intent.id, 'fail');
+    const [intent] = double().objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.client_secret === asked.body.client_secret);
+    double().authenticate(intent.id, 'fail');
     const failed = await rest(token)('POST', paymentMethods, body);
     expectErrorBody(failed, 400, 'PaymentError');
     expect(failed.body.detail).toBe('The card was not saved: the customer did not pass the bank’s authentication. Try again, or use another card.');
@@ -245,7 +231,7 @@ describe('another customer’s cards', () => {
     const unknown = await rest(owner.token)('DELETE', `${paymentMethods}/pm_doesnotexist`);
     expect([unknown.status, unknown.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Payment method not found.' }]);
     // A malformed id, or a customer Stripe has no record of, is not found without asking Stripe.
-    const requestsBefore = double.requests.length;
+    const requestsBefore = double().requests.length;
     const setDefault = (as: string, id: string) =>
       graphqlClient(t.server.base('sandbox'), as)(`mutation($id: ID!) { customerPortal { customerDefaultPaymentMethodUpdate(id: $id) { id } } }`, { id });
     for (const id of ['../customers/x', 'pm_card/..', 'x'.repeat(256)]) {
@@ -254,9 +240,9 @@ describe('another customer’s cards', () => {
     }
     expectErrorBody(await rest(newcomer.token)('DELETE', `${paymentMethods}/${card.id}`), 404, 'ResourceNotFound');
     expect((await setDefault(newcomer.token, card.id)).body.errors?.[0]?.extensions?.code).toBe('RESOURCE_NOT_FOUND');
-    expect(double.requests.slice(requestsBefore)).toEqual([]);
+    expect(double().requests.slice(requestsBefore)).toEqual([]);
     expect(attachedTo(card.id)).toBe(stripeCustomer);
-    expect(double.requests.filter((r) => r.path === `/v1/payment_methods/${card.id}/detach`)).toEqual([]);
+    expect(double().requests.filter((r) => r.path === `/v1/payment_methods/${card.id}/detach`)).toEqual([]);
     expect((await listCards(owner.token)).items.map((m) => m.id)).toEqual([card.id]);
   });
 
@@ -292,7 +278,7 @@ describe('when Stripe cannot be reached', () => {
     const { customer, token } = await signedInCustomer(t.shop, 'offline@example.com');
     const card = await addCard(token, 'pm_card_visa');
     const confirmation = await confirmationToken('pm_card_mastercard');
-    await double.down(true);
+    await double().down(true);
     try {
       expectErrorBody(await rest(token)('GET', paymentMethods), 503, 'PaymentProcessorUnavailable');
       expectErrorBody(await rest(token)('POST', paymentMethods, { confirmation_token_id: confirmation, set_default: true, return_url: returnUrl }), 503, 'PaymentProcessorUnavailable');
@@ -304,7 +290,7 @@ describe('when Stripe cannot be reached', () => {
       const gql = await graphqlClient(t.server.base('sandbox'), token)(`{ customerPortal { paymentMethods { items { id } } } }`);
       expect(gql.body.errors?.[0]?.extensions?.code).toBe('PAYMENT_PROCESSOR_UNAVAILABLE');
     } finally {
-      await double.down(false);
+      await double().down(false);
     }
     expect(attachedTo(card.id)).toBe(await stripeCustomerOf(customer.id));
     expect((await listCards(token)).items.map((m) => m.id)).toEqual([card.id]);
@@ -342,7 +328,7 @@ describe('updating the payment method of a past-due subscription', () => {
     expect(attachedTo(firstCard)).toMatch(/^cus_/);
 
     // The card is gone at Stripe (the bank closed it): the renewal is declined and the subscription goes past due.
-    await double.stripe(keys.secret).paymentMethods.detach(firstCard);
+    await double().stripe(keys.secret).paymentMethods.detach(firstCard);
     t.server.clock.now = new Date(subscription.currentPeriodEnd.getTime() + 60_000);
     await settle();
     const pastDue = await prisma().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
@@ -368,7 +354,7 @@ describe('updating the payment method of a past-due subscription', () => {
       ['failed', firstCard],
       ['succeeded', newCard.id],
     ]);
-    expect(double.object<Stripe.PaymentIntent>(paid.payments[1].processorId!)).toMatchObject({ status: 'succeeded', payment_method: newCard.id, amount: 1500 });
+    expect(double().object<Stripe.PaymentIntent>(paid.payments[1].processorId!)).toMatchObject({ status: 'succeeded', payment_method: newCard.id, amount: 1500 });
     const portalView = await portal.customerPortal.subscriptions.get({ customerSession: token }, { id: subscription.id });
     expect(portalView.status).toBe('active');
     // The detached card is no longer the customer's.

@@ -8,29 +8,15 @@
 import { Polar } from '@polar-sh/sdk';
 import type { PaymentMethodCard } from '@polar-sh/sdk/models/components/paymentmethodcard.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeDouble, type StripeDouble } from '../stripe-double/index.ts';
+import { useSandboxStripe } from '../helpers/stripe.ts';
 import { sdkServerURL } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus, graphqlFailure } from '../helpers/responses.ts';
 import { graphqlClient, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
-const keys = { secret: 'sk_test_portalretry1', publishable: 'pk_test_portalretry1', webhook: 'whsec_portalretry1' };
-
-let double: StripeDouble;
-// Filled in once the double listens, before the server starts (hooks run in the order registered).
-const env: Record<string, string> = {
-  SANDBOX_STRIPE_SECRET_KEY: keys.secret,
-  SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.publishable,
-  SANDBOX_STRIPE_WEBHOOK_SECRET: keys.webhook,
-  PRODUCTION_PAYMENT_PROCESSOR: 'test',
-};
-beforeAll(async () => {
-  double = await startStripeDouble();
-  env.STRIPE_API_URL = double.url;
-});
+const { keys, env, double } = useSandboxStripe('portalretry1', { PRODUCTION_PAYMENT_PROCESSOR: 'test' });
 const t = useTestServer({ env, stopSandboxJobs: true, organizations: { shop: 'sandbox' } });
-afterAll(() => double?.close());
 
 const sandbox = () => t.server.kassa.environments.sandbox;
 const portal = () => new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') });
@@ -42,7 +28,7 @@ async function settle() {
 
 /** What Stripe.js does on the customer's page: a ConfirmationToken for a test card. */
 async function confirmationToken(card: string): Promise<string> {
-  return (await double.stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
+  return (await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card })).id;
 }
 
 /** A purchase whose card Stripe declines: the unpaid order and the customer's session. */
@@ -106,7 +92,7 @@ describe('paying a declined order again through Stripe', () => {
 
   it('answers 503 PaymentProcessorUnavailable when Stripe cannot be asked about the saved card, writing nothing', async () => {
     const detail = 'The payment processor could not be reached: nothing was charged. Try again in a moment.';
-    await double.down(true);
+    await double().down(true);
     try {
       const refused = await retry(ada.token, ada.order.id, { payment_method_id: adaCard });
       expect([refused.status, refused.body]).toEqual([503, { error: 'PaymentProcessorUnavailable', detail }]);
@@ -119,7 +105,7 @@ describe('paying a declined order again through Stripe', () => {
       );
       expect(error.message).toBe(detail);
     } finally {
-      await double.down(false);
+      await double().down(false);
     }
     expect(await paymentsOf(ada.order.id)).toHaveLength(1);
   });

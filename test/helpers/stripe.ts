@@ -4,6 +4,13 @@
 //
 //   const s = useStripeServer({ shop: 'sandbox', live: 'production' });
 //   await s.confirm(s.t.shop, checkout.clientSecret, await s.confirmationToken('sandbox', 'pm_card_visa'));
+//
+// A file that sets up its own server with only the sandbox on Stripe uses `useSandboxStripe` before
+// `useTestServer`:
+//
+//   const { keys, env, double } = useSandboxStripe('portalcards1', { TEST_CARD_DELAY_MS: '0' });
+//   const t = useTestServer({ env, organizations: { shop: 'sandbox' } });
+//   it('…', async () => { await double().stripe(keys.secret).customers.list(); });
 import type Stripe from 'stripe';
 import { afterAll, beforeAll } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
@@ -17,9 +24,37 @@ export const stripeKeys = {
   sandbox: { secret: 'sk_test_kassa1', publishable: 'pk_test_kassa1', webhook: 'whsec_sandbox1' },
 } as const;
 
-export function useStripeServer<const Name extends string>(organizations: Record<Name, EnvironmentName>) {
+/**
+ * Starts the Stripe API double before the server (register it before `useTestServer`: hooks run in
+ * the order registered), points `env` at it (STRIPE_API_URL, filled in once it listens), and closes
+ * it after the file. The double is read through the returned function, in hooks and tests.
+ */
+export function useStripeDouble(env: Record<string, string>): () => StripeDouble {
   let double: StripeDouble | undefined;
-  // Filled in once the double listens, before the server starts (hooks run in the order registered).
+  beforeAll(async () => {
+    double = await startStripeDouble();
+    env.STRIPE_API_URL = double.url;
+  });
+  afterAll(() => double?.close());
+  return () => {
+    if (!double) throw new Error('useStripeDouble: the double starts in beforeAll; read it in a hook or a test');
+    return double;
+  };
+}
+
+/** The sandbox charging through the Stripe API double with keys named after the file, over `extra` settings; production keeps its own processor. */
+export function useSandboxStripe(name: string, extra: Record<string, string> = {}) {
+  const keys = { secret: `sk_test_${name}`, publishable: `pk_test_${name}`, webhook: `whsec_${name}` };
+  const env: Record<string, string> = {
+    SANDBOX_STRIPE_SECRET_KEY: keys.secret,
+    SANDBOX_STRIPE_PUBLISHABLE_KEY: keys.publishable,
+    SANDBOX_STRIPE_WEBHOOK_SECRET: keys.webhook,
+    ...extra,
+  };
+  return { keys, env, double: useStripeDouble(env) };
+}
+
+export function useStripeServer<const Name extends string>(organizations: Record<Name, EnvironmentName>) {
   const env: Record<string, string> = {
     STRIPE_SECRET_KEY: stripeKeys.production.secret,
     STRIPE_PUBLISHABLE_KEY: stripeKeys.production.publishable,
@@ -29,21 +64,12 @@ export function useStripeServer<const Name extends string>(organizations: Record
     SANDBOX_STRIPE_WEBHOOK_SECRET: stripeKeys.sandbox.webhook,
     PAYMENT_RECONCILE_AFTER_SECONDS: '1',
   };
-  beforeAll(async () => {
-    double = await startStripeDouble();
-    env.STRIPE_API_URL = double.url;
-  });
+  const stripe = useStripeDouble(env);
   const t: TestServerHandle<Name> = useTestServer({ env, organizations });
   const webhookUrl = (environment: EnvironmentName) => `${t.server.base(environment)}/integrations/stripe/webhook`;
   beforeAll(() => {
     for (const environment of ['production', 'sandbox'] as const) stripe().webhooks.addTarget({ url: webhookUrl(environment), secret: stripeKeys[environment].webhook });
   });
-  afterAll(() => double?.close());
-
-  const stripe = (): StripeDouble => {
-    if (!double) throw new Error('useStripeServer: the double starts in beforeAll; read it in a hook or a test');
-    return double;
-  };
   const prisma = (environment: EnvironmentName) => t.server.kassa.environments[environment].environment.prisma;
 
   return {
