@@ -17,13 +17,20 @@ async function launch(): Promise<string> {
   return stdout.trim();
 }
 
+/** A scratch ES module project holding src/sources-digest.js and copies of `files` (paths from the project root). */
+async function scratchProject(prefix: string, files: string[]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  await writeFile(path.join(dir, 'package.json'), '{"type":"module"}\n');
+  for (const file of ['src/sources-digest.js', ...files]) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await cp(file, path.join(dir, file));
+  }
+  return dir;
+}
+
 beforeAll(async () => {
-  project = await mkdtemp(path.join(tmpdir(), 'kassa-launcher-'));
-  await mkdir(path.join(project, 'src'));
+  project = await scratchProject('kassa-launcher-', ['src/kassa.js']);
   await mkdir(path.join(project, 'dist'));
-  await writeFile(path.join(project, 'package.json'), '{"type":"module"}\n');
-  await cp('src/kassa.js', path.join(project, 'src/kassa.js'));
-  await cp('src/sources-digest.js', path.join(project, 'src/sources-digest.js'));
   // Typed, so only tsx can run it.
   await writeFile(path.join(project, 'src/cli.ts'), "const ran: string = 'sources';\nconsole.log(ran);\n");
   await writeFile(path.join(project, 'dist/cli.js'), "console.log('dist');\n");
@@ -79,12 +86,7 @@ describe('npm run build, as `npm install` runs it (--if-possible)', () => {
     );
 
   beforeAll(async () => {
-    scratch = await mkdtemp(path.join(tmpdir(), 'kassa-build-'));
-    await mkdir(path.join(scratch, 'scripts'));
-    await mkdir(path.join(scratch, 'src'));
-    await writeFile(path.join(scratch, 'package.json'), '{"type":"module"}\n');
-    await cp('scripts/build.js', path.join(scratch, 'scripts/build.js'));
-    await cp('src/sources-digest.js', path.join(scratch, 'src/sources-digest.js'));
+    scratch = await scratchProject('kassa-build-', ['scripts/build.js']);
     await writeFile(path.join(scratch, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: 'src', noCheck: true, module: 'nodenext' }, include: ['src'] }));
   });
   afterAll(() => rm(scratch, { recursive: true, force: true }));
