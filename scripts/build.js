@@ -15,26 +15,29 @@ const dist = path.join(root, 'dist');
 // The launcher and its digest module stay in src/: dist/ is entered through dist/cli.js.
 const launcherFiles = new Set(['kassa.js', 'sources-digest.js']);
 
-// Taken before compiling, so a source edited during the build leaves a digest that no longer matches.
-const digest = await sourcesDigest(src);
-await rm(dist, { recursive: true, force: true });
+// `--if-possible` (how `npm install` runs it): a missing or failing compiler is not an error; the
+// launcher then runs the sources through tsx.
+const ifPossible = process.argv.includes('--if-possible');
 let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  // An install without the development dependencies (`npm ci --omit=dev`) has no compiler: after
-  // `npm install` (`--if-possible`) that is not an error, and `kassa` runs the sources through tsx.
-  if (process.argv.includes('--if-possible')) {
-    process.stdout.write('build: TypeScript is not installed, so dist/ is not built; `kassa` runs the sources.\n');
+  // An install without the development dependencies (`npm ci --omit=dev`) has no compiler. dist/ is
+  // left as it is: a build copied in beside the sources it was compiled from still runs.
+  if (ifPossible) {
+    process.stdout.write('build: TypeScript is not installed, so dist/ is not built (one already there is kept, and runs while current).\n');
     process.exit(0);
   }
   process.stderr.write('build: TypeScript is not installed; run `npm install` with the development dependencies.\n');
   process.exit(1);
 }
+// Taken before compiling, so a source edited during the build leaves a digest that no longer matches.
+const digest = await sourcesDigest(src);
+await rm(dist, { recursive: true, force: true });
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (compiled.status !== 0) {
   process.stderr.write('build: tsc failed; dist/ is left without a digest, so `kassa` keeps running the sources.\n');
-  process.exit(process.argv.includes('--if-possible') ? 0 : (compiled.status ?? 1));
+  process.exit(ifPossible ? 0 : (compiled.status ?? 1));
 }
 for (const entry of await readdir(src, { recursive: true, withFileTypes: true })) {
   const file = path.relative(src, path.join(entry.parentPath, entry.name));

@@ -91,15 +91,19 @@ describe('npm run build, as `npm install` runs it (--if-possible)', () => {
   });
   afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-  it('without TypeScript installed, goes on without dist/ when asked to, and fails when built on purpose', async () => {
+  it('without TypeScript installed, goes on when asked to and fails when built on purpose, keeping the dist/ already there', async () => {
     await writeFile(path.join(scratch, 'src/cli.ts'), 'export const ran: string = "sources";\n');
+    // A build copied in beside its sources (as a deployment without development dependencies has it).
+    await mkdir(path.join(scratch, 'dist'));
+    const copiedIn = `${await sourcesDigest(path.join(scratch, 'src'))}\n`;
+    await writeFile(path.join(scratch, 'dist', digestFile), copiedIn);
     const quiet = await build('--if-possible');
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).toContain('TypeScript is not installed, so dist/ is not built');
     const asked = await build();
     expect(asked.code).toBe(1);
     expect(asked.stderr).toContain('TypeScript is not installed');
-    await expect(readFile(path.join(scratch, 'dist', digestFile), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await readFile(path.join(scratch, 'dist', digestFile), 'utf8')).toBe(copiedIn);
   });
 
   it('when the compiler fails, records no digest, and fails only when built on purpose', async () => {
