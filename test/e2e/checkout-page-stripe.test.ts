@@ -16,7 +16,6 @@ import { useSandboxStripe } from '../helpers/stripe.ts';
 const stripeOrigins = /stripe\.com|stripe\.network/;
 
 const { keys, env, double } = useSandboxStripe('pagekey1', { JOB_POLL_INTERVAL_MS: '50' });
-const publishableKey = keys.publishable;
 const t = useTestServer({ env, organizations: { shop: 'sandbox' } });
 let browser: Browser;
 beforeAll(async () => {
@@ -69,7 +68,7 @@ describe('the checkout page with Stripe', () => {
     const checkout = await checkoutFor(usd(1999));
     const shown = await new FormBrowser(t.server.url).get(checkout.url);
     expect(shown.status).toBe(200);
-    expect(shown.text).toContain(`<div id="payment-element" data-publishable-key="${publishableKey}" data-setup-future-usage="" data-amount="1999" data-amount-decimals="2" data-currency="usd"></div>`);
+    expect(shown.text).toContain(`<div id="payment-element" data-publishable-key="${keys.publishable}" data-setup-future-usage="" data-amount="1999" data-amount-decimals="2" data-currency="usd"></div>`);
     expect(shown.text).toContain('<input type="hidden" name="card" value="">');
     expect(shown.text).not.toContain('tok_visa');
     expect(shown.text).toContain('<script src="https://js.stripe.com/v3/"></script>');
@@ -133,7 +132,7 @@ describe('the checkout page with Stripe', () => {
     const status = await buyer.get(`${checkout.url}/confirmation`);
     expect(status.status).toBe(200);
     expect(status.text).toContain('<h1>Confirm with your bank</h1>');
-    expect(status.text).toContain(`data-publishable-key="${publishableKey}" data-client-secret="${secret}"`);
+    expect(status.text).toContain(`data-publishable-key="${keys.publishable}" data-client-secret="${secret}"`);
     expect(status.headers.get('refresh')).toBeNull();
     expect(status.text).not.toMatch(/http-equiv="refresh"/i);
     const csp = policy(status.headers);
@@ -230,7 +229,7 @@ window.Stripe = (key) => {
     await expect.poll(() => page.locator('#payment-element').textContent()).toBe('Stripe card field: payment');
     await expect.poll(() => calls.length).toBe(2);
     expect(calls).toEqual([
-      ['Stripe', publishableKey],
+      ['Stripe', keys.publishable],
       ['elements', { mode: 'payment', amount: 1000, currency: 'usd', paymentMethodCreation: 'manual' }],
     ]);
 

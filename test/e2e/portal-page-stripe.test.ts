@@ -20,7 +20,6 @@ import { eventually } from '../helpers/waiting.ts';
 import { useSandboxStripe } from '../helpers/stripe.ts';
 
 const { keys, env, double } = useSandboxStripe('portalpage1', { JOB_POLL_INTERVAL_MS: '50' });
-const publishableKey = keys.publishable;
 const t = useTestServer({ env, resetClockAfterEach: true, organizations: { shop: 'sandbox' } });
 let browser: Browser;
 let productId: string;
@@ -87,7 +86,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
   test('mounts the Payment Element in setup mode, behind a policy that admits Stripe and the page’s own script by hash', async () => {
     const { show, visitor, portal } = await signedIn(await newCustomer('policy@example.com'));
     const page = await show();
-    expect(page).toContain(`<div id="new-card-element" data-stripe-element="setup" data-publishable-key="${publishableKey}" data-currency="usd"></div>`);
+    expect(page).toContain(`<div id="new-card-element" data-stripe-element="setup" data-publishable-key="${keys.publishable}" data-currency="usd"></div>`);
     expect(page).toContain('<script src="https://js.stripe.com/v3/"></script>');
     expect(page).toContain('No saved cards.');
     const csp = policy((await visitor.get(portal)).headers);
@@ -145,7 +144,7 @@ describe('the payment methods section with Stripe, by form posts', () => {
     const asked = await visitor.post(`${portal}/payment-methods`, { form_token: formToken, card, set_default: 'yes' });
     expect(asked.status).toBe(402);
     const [intent] = double().objects<Stripe.SetupIntent>('setup_intent').filter((s) => s.status === 'requires_action' && asked.text.includes(s.client_secret!));
-    expect(asked.text).toContain(`data-publishable-key="${publishableKey}" data-client-secret="${intent.client_secret}"`);
+    expect(asked.text).toContain(`data-publishable-key="${keys.publishable}" data-client-secret="${intent.client_secret}"`);
     expect(policy(asked.headers).get('script-src')).toEqual([...inlineScriptHashes(asked.text), 'https://js.stripe.com', 'https://*.js.stripe.com']);
     const again = formFields(asked.text);
     expect(again).toEqual({ form_token: formToken, card, set_default: 'yes' });
@@ -320,7 +319,7 @@ window.Stripe = (key) => {
     await expect.poll(() => page.locator('#new-card-element').textContent()).toBe('Stripe card field: setup');
     expect(await page.locator(`#pay-${orderId}-card-element`).textContent()).toBe('Stripe card field: payment');
     expect(calls.slice(0, 3)).toEqual([
-      ['Stripe', publishableKey],
+      ['Stripe', keys.publishable],
       ['elements', { mode: 'payment', amount: 4900, currency: 'usd', paymentMethodCreation: 'manual' }],
       ['elements', { mode: 'setup', currency: 'usd', paymentMethodCreation: 'manual' }],
     ]);
