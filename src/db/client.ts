@@ -96,11 +96,6 @@ async function openPGlite(dataDir: string, onFailure?: (error: Error) => void, i
   }
 }
 
-/**
- * `logger`, when given, hears of an embedded database whose thread stopped without being closed.
- * `clock` stamps the rows' `createdAt` and `modifiedAt` (see clock.ts): the server passes the clock its requests read.
- * `memoryImage` is what a `memory://` embedded database starts from (see `migratedMemoryImage`).
- */
 /** Counts the statements a client sends, from Prisma's query events (one per SQL statement). */
 function countingStatements(client: PrismaClient<'query'>) {
   let sent = 0;
@@ -110,6 +105,11 @@ function countingStatements(client: PrismaClient<'query'>) {
   return { client: client as unknown as PrismaClient, statements: () => sent };
 }
 
+/**
+ * `logger`, when given, hears of an embedded database whose thread stopped without being closed.
+ * `clock` stamps the rows' `createdAt` and `modifiedAt` (see clock.ts): the server passes the clock its requests read.
+ * `memoryImage` is what a `memory://` embedded database starts from (see `migratedMemoryImage`).
+ */
 export async function openDatabase(config: DatabaseConfig, logger?: Logger, clock: () => Date = () => new Date(), memoryImage?: ArrayBuffer): Promise<Database> {
   if (config.kind === 'embedded') {
     const { embedded, unlock } = await openPGlite(
@@ -141,6 +141,10 @@ export async function openDatabase(config: DatabaseConfig, logger?: Logger, cloc
   }
   // The pool is Kassa's own, handed to the adapter, so its counts can be read (and it is ended here).
   const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
+  // PostgreSQL may end an idle connection (a restart, a terminated backend, a database dropped at
+  // shutdown). The pool drops it and opens another when next needed; without a listener, its
+  // 'error' event would end the process.
+  pool.on('error', (error) => quiet(logger).warn({ err: error }, 'PostgreSQL ended an idle database connection; a new one is opened when needed'));
   const { client, statements } = countingStatements(
     new PrismaClient({ adapter: exactDecimals(oneStatementAtATime(new PrismaPg(pool))), transactionOptions: { maxWait: 10_000, timeout: 15_000 }, log: [{ emit: 'event', level: 'query' }] }),
   );

@@ -1,7 +1,9 @@
 // What an operator relies on: health and readiness, request ids, GraphiQL, and unexpected errors
 // that are logged with their request id but never shown to the client.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { restClient } from '../helpers/server.ts';
+import pg from 'pg';
+import { postgresAdminUrl, restClient, usePostgres } from '../helpers/server.ts';
+import { eventually } from '../helpers/waiting.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 const t = useTestServer();
@@ -79,5 +81,32 @@ describe('operating Kassa', () => {
     // The sandbox keeps working: the environments share nothing.
     const sandbox = await t.server.bootstrap('sandbox');
     expect((await restClient(t.server.base('sandbox'), sandbox.token)('GET', '/products/')).status).toBe(200);
+  });
+});
+
+describe.runIf(usePostgres)('when PostgreSQL ends the server’s connections', () => {
+  it('logs a warning, keeps running, and answers the next requests on new connections', async () => {
+    // Sandbox: the test above dropped production's products table.
+    const sandbox = await t.server.bootstrap('sandbox');
+    const api = restClient(t.server.base('sandbox'), sandbox.token);
+    // Several requests at once leave several idle connections in the pool.
+    const warm = await Promise.all(Array.from({ length: 4 }, () => api('GET', '/products/')));
+    expect(warm.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const database = new URL((t.server.config.databases.sandbox as { url: string }).url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: postgresAdminUrl });
+    await admin.connect();
+    try {
+      const ended = await admin.query('SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      expect(ended.rows.length).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    const warned = () => t.server.logs.map((line) => JSON.parse(line)).filter((entry) => /PostgreSQL ended an idle database connection/.test(entry.msg));
+    await eventually(async () => warned().length, (count) => count > 0, 'a warning about the ended connections');
+    expect(warned()[0]).toMatchObject({ level: 40, err: { code: '57P01' } });
+    // The server is still up, and its pool reconnects.
+    expect((await api('GET', '/products/')).status).toBe(200);
+    const ready = await fetch(`${t.server.url}/readyz`);
+    expect(ready.status).toBe(200);
   });
 });
