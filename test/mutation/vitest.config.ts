@@ -6,4 +6,5 @@ import base from '../vitest.config.ts';
 const tests = process.env.KASSA_MUTATION_TESTS?.split(',').filter(Boolean);
 if (!tests?.length) throw new Error('KASSA_MUTATION_TESTS names no test files: run mutation testing with npm run mutate.');
 
-export default defineConfig({ ...base, test: { ...base.test, include: tests } });
+// Each mutant's run loads the module afresh, as the scores on record were measured.
+export default defineConfig({ ...base, test: { ...base.test, isolate: true, include: tests } });
