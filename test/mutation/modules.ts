@@ -109,9 +109,11 @@ export const mutationModules: Record<string, MutationModule> = {
     tests: [...oauthTests, ...e2e('signing-keys-command', 'secrets-rekey')],
   },
   // src/auth/ holds about 840 mutants: principals, tokens and sessions are measured apart.
+  // OAuth access tokens resolve here (oauth-flow), and a live event stream asks whether its token
+  // still stands (live-events): without them a first run left 119 mutants uncovered.
   'auth-principals': {
     mutate: ['src/auth/principals.ts', 'src/auth/principal-cache.ts'],
-    tests: authTests,
+    tests: [...authTests, ...e2e('oauth-flow', 'live-events')],
   },
   'auth-tokens': {
     mutate: ['src/auth/tokens.ts', 'src/auth/email-tokens.ts', 'src/auth/signed-links.ts', 'src/auth/passwords.ts'],
