@@ -7,6 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
 import { issueCustomerSession } from '../../src/auth/customer-sessions.ts';
+import { announcePrincipalChange, listenForPrincipalChanges, PrincipalCache } from '../../src/auth/principal-cache.ts';
+import { resolvePrincipal } from '../../src/auth/principals.ts';
+import type { Principal } from '../../src/context.ts';
+import type { Db } from '../../src/db/client.ts';
+import { issuePersonalAccessToken } from '../../src/modules/personal-access-tokens/service.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -26,8 +31,12 @@ async function newToken(session: string, organizationId: string) {
 async function signedIn() {
   const { userEmail, userPassword, organizationId } = await t.server.bootstrap();
   const { body } = await graphqlClient(t.server.base())('mutation ($e: String!, $p: String!) { signIn(email: $e, password: $p) { token } }', { e: userEmail, p: userPassword });
-  return { session: body.data.signIn.token as string, organizationId };
+  return { session: body.data.signIn.token as string, organizationId, userEmail };
 }
+
+/** Statements of a token lookup, and of writing its last use. */
+const LOOKUP = 1;
+const WRITE = 1;
 
 describe('a cached token', () => {
   it('records its last use once a minute, though served from the cache', async () => {
@@ -77,6 +86,73 @@ describe('a cached token', () => {
     } finally {
       t.server.clock.now = null;
     }
+  });
+});
+
+describe('the principal cache, counted in statements', () => {
+  /** The statements production's database is sent while `token` is resolved at `at` (ms). */
+  async function statementsToResolve(token: string, at: number) {
+    const { environment, database } = t.server.kassa.environments.production;
+    const before = database.statements();
+    await resolvePrincipal(environment, token, new Date(at));
+    return database.statements() - before;
+  }
+
+  it('resolves a token seen before from memory, and writes its last use only once a full minute has passed', async () => {
+    const { session, organizationId } = await signedIn();
+    const { token } = await newToken(session, organizationId);
+    const start = Date.now() + 3_600_000;
+    // Looked up, and its first use written.
+    expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
+    expect(await statementsToResolve(token, start + 1)).toBe(0);
+    expect(await statementsToResolve(token, start + 60_000)).toBe(0);
+    expect(await statementsToResolve(token, start + 60_001)).toBe(WRITE);
+  });
+
+  it('reads the last use from the row after a lookup, so a token looked up again is not written within the minute', async () => {
+    const { session, organizationId, userEmail } = await signedIn();
+    const { token: organizationToken } = await newToken(session, organizationId);
+    const { environment } = t.server.kassa.environments.production;
+    const user = await environment.prisma.user.findUniqueOrThrow({ where: { email: userEmail } });
+    const { token: personalToken } = await issuePersonalAccessToken(environment.prisma, environment.config, user.id, { comment: 'cached', scopes: ['products:read'] }, new Date());
+    const start = Date.now() + 7_200_000;
+    for (const token of [organizationToken, personalToken]) {
+      expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
+      // Forgotten, as any announced change makes the cache forget; the row says it was used 10 s ago.
+      environment.principals.forget(['*']);
+      expect(await statementsToResolve(token, start + 10_000)).toBe(LOOKUP);
+    }
+  });
+});
+
+describe('announcements of ended tokens', () => {
+  const entry = { principal: { kind: 'anonymous' } as Principal, validUntil: null, lastUsedAt: null };
+  const now = () => new Date();
+
+  it('reach a cache that follows them after their commit: the token announced goes, the others stay; "*" empties it', async () => {
+    const { environment, database } = t.server.kassa.environments.production;
+    const cache = new PrincipalCache(10);
+    cache.keep('early', entry, cache.currentGeneration);
+    expect(cache.get('early', now())).toBeUndefined();
+    const stop = listenForPrincipalChanges(database.notifications, cache);
+    try {
+      // On PostgreSQL the LISTEN takes a moment; until then nothing is kept.
+      await eventually(
+        async () => (cache.keep('a', entry, cache.currentGeneration), cache.get('a', now())),
+        (found) => found === entry,
+        'the cache to follow the announcements',
+      );
+      cache.keep('b', entry, cache.currentGeneration);
+      await environment.prisma.$transaction((tx) => announcePrincipalChange(tx as Db, ['a']));
+      await eventually(async () => cache.get('a', now()), (found) => found === undefined, 'the announced token to be forgotten');
+      expect(cache.get('b', now())).toBe(entry);
+      await environment.prisma.$transaction((tx) => announcePrincipalChange(tx as Db, ['*']));
+      await eventually(async () => cache.get('b', now()), (found) => found === undefined, 'every token to be forgotten');
+    } finally {
+      stop();
+    }
+    cache.keep('late', entry, cache.currentGeneration);
+    expect(cache.get('late', now())).toBeUndefined();
   });
 });
 
