@@ -8,7 +8,7 @@ import { systemContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
 import { issueCustomerSession } from '../../src/auth/customer-sessions.ts';
 import { announcePrincipalChange, listenForPrincipalChanges, PrincipalCache } from '../../src/auth/principal-cache.ts';
-import { resolvePrincipal } from '../../src/auth/principals.ts';
+import { principalStillLive, resolvePrincipal } from '../../src/auth/principals.ts';
 import type { Principal } from '../../src/context.ts';
 import type { Db } from '../../src/db/client.ts';
 import { issuePersonalAccessToken } from '../../src/modules/personal-access-tokens/service.ts';
@@ -16,6 +16,7 @@ import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
+import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const t = useTestServer();
 
@@ -31,7 +32,7 @@ async function newToken(session: string, organizationId: string) {
 async function signedIn() {
   const { userEmail, userPassword, organizationId } = await t.server.bootstrap();
   const { body } = await graphqlClient(t.server.base())('mutation ($e: String!, $p: String!) { signIn(email: $e, password: $p) { token } }', { e: userEmail, p: userPassword });
-  return { session: body.data.signIn.token as string, organizationId, userEmail };
+  return { session: body.data.signIn.token as string, organizationId, userEmail, userPassword };
 }
 
 /** Statements of a token lookup, and of writing its last use. */
@@ -89,38 +90,84 @@ describe('a cached token', () => {
   });
 });
 
-describe('the principal cache, counted in statements', () => {
-  /** The statements production's database is sent while `token` is resolved at `at` (ms). */
-  async function statementsToResolve(token: string, at: number) {
-    const { environment, database } = t.server.kassa.environments.production;
-    const before = database.statements();
-    await resolvePrincipal(environment, token, new Date(at));
-    return database.statements() - before;
+describe('whether a principal still stands, as a stream authorized at its start asks', () => {
+  /** The principal behind `token` now, and a question whether it still stands. */
+  async function standing(token: string) {
+    const { environment } = t.server.kassa.environments.production;
+    const principal = await resolvePrincipal(environment, token, new Date());
+    return () => principalStillLive(environment, principal, new Date());
   }
 
-  it('resolves a token seen before from memory, and writes its last use only once a full minute has passed', async () => {
-    const { session, organizationId } = await signedIn();
-    const { token } = await newToken(session, organizationId);
-    const start = Date.now() + 3_600_000;
-    // Looked up, and its first use written.
-    expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
-    expect(await statementsToResolve(token, start + 1)).toBe(0);
-    expect(await statementsToResolve(token, start + 60_000)).toBe(0);
-    expect(await statementsToResolve(token, start + 60_001)).toBe(WRITE);
+  /** OAuth tokens for the user of `who`, through the consent page: of the user, or of the organization. */
+  async function oauthToken(who: { session: string; userEmail: string; userPassword: string; organizationId: string }, subType: 'user' | 'organization') {
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const client = await registerClient(t.server, 'production', who.session, { redirect_uris: [redirectUri], scope: 'products:read' });
+    const { verifier, challenge } = pkcePair();
+    const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'products:read', state: 's', sub_type: subType, code_challenge: challenge, code_challenge_method: 'S256' };
+    const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: who.userEmail, password: who.userPassword }, { organizationId: who.organizationId });
+    const tokens = await postForm(t.server, 'production', '/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: client.client_id,
+      client_secret: client.client_secret!,
+      code_verifier: verifier,
+    });
+    expect(tokens.status).toBe(200);
+    return tokens.body.access_token as string;
+  }
+
+  it('a user session: until it is signed out, or its user leaves an organization it reached', async () => {
+    const signedOut = await signedIn();
+    const stillSignedIn = await standing(signedOut.session);
+    expect(await stillSignedIn()).toBe(true);
+    expect((await graphqlClient(t.server.base(), signedOut.session)('mutation { signOut }')).body).toEqual({ data: { signOut: true } });
+    expect(await stillSignedIn()).toBe(false);
+
+    const leaving = await signedIn();
+    const member = await standing(leaving.session);
+    expect(await member()).toBe(true);
+    await t.server.kassa.environments.production.environment.prisma.organizationMember.deleteMany({ where: { organizationId: leaving.organizationId } });
+    expect(await member()).toBe(false);
   });
 
-  it('reads the last use from the row after a lookup, so a token looked up again is not written within the minute', async () => {
-    const { session, organizationId, userEmail } = await signedIn();
-    const { token: organizationToken } = await newToken(session, organizationId);
+  it('a personal access token and a customer session: until revoked, or their customer deleted', async () => {
+    const { userEmail, token: organizationToken } = await t.server.bootstrap();
     const { environment } = t.server.kassa.environments.production;
     const user = await environment.prisma.user.findUniqueOrThrow({ where: { email: userEmail } });
-    const { token: personalToken } = await issuePersonalAccessToken(environment.prisma, environment.config, user.id, { comment: 'cached', scopes: ['products:read'] }, new Date());
-    const start = Date.now() + 7_200_000;
-    for (const token of [organizationToken, personalToken]) {
-      expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
-      // Forgotten, as any announced change makes the cache forget; the row says it was used 10 s ago.
-      environment.principals.forget(['*']);
-      expect(await statementsToResolve(token, start + 10_000)).toBe(LOOKUP);
+    const pat = await issuePersonalAccessToken(environment.prisma, environment.config, user.id, { comment: 'stream', scopes: ['products:read'] }, new Date());
+    const personal = await standing(pat.token);
+    expect(await personal()).toBe(true);
+    await environment.prisma.personalAccessToken.update({ where: { id: pat.record.id }, data: { revokedAt: new Date() } });
+    expect(await personal()).toBe(false);
+
+    const organization = await standing(organizationToken);
+    expect(await organization()).toBe(true);
+    const api = restClient(t.server.base(), organizationToken);
+    const customer = (await api('POST', '/customers/', { email: 'streaming@example.com' })).body;
+    const ctx = systemContext(environment, environment.prisma, customer.organization_id, () => new Date(), 'test');
+    const { token } = await issueCustomerSession(ctx, environment.prisma, customer);
+    const portal = await standing(token);
+    expect(await portal()).toBe(true);
+    expect((await api('DELETE', `/customers/${customer.id}`)).status).toBe(204);
+    expect(await portal()).toBe(false);
+    expect(await organization()).toBe(true);
+  });
+
+  it('an OAuth token, of a user or of an organization: until revoked, and while its user belongs to the organization', async () => {
+    const { environment } = t.server.kassa.environments.production;
+    for (const subType of ['user', 'organization'] as const) {
+      const who = await t.server.bootstrap();
+      const session = await userSessionToken(t.server, 'production', who.userEmail, who.userPassword);
+      const revoked = await standing(await oauthToken({ ...who, session }, subType));
+      expect(await revoked(), subType).toBe(true);
+      await environment.prisma.oAuthToken.updateMany({ where: { user: { email: who.userEmail } }, data: { revokedAt: new Date() } });
+      expect(await revoked(), subType).toBe(false);
+
+      const leaving = await standing(await oauthToken({ ...who, session }, subType));
+      expect(await leaving(), subType).toBe(true);
+      await environment.prisma.organizationMember.deleteMany({ where: { organizationId: who.organizationId } });
+      expect(await leaving(), subType).toBe(false);
     }
   });
 });
@@ -182,5 +229,48 @@ describe.runIf(usePostgres)('two processes on one PostgreSQL database', () => {
     expect((await restClient(t.server.base(), session)('GET', '/products/')).status).toBe(200);
     expect((await graphqlClient(otherBase(), session)('mutation { signOut }')).body).toEqual({ data: { signOut: true } });
     await eventually(() => restClient(t.server.base(), session)('GET', '/products/'), (r) => r.status === 401, 'this process to refuse the signed-out session', 2000);
+  });
+});
+
+// Last in the file: the background workers of production are stopped for good, so that only the
+// resolution's own statements are counted.
+describe('the principal cache, counted in statements', () => {
+  beforeAll(async () => {
+    const { jobs, webhooks } = t.server.kassa.environments.production;
+    await Promise.all([jobs.stop(), webhooks.stop()]);
+  });
+
+  /** The statements production's database is sent while `token` is resolved at `at` (ms). */
+  async function statementsToResolve(token: string, at: number) {
+    const { environment, database } = t.server.kassa.environments.production;
+    const before = database.statements();
+    await resolvePrincipal(environment, token, new Date(at));
+    return database.statements() - before;
+  }
+
+  it('resolves a token seen before from memory, and writes its last use only once a full minute has passed', async () => {
+    const { session, organizationId } = await signedIn();
+    const { token } = await newToken(session, organizationId);
+    const start = Date.now() + 3_600_000;
+    // Looked up, and its first use written.
+    expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
+    expect(await statementsToResolve(token, start + 1)).toBe(0);
+    expect(await statementsToResolve(token, start + 60_000)).toBe(0);
+    expect(await statementsToResolve(token, start + 60_001)).toBe(WRITE);
+  });
+
+  it('reads the last use from the row after a lookup, so a token looked up again is not written within the minute', async () => {
+    const { session, organizationId, userEmail } = await signedIn();
+    const { token: organizationToken } = await newToken(session, organizationId);
+    const { environment } = t.server.kassa.environments.production;
+    const user = await environment.prisma.user.findUniqueOrThrow({ where: { email: userEmail } });
+    const { token: personalToken } = await issuePersonalAccessToken(environment.prisma, environment.config, user.id, { comment: 'cached', scopes: ['products:read'] }, new Date());
+    const start = Date.now() + 7_200_000;
+    for (const token of [organizationToken, personalToken]) {
+      expect(await statementsToResolve(token, start)).toBe(LOOKUP + WRITE);
+      // Forgotten, as any announced change makes the cache forget; the row says it was used 10 s ago.
+      environment.principals.forget(['*']);
+      expect(await statementsToResolve(token, start + 10_000)).toBe(LOOKUP);
+    }
   });
 });
