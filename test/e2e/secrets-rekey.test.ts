@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { kassaBin, serveProcess, type ServeProcess } from '../helpers/processes.ts';
-import { Browser, authorizeInBrowser, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, exchangeCode, pkcePair, registerClient, userSessionToken } from '../helpers/oauth.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -75,14 +75,7 @@ async function idToken(server: ServeProcess) {
   const { verifier, challenge } = pkcePair();
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'openid email', state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256' };
   const back = await authorizeInBrowser(new Browser(server.url), server.url, params, user, { organizationId: credentials.production.organization_id });
-  return postForm(testServer, 'production', '/oauth2/token', {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code')!,
-    redirect_uri: redirectUri,
-    client_id: client.client_id,
-    client_secret: client.client_secret!,
-    code_verifier: verifier,
-  });
+  return exchangeCode(testServer, 'production', client, redirectUri, back, verifier);
 }
 
 async function expectWorking(server: ServeProcess) {

@@ -16,7 +16,7 @@ import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
-import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const t = useTestServer();
 
@@ -105,14 +105,7 @@ describe('whether a principal still stands, as a stream authorized at its start 
     const { verifier, challenge } = pkcePair();
     const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'products:read', state: 's', sub_type: subType, code_challenge: challenge, code_challenge_method: 'S256' };
     const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: who.userEmail, password: who.userPassword }, { organizationId: who.organizationId });
-    const tokens = await postForm(t.server, 'production', '/oauth2/token', {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code')!,
-      redirect_uri: redirectUri,
-      client_id: client.client_id,
-      client_secret: client.client_secret!,
-      code_verifier: verifier,
-    });
+    const tokens = await exchangeCode(t.server, 'production', client, redirectUri, back, verifier);
     expect(tokens.status).toBe(200);
     return tokens.body.access_token as string;
   }

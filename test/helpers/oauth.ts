@@ -157,3 +157,15 @@ export async function authorizeInBrowser(
   if (decided.status !== 303) throw new Error(`consent answered ${decided.status}: ${decided.text.slice(0, 500)}`);
   return new URL(decided.location!);
 }
+
+/** Exchanges the code of a redirect back from the consent page, as a confidential client with PKCE does. */
+export function exchangeCode(server: TestServer, environment: EnvironmentName, client: RegisteredClient, redirectUri: string, back: URL, verifier: string) {
+  return postForm(server, environment, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: redirectUri,
+    client_id: client.client_id,
+    client_secret: client.client_secret!,
+    code_verifier: verifier,
+  });
+}
