@@ -5,7 +5,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureSigningKey, idTokenLifetimeSeconds, rotateSigningKey } from '../../src/oauth/signing-keys.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
 const t = useTestServer({ organizations: { org: 'production' } });
 let client: RegisteredClient;
@@ -30,15 +30,7 @@ async function tokensFor(scope: string) {
   const { verifier, challenge } = pkcePair();
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256' };
   const back = await authorizeInBrowser(browser(), issuer, params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
-  const code = back.searchParams.get('code')!;
-  const tokens = await postForm(t.server, 'production', '/oauth2/token', {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: redirectUri,
-    client_id: client.client_id,
-    client_secret: client.client_secret!,
-    code_verifier: verifier,
-  });
+  const tokens = await exchangeCode(t.server, 'production', client, redirectUri, back, verifier);
   expect(tokens.status).toBe(200);
   return tokens.body as { access_token: string; refresh_token: string; id_token?: string; scope: string };
 }

@@ -7,7 +7,7 @@ import { generateToken, hashToken } from '../../src/auth/tokens.ts';
 import { startTestServer, restClient, graphqlClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { tokenWithScopes } from '../helpers/organizations.ts';
-import { Browser, authorizeInBrowser, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const reporter = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -41,14 +41,7 @@ async function oauthGrant() {
   const { verifier, challenge } = pkcePair();
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'products:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' };
   const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
-  const tokens = await postForm(t.server, 'production', '/oauth2/token', {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code')!,
-    redirect_uri: client.redirect_uris[0],
-    client_id: client.client_id,
-    client_secret: client.client_secret!,
-    code_verifier: verifier,
-  });
+  const tokens = await exchangeCode(t.server, 'production', client, client.redirect_uris[0], back, verifier);
   expect(tokens.status).toBe(200);
   return { client, accessToken: tokens.body.access_token as string, refreshToken: tokens.body.refresh_token as string };
 }

@@ -11,7 +11,9 @@ import { announcePrincipalChange, listenForPrincipalChanges, PrincipalCache } fr
 import { principalStillLive, resolvePrincipal } from '../../src/auth/principals.ts';
 import type { Principal } from '../../src/context.ts';
 import type { Db } from '../../src/db/client.ts';
-import { issuePersonalAccessToken } from '../../src/modules/personal-access-tokens/service.ts';
+import { endMembership } from '../../src/modules/organizations/service.ts';
+import { issuePersonalAccessToken, revokeUserToken } from '../../src/modules/personal-access-tokens/service.ts';
+import { findToken, revokeFamily } from '../../src/oauth/grants.ts';
 import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -34,10 +36,6 @@ async function signedIn() {
   const { body } = await graphqlClient(t.server.base())('mutation ($e: String!, $p: String!) { signIn(email: $e, password: $p) { token } }', { e: userEmail, p: userPassword });
   return { session: body.data.signIn.token as string, organizationId, userEmail, userPassword };
 }
-
-/** Statements of a token lookup, and of writing its last use. */
-const LOOKUP = 1;
-const WRITE = 1;
 
 describe('a cached token', () => {
   it('records its last use once a minute, though served from the cache', async () => {
@@ -120,7 +118,9 @@ describe('whether a principal still stands, as a stream authorized at its start 
     const leaving = await signedIn();
     const member = await standing(leaving.session);
     expect(await member()).toBe(true);
-    await t.server.kassa.environments.production.environment.prisma.organizationMember.deleteMany({ where: { organizationId: leaving.organizationId } });
+    const { environment } = t.server.kassa.environments.production;
+    const user = await environment.prisma.user.findUniqueOrThrow({ where: { email: leaving.userEmail } });
+    expect(await endMembership(environment.prisma, environment.principals, { organizationId: leaving.organizationId, userId: user.id })).toBe(true);
     expect(await member()).toBe(false);
   });
 
@@ -131,7 +131,7 @@ describe('whether a principal still stands, as a stream authorized at its start 
     const pat = await issuePersonalAccessToken(environment.prisma, environment.config, user.id, { comment: 'stream', scopes: ['products:read'] }, new Date());
     const personal = await standing(pat.token);
     expect(await personal()).toBe(true);
-    await environment.prisma.personalAccessToken.update({ where: { id: pat.record.id }, data: { revokedAt: new Date() } });
+    await revokeUserToken(environment.prisma, user.id, pat.record.id, new Date());
     expect(await personal()).toBe(false);
 
     const organization = await standing(organizationToken);
@@ -152,14 +152,16 @@ describe('whether a principal still stands, as a stream authorized at its start 
     for (const subType of ['user', 'organization'] as const) {
       const who = await t.server.bootstrap();
       const session = await userSessionToken(t.server, 'production', who.userEmail, who.userPassword);
-      const revoked = await standing(await oauthToken({ ...who, session }, subType));
+      const accessToken = await oauthToken({ ...who, session }, subType);
+      const revoked = await standing(accessToken);
       expect(await revoked(), subType).toBe(true);
-      await environment.prisma.oAuthToken.updateMany({ where: { user: { email: who.userEmail } }, data: { revokedAt: new Date() } });
+      const { record } = (await findToken(environment.prisma, accessToken))!;
+      await revokeFamily(environment, record.familyId, new Date());
       expect(await revoked(), subType).toBe(false);
 
       const leaving = await standing(await oauthToken({ ...who, session }, subType));
       expect(await leaving(), subType).toBe(true);
-      await environment.prisma.organizationMember.deleteMany({ where: { organizationId: who.organizationId } });
+      expect(await endMembership(environment.prisma, environment.principals, { organizationId: who.organizationId, userId: record.userId })).toBe(true);
       expect(await leaving(), subType).toBe(false);
     }
   });
@@ -228,6 +230,9 @@ describe.runIf(usePostgres)('two processes on one PostgreSQL database', () => {
 // Last in the file: the background workers of production are stopped for good, so that only the
 // resolution's own statements are counted.
 describe('the principal cache, counted in statements', () => {
+  /** Statements of a token lookup, and of writing its last use. */
+  const LOOKUP = 1;
+  const WRITE = 1;
   beforeAll(async () => {
     const { jobs, webhooks } = t.server.kassa.environments.production;
     await Promise.all([jobs.stop(), webhooks.stop()]);
