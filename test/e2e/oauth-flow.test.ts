@@ -4,12 +4,13 @@ import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
+import { createUser } from '../../src/modules/users/service.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
 import { restClient, graphqlClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
-import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, radioValues, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
 const t = useTestServer({ organizations: { org: 'production', other: 'production' } });
 let client: RegisteredClient;
@@ -203,6 +204,162 @@ describe('prompt=none, as the relying party sees it', () => {
       expect(response.status).toBe(400);
       expect(response.location).toBeNull();
     }
+  });
+});
+
+describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the integrator’s own', () => {
+  async function describeRequest(params: Record<string, string>, token?: string) {
+    const response = await fetch(`${issuer}/v1/oauth2/authorize?${new URLSearchParams(params)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: response.status, body: await response.json(), headers: response.headers };
+  }
+
+  /** A user of their own with three organizations (one created with them, two more named to sort around it), signed in. */
+  async function userOfThreeOrganizations() {
+    const fresh = await newOrganization(t.server);
+    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    const last = await createOrganization(prisma(), { name: 'zzz Last', ownerId: owner.id });
+    const first = await createOrganization(prisma(), { name: 'AAA First', ownerId: owner.id });
+    const own = await prisma().organization.findUniqueOrThrow({ where: { id: fresh.organizationId } });
+    const session = await userSessionToken(t.server, 'production', fresh.userEmail, fresh.userPassword);
+    return { fresh, owner, session, organizations: [first, own, last] };
+  }
+
+  test('describes the client, the scopes and the user’s organizations by name, for an organization grant', async () => {
+    const { session, organizations } = await userOfThreeOrganizations();
+    const uris = { client_uri: 'https://described.example', logo_uri: 'https://described.example/logo.png', tos_uri: 'https://described.example/terms', policy_uri: 'https://described.example/privacy' };
+    const described = await registerClient(t.server, 'production', session, { redirect_uris: [redirectUri], client_name: 'Described App', ...uris });
+    const row = await prisma().oAuthClient.findFirstOrThrow({ where: { clientId: described.client_id } });
+    const answer = await describeRequest(authorizationParams(described), session);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      client: { created_at: row.createdAt.toISOString(), modified_at: row.modifiedAt!.toISOString(), client_id: described.client_id, client_name: 'Described App', ...uris },
+      sub_type: 'organization',
+      sub: null,
+      scopes: ['openid', 'email', 'products:read'],
+      organizations: organizations.map((o) => ({ id: o.id, slug: o.slug, avatar_url: null })),
+    });
+    // A client changed since: its time of change.
+    await prisma().oAuthClient.update({ where: { id: row.id }, data: { clientName: 'Renamed App' } });
+    const changed = await prisma().oAuthClient.findUniqueOrThrow({ where: { id: row.id } });
+    expect(changed.modifiedAt).not.toBeNull();
+    expect((await describeRequest(authorizationParams(described), session)).body.client).toMatchObject({ client_name: 'Renamed App', modified_at: changed.modifiedAt!.toISOString() });
+  });
+
+  test('names the signed-in user for a user grant, and lists no organizations', async () => {
+    const { session, owner, fresh } = await userOfThreeOrganizations();
+    const answer = await describeRequest(authorizationParams(client, { sub_type: 'user', scope: 'products:read openid' }), session);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      client: expect.objectContaining({ client_id: client.client_id, client_name: 'Test App', client_uri: null, logo_uri: null, tos_uri: null, policy_uri: null }),
+      sub_type: 'user',
+      sub: { id: owner.id, email: fresh.userEmail, avatar_url: null },
+      scopes: ['products:read', 'openid'],
+    });
+  });
+
+  test('answers only a user’s session token: none, an unknown one, an organization’s or an OAuth access token is refused with 401', async () => {
+    const oauthToken = (await exchange(client, await codeFor(client, { sub_type: 'user' }))).body.access_token as string;
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    expect((await describeRequest(authorizationParams(client), session)).status).toBe(200);
+    for (const token of [undefined, 'service_us_000000000000000000000000000000000000', t.org.token, oauthToken]) {
+      const answer = await describeRequest(authorizationParams(client), token);
+      expect([answer.status, answer.body.error], String(token)).toEqual([401, 'invalid_token']);
+      expect(answer.body.error_description, String(token)).toEqual(expect.any(String));
+    }
+    for (const token of [t.org.token, oauthToken]) {
+      expect((await describeRequest(authorizationParams(client), token)).body.error_description).toBe('Send the signed-in user\'s session token as "Authorization: Bearer <token>".');
+    }
+  });
+
+  test('answers a bad request with its OAuth error as JSON, never a redirect, whether or not the client is known', async () => {
+    const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const cases: [Record<string, string>, string, string][] = [
+      [{ client_id: 'service_ci_unknown' }, 'invalid_client', 'No client is registered with this client_id.'],
+      [{ redirect_uri: 'https://evil.example/callback' }, 'invalid_request', 'redirect_uri is not one the client registered (it must match exactly).'],
+      [{ scope: 'openid orders:write' }, 'invalid_scope', 'The client is not registered for the scope(s): orders:write.'],
+      [{ sub_type: 'team' }, 'invalid_request', 'sub_type must be "organization" or "user" (got "team").'],
+    ];
+    for (const [extra, error, description] of cases) {
+      const answer = await describeRequest(authorizationParams(client, extra), session);
+      expect([answer.status, answer.body], JSON.stringify(extra)).toEqual([400, { error, error_description: description }]);
+      expect(answer.headers.get('location')).toBeNull();
+    }
+  });
+});
+
+describe('the consent page', () => {
+  /** Signs `credentials` in through the sign-in page and returns the consent page for `params`. */
+  async function consentPage(params: Record<string, string>, credentials: { email: string; password: string }) {
+    const browser = new Browser(t.server.url);
+    const first = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(params)}`);
+    expect(first.status).toBe(303);
+    const signInPage = await browser.get(new URL(first.location!, issuer).toString());
+    const signedIn = await browser.post(`${issuer}/oauth2/login`, { ...formFields(signInPage.text), ...credentials });
+    expect(signedIn.status).toBe(303);
+    return { browser, page: await browser.get(new URL(signedIn.location!, issuer).toString()) };
+  }
+
+  async function ownerOfOne() {
+    const fresh = await newOrganization(t.server);
+    return { fresh, credentials: { email: fresh.userEmail, password: fresh.userPassword } };
+  }
+
+  test('names the client, its site, the signed-in user and each scope, and checks the only organization', async () => {
+    const { fresh, credentials } = await ownerOfOne();
+    const session = await userSessionToken(t.server, 'production', fresh.userEmail, fresh.userPassword);
+    const named = await registerClient(t.server, 'production', session, { redirect_uris: [redirectUri], client_name: 'Consent <App>', client_uri: 'https://consent.example' });
+    const { page } = await consentPage(authorizationParams(named, { scope: 'openid products:read' }), credentials);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Allow Consent &lt;App&gt; to access your account?</h1>');
+    expect(page.text).toContain(`<p>Signed in as <strong>${fresh.userEmail}</strong>.</p>`);
+    expect(page.text).toContain('Application: <a href="https://consent.example" rel="noopener noreferrer">https://consent.example</a>');
+    expect(page.text).toMatch(/<li>[^<]+<span class="muted">\(openid\)<\/span><\/li>\s*<li>Read products and prices <span class="muted">\(products:read\)<\/span><\/li>/);
+    expect(radioValues(page.text, 'organization_id')).toEqual([fresh.organizationId]);
+    expect(formFields(page.text).organization_id).toBe(fresh.organizationId);
+    expect(page.text).toContain('<button type="submit" name="decision" value="approve">Allow</button>');
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9;");
+    // A client without a site of its own shows none.
+    expect((await consentPage(authorizationParams(client), credentials)).page.text).not.toContain('Application:');
+  });
+
+  test('checks no organization for a user of two, offers only Deny to a user of none, and names none for a user grant', async () => {
+    const { fresh, credentials } = await ownerOfOne();
+    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    const second = await createOrganization(prisma(), { name: 'Second of two', ownerId: owner.id });
+    const two = (await consentPage(authorizationParams(client), credentials)).page;
+    expect(radioValues(two.text, 'organization_id').sort()).toEqual([fresh.organizationId, second.id].sort());
+    expect(formFields(two.text)).not.toHaveProperty('organization_id');
+
+    const loner = { email: `loner-${Date.now()}@example.com`, password: 'a long enough password' };
+    await createUser(prisma(), loner);
+    const none = (await consentPage(authorizationParams(client), loner)).page;
+    expect(none.status).toBe(200);
+    expect(none.text).toContain('You do not belong to any organization, so there is nothing to grant access to.');
+    expect(none.text).not.toContain('value="approve"');
+    expect(none.text).toContain('value="deny"');
+    const forUser = (await consentPage(authorizationParams(client, { sub_type: 'user' }), loner)).page;
+    expect(forUser.text).toContain('Access is to your user account, with every organization you belong to.');
+    expect(forUser.text).toContain('value="approve"');
+    expect(radioValues(forUser.text, 'organization_id')).toEqual([]);
+  });
+
+  test('an approval without an organization shows the page again with why; a form without a decision is refused', async () => {
+    const { fresh, credentials } = await ownerOfOne();
+    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    await createOrganization(prisma(), { name: 'Second of two', ownerId: owner.id });
+    const { browser, page } = await consentPage(authorizationParams(client), credentials);
+    const fields = formFields(page.text);
+    const unchosen = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve' });
+    expect(unchosen.status).toBe(400);
+    expect(unchosen.location).toBeNull();
+    expect(unchosen.text).toContain('<p class="error" role="alert" id="consent-error">Choose one of your organizations.</p>');
+    expect(unchosen.text).toContain('<fieldset aria-describedby="consent-error">');
+    const undecided = await browser.post(`${issuer}/oauth2/authorize`, { ...formFields(unchosen.text) });
+    expect(undecided.status).toBe(400);
+    expect(undecided.location).toBeNull();
+    expect(undecided.text).toContain('The consent form carried no decision.');
+    expect(undecided.text).toContain('(error: invalid_request)');
+    expect(await prisma().oAuthAuthorizationCode.count({ where: { userId: owner.id } })).toBe(0);
   });
 });
 
