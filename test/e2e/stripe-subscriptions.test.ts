@@ -2,7 +2,7 @@
 // customer's Stripe record, renewals charge it off-session, and a renewal the bank refuses
 // (`authentication_required`: it wants the buyer, who is not there) makes the subscription past due.
 import type Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useSandboxStripe } from '../helpers/stripe.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -108,5 +108,75 @@ describe('subscriptions through Stripe', () => {
     expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'failed', declineReason: 'authentication_abandoned' });
     expect(double().object<Stripe.PaymentIntent>(payment.processorId!)!.status).toBe('canceled');
     expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).status).toBe('failed');
+  });
+});
+
+describe('payments Stripe has not settled, on the clock', () => {
+  /** A one-time checkout confirmed with `card`, its charge not run yet. */
+  async function confirmedCheckout(name: string, amount: number, card: string) {
+    const product = await t.shop.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: amount, priceCurrency: 'usd' }] });
+    const checkout = await t.shop.polar.checkouts.create({ products: [product.id] });
+    const token = await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card });
+    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: `${name.replace(/\W/g, '-')}@example.com`, confirmation_token_id: token.id });
+    expect(confirmed.status).toBe(200);
+    return checkout;
+  }
+  const paymentOf = (checkoutId: string) => prisma().payment.findFirstOrThrow({ where: { order: { checkoutId } } });
+  const checkoutUpdates = async (checkoutId: string) => prisma().event.count({ where: { resourceId: checkoutId, type: 'checkout.updated' } });
+  /** The payment's reconciliation jobs not run yet. */
+  const dueReconciliations = (paymentId: string) => prisma().job.findMany({ where: { kind: 'payment.reconcile', completedAt: null, payload: { path: ['paymentId'], equals: paymentId } } });
+
+  it('hands the buyer’s page the intent’s secret, then asks Stripe after 15 minutes and at doubling intervals of at most six hours, until it gives up after a day', async () => {
+    const outcomes: string[] = [];
+    const counted = vi.spyOn(environment().environment.metrics, 'payment').mockImplementation((outcome) => void outcomes.push(outcome));
+    onTestFinished(() => counted.mockRestore());
+    const first = await confirmedCheckout('Waiting first', 1100, 'pm_card_authenticationRequired');
+    const second = await confirmedCheckout('Waiting second', 1200, 'pm_card_authenticationRequired');
+    const updatesBefore = await checkoutUpdates(first.id);
+    await settle();
+    expect(outcomes).toEqual(['pending', 'pending']);
+    expect(await checkoutUpdates(first.id)).toBe(updatesBefore + 1);
+    const [a, b] = [await paymentOf(first.id), await paymentOf(second.id)];
+    for (const [payment, checkout] of [[a, first], [b, second]] as const) {
+      expect(payment.status).toBe('pending');
+      const intent = double().object<Stripe.PaymentIntent>(payment.processorId!)!;
+      expect(intent.metadata).toEqual({ kassa_payment_id: payment.id });
+      expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).processorMetadata).toEqual({ intent_status: 'requires_action', intent_client_secret: intent.client_secret });
+    }
+
+    const waits: number[] = [];
+    for (let check = 0; check < 12; check++) {
+      const due = await dueReconciliations(a.id);
+      if (due.length === 0) break;
+      expect(due.map((job) => job.payload)).toEqual([{ paymentId: a.id, check }]);
+      waits.push((due[0].runAt.getTime() - t.server.clock.now!.getTime()) / 60_000);
+      t.server.clock.now = due[0].runAt;
+      await settle();
+    }
+    expect(waits).toEqual([15, 30, 60, 120, 240, 360, 360, 360]);
+    expect(double().requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${a.processorId}`)).toHaveLength(8);
+    for (const payment of [a, b]) expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'failed', declineReason: 'authentication_abandoned' });
+    expect(outcomes).toEqual(['pending', 'pending', 'failed', 'failed']);
+  });
+
+  it('asks Stripe about a charge that failed at every attempt instead of failing it, and makes it then if Stripe never saw it', async () => {
+    double().failNext(8, 'rate_limit', { path: 'POST /v1/payment_intents' });
+    const checkout = await confirmedCheckout('Never reached', 1300, 'pm_card_visa');
+    const payment = await paymentOf(checkout.id);
+    const creates = () => double().requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`).map((r) => r.status);
+    for (let minute = 0; minute < 10; minute++) {
+      await settle();
+      t.server.clock.now = new Date(t.server.clock.now!.getTime() + 60_000);
+    }
+    expect(creates()).toEqual(Array(8).fill(429));
+    expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'pending', declineReason: null });
+    const [reconciliation] = await dueReconciliations(payment.id);
+    expect(reconciliation.payload).toEqual({ paymentId: payment.id, check: 0 });
+
+    t.server.clock.now = reconciliation.runAt;
+    await settle();
+    expect(creates()).toEqual([...Array(8).fill(429), 200]);
+    expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'succeeded' });
+    expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).status).toBe('succeeded');
   });
 });

@@ -134,6 +134,20 @@ describe('a subscription revoked while its renewal is being charged', () => {
     expect(order.refunds).toMatchObject([{ status: 'succeeded', amount: 900 }]);
   });
 
+  it('charges nothing for a first payment whose incomplete subscription was revoked before its charge began', async () => {
+    start = new Date(start.getTime() + DAY);
+    t.server.clock.now = start;
+    const plan = await t.org.polar.products.create({ name: 'Revoked before charging', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }] });
+    await createAndConfirmCheckout(t.org, plan.id, 'revoked-early@example.com', { card: 'tok_visa' });
+    const incomplete = await prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
+    expect((await revoke(incomplete.id)).status).toBe(200);
+    await settle();
+    const order = await prisma().order.findFirstOrThrow({ where: { subscriptionId: incomplete.id }, include: { payments: true, refunds: true } });
+    expect(order.payments.map((p) => [p.status, p.declineReason, p.processorId])).toEqual([['failed', 'subscription_ended', 'not-charged']]);
+    expect(chargesBegun.has(order.payments[0].id)).toBe(false);
+    expect(order).toMatchObject({ paid: false, refundedAmount: 0, refunds: [] });
+  });
+
   it('started at the same moment, ends in exactly one of the allowed outcomes, on every interleaving tried', async () => {
     const outcomes = new Set<string>();
     // Revocations land before, during and after the charge (which takes CARD_DELAY_MS).
