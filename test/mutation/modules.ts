@@ -139,9 +139,12 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/payments/service.ts'],
     tests: e2e('payments', 'portal-payments', 'portal-payments-stripe', 'purchase', 'checkout-retry', 'checkout-rules', 'subscriptions', 'subscription-revocation'),
   },
+  // The charge job also saves the card for renewals, refunds a charge made after its subscription
+  // ended, bills an ended subscription's last usage, grants a purchase's benefits and asks Stripe
+  // about unsettled payments on the clock: a first run without those files left 42 uncovered.
   'payments-charge': {
     mutate: ['src/modules/payments/charge.ts'],
-    tests: e2e('purchase', 'payments', 'checkout-retry', 'subscriptions', 'stripe', 'stripe-crash'),
+    tests: e2e('purchase', 'payments', 'checkout-retry', 'subscriptions', 'stripe', 'stripe-crash', 'stripe-subscriptions', 'subscription-revocation', 'metered', 'benefits'),
   },
   'payments-stripe-1': {
     mutate: [filePart('src/modules/payments/stripe.ts', 1, 2)],
