@@ -3,6 +3,7 @@
 // (`authentication_required`: it wants the buyer, who is not there) makes the subscription past due.
 import type Stripe from 'stripe';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { enqueueJob } from '../../src/jobs/runner.ts';
 import { useSandboxStripe } from '../helpers/stripe.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -62,6 +63,8 @@ describe('subscriptions through Stripe', () => {
     const create = double().requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${renewal.payments[0].id}`)!;
     expect(create.params).toMatchObject({ off_session: 'true', payment_method: first.paymentMethod });
     expect(create.params.setup_future_usage).toBeUndefined();
+    // The renewal's customer at Stripe is the one on record: the customer is not written again.
+    expect((await prisma().customer.findUniqueOrThrow({ where: { id: customer.id } })).modifiedAt).toEqual(customer.modifiedAt);
   });
 
   it('goes past due when the bank wants the buyer for a renewal (authentication_required)', async () => {
@@ -178,5 +181,28 @@ describe('payments Stripe has not settled, on the clock', () => {
     expect(creates()).toEqual([...Array(8).fill(429), 200]);
     expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'succeeded' });
     expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).status).toBe('succeeded');
+  });
+  it('saves no card for a one-time purchase, and does nothing for a charge or a reconciliation that comes after its payment settled', async () => {
+    const checkout = await confirmedCheckout('Settled once', 1400, 'pm_card_visa');
+    await settle();
+    const payment = await paymentOf(checkout.id);
+    expect(payment.status).toBe('succeeded');
+    const create = double().requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`)!;
+    expect(create.params.setup_future_usage).toBeUndefined();
+    expect(create.params.off_session).toBeUndefined();
+
+    // A second charge job (reconciliation found no intent while the first was under way) and a late reconciliation.
+    const requests = double().requests.length;
+    await enqueueJob(prisma(), 'payment.charge', { paymentId: payment.id }, t.server.clock.now!);
+    await enqueueJob(prisma(), 'payment.reconcile', { paymentId: payment.id, check: 0 }, t.server.clock.now!);
+    await settle();
+    expect(double().requests).toHaveLength(requests);
+    const late = await prisma().job.findMany({ where: { kind: { in: ['payment.charge', 'payment.reconcile'] }, payload: { path: ['paymentId'], equals: payment.id } } });
+    expect(late.map((job) => [job.kind, job.attempts, job.lastError, job.completedAt !== null]).sort()).toEqual([
+      ['payment.charge', 1, null, true],
+      ['payment.charge', 1, null, true],
+      ['payment.reconcile', 1, null, true],
+    ]);
+    expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(payment);
   });
 });

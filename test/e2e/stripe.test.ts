@@ -224,6 +224,29 @@ describe('Stripe’s webhook endpoint', () => {
     }
   });
 
+  it('pays once when Stripe’s webhook settles the payment before its answer to the charge arrives', async () => {
+    const product = await fixedProduct(t.shop, 'Webhook first', 1270);
+    const checkout = await checkoutFor(t.shop, product.id);
+    const token = await confirmationToken('sandbox', 'pm_card_visa');
+    s.double.latency(1500, { path: 'POST /v1/payment_intents' });
+    try {
+      await confirm(t.shop, checkout.clientSecret, token);
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the webhook to settle the payment');
+      const [payment] = await paymentsOf('sandbox', checkout.id);
+      const updates = await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } });
+      // The charge job then records the answer it waited for: the payment is settled already.
+      await eventually(
+        () => prisma('sandbox').job.findFirst({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } }),
+        (job) => job?.completedAt !== null,
+        'the charge job to finish',
+      );
+      expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: payment.orderId } })).toBe(1);
+      expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
+    } finally {
+      s.double.latency(0);
+    }
+  });
+
   it('settles a payment whose webhook was lost, by asking Stripe', async () => {
     s.double.webhooks.mode('drop');
     try {

@@ -90,7 +90,7 @@ describe('a subscription revoked while its renewal is being charged', () => {
     const order = (await renewalOf(subscribed.id))!;
     expect(order).toMatchObject({ paid: true, status: 'refunded', refundedAmount: 2500, totalAmount: 2500 });
     expect(order.payments).toMatchObject([{ status: 'succeeded', amount: 2500 }]);
-    expect(order.refunds).toMatchObject([{ status: 'succeeded', amount: 2500, reason: 'other', revokeBenefits: false }]);
+    expect(order.refunds).toMatchObject([{ status: 'succeeded', amount: 2500, reason: 'other', comment: 'Charged while the subscription was ending: refunded automatically.', revokeBenefits: false }]);
     expect(order.refunds[0].processorId).toMatch(/^test_re_/);
     expect(await eventTypes(order.id)).toEqual(['order.created', 'order.updated', 'order.paid', 'order.updated', 'order.refunded']);
     expect(await eventTypes(order.refunds[0].id)).toEqual(['refund.created']);

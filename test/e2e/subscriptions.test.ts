@@ -391,7 +391,7 @@ describe('canceling, uncanceling and revoking', () => {
       await at(new Date(time));
     }
     const [, renewal] = await ordersOf(org, subscription.id);
-    expect(renewal.payments.map((p) => [p.status, p.declineReason])).toEqual([['failed', 'processing_error']]);
+    expect(renewal.payments.map((p) => [p.status, p.declineReason, p.processorId])).toEqual([['failed', 'processing_error', 'not-charged']]);
     expect(await prisma().job.findFirst({ where: { kind: 'payment.charge', payload: { equals: { paymentId: renewal.payments[0].id } } } })).toMatchObject({
       attempts: 8,
       completedAt: expect.any(Date),
