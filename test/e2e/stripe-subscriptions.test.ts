@@ -205,4 +205,20 @@ describe('payments Stripe has not settled, on the clock', () => {
     ]);
     expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(payment);
   });
+  it('gives a payment waiting for its buyer up a day after it was made, to the millisecond', async () => {
+    const checkout = await confirmedCheckout('A day to the millisecond', 1500, 'pm_card_authenticationRequired');
+    await settle();
+    const payment = await paymentOf(checkout.id);
+    const dayAfter = payment.createdAt.getTime() + 24 * 3600_000;
+    const reconcileAt = async (time: number) => {
+      t.server.clock.now = new Date(time);
+      await enqueueJob(prisma(), 'payment.reconcile', { paymentId: payment.id, check: 0 }, t.server.clock.now);
+      await settle();
+      return prisma().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    };
+    expect(await reconcileAt(dayAfter - 1)).toMatchObject({ status: 'pending' });
+    expect(double().object<Stripe.PaymentIntent>(payment.processorId!)!.status).toBe('requires_action');
+    expect(await reconcileAt(dayAfter)).toMatchObject({ status: 'failed', declineReason: 'authentication_abandoned' });
+    expect(double().object<Stripe.PaymentIntent>(payment.processorId!)!.status).toBe('canceled');
+  });
 });
