@@ -53,6 +53,15 @@ async function subscription(card: string) {
   return found;
 }
 
+/** A new monthly plan's checkout confirmed with `card`, its first payment not charged yet: the subscription, incomplete. The clock starts a day later than the last one's. */
+async function incompleteSubscription(name: string, amount: number, card: string) {
+  start = new Date(start.getTime() + DAY);
+  t.server.clock.now = start;
+  const plan = await t.org.polar.products.create({ name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: amount, priceCurrency: 'usd' }] });
+  await createAndConfirmCheckout(t.org, plan.id, `first-${start.getTime()}@example.com`, { card });
+  return prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
+}
+
 /** The charge of the subscription's pending payment has begun: the processor has been asked for it. */
 async function chargeUnderWay(subscriptionId: string) {
   const payment = await eventually(
@@ -117,11 +126,7 @@ describe('a subscription revoked while its renewal is being charged', () => {
   });
 
   it('refunds a first payment that goes through after its incomplete subscription was revoked', async () => {
-    start = new Date(start.getTime() + DAY);
-    t.server.clock.now = start;
-    const plan = await t.org.polar.products.create({ name: 'Slow first payment', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900, priceCurrency: 'usd' }] });
-    await createAndConfirmCheckout(t.org, plan.id, 'slow-first@example.com', { card: 'tok_delayedSuccess' });
-    const incomplete = await prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
+    const incomplete = await incompleteSubscription('Slow first payment', 900, 'tok_delayedSuccess');
     const paying = jobs().runDue();
     await chargeUnderWay(incomplete.id);
     expect(incomplete.status).toBe('incomplete');
@@ -135,11 +140,7 @@ describe('a subscription revoked while its renewal is being charged', () => {
   });
 
   it('charges nothing for a first payment whose incomplete subscription was revoked before its charge began', async () => {
-    start = new Date(start.getTime() + DAY);
-    t.server.clock.now = start;
-    const plan = await t.org.polar.products.create({ name: 'Revoked before charging', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 700, priceCurrency: 'usd' }] });
-    await createAndConfirmCheckout(t.org, plan.id, 'revoked-early@example.com', { card: 'tok_visa' });
-    const incomplete = await prisma().subscription.findFirstOrThrow({ where: { productId: plan.id } });
+    const incomplete = await incompleteSubscription('Revoked before charging', 700, 'tok_visa');
     expect((await revoke(incomplete.id)).status).toBe(200);
     await settle();
     const order = await prisma().order.findFirstOrThrow({ where: { subscriptionId: incomplete.id }, include: { payments: true, refunds: true } });
