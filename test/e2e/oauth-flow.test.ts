@@ -10,7 +10,7 @@ import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oaut
 import { restClient, graphqlClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
-import { Browser, authorizeInBrowser, formFields, issuerOf, pkcePair, postForm, radioValues, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
+import { Browser, authorizeInBrowser, formFields, issuerOf, openAuthorization, pkcePair, postForm, radioValues, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
 const t = useTestServer({ organizations: { org: 'production', other: 'production' } });
 let client: RegisteredClient;
@@ -207,16 +207,23 @@ describe('prompt=none, as the relying party sees it', () => {
   });
 });
 
+/** A new organization's owner: the organization, the user's row, and the credentials to sign in with. */
+async function freshOwner() {
+  const fresh = await newOrganization(t.server);
+  const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+  return { fresh, owner, credentials: { email: fresh.userEmail, password: fresh.userPassword } };
+}
+
 describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the integrator’s own', () => {
-  async function describeRequest(params: Record<string, string>, token?: string) {
-    const response = await fetch(`${issuer}/v1/oauth2/authorize?${new URLSearchParams(params)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  async function describeRequest(params: Record<string, string>, authorization?: string) {
+    const response = await fetch(`${issuer}/v1/oauth2/authorize?${new URLSearchParams(params)}`, { headers: authorization ? { authorization } : {} });
     return { status: response.status, body: await response.json(), headers: response.headers };
   }
+  const bearer = (token: string) => `Bearer ${token}`;
 
   /** A user of their own with three organizations (one created with them, two more named to sort around it), signed in. */
   async function userOfThreeOrganizations() {
-    const fresh = await newOrganization(t.server);
-    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    const { fresh, owner } = await freshOwner();
     const last = await createOrganization(prisma(), { name: 'zzz Last', ownerId: owner.id });
     const first = await createOrganization(prisma(), { name: 'AAA First', ownerId: owner.id });
     const own = await prisma().organization.findUniqueOrThrow({ where: { id: fresh.organizationId } });
@@ -229,7 +236,7 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
     const uris = { client_uri: 'https://described.example', logo_uri: 'https://described.example/logo.png', tos_uri: 'https://described.example/terms', policy_uri: 'https://described.example/privacy' };
     const described = await registerClient(t.server, 'production', session, { redirect_uris: [redirectUri], client_name: 'Described App', ...uris });
     const row = await prisma().oAuthClient.findFirstOrThrow({ where: { clientId: described.client_id } });
-    const answer = await describeRequest(authorizationParams(described), session);
+    const answer = await describeRequest(authorizationParams(described), bearer(session));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       client: { created_at: row.createdAt.toISOString(), modified_at: row.modifiedAt!.toISOString(), client_id: described.client_id, client_name: 'Described App', ...uris },
@@ -242,12 +249,12 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
     await prisma().oAuthClient.update({ where: { id: row.id }, data: { clientName: 'Renamed App' } });
     const changed = await prisma().oAuthClient.findUniqueOrThrow({ where: { id: row.id } });
     expect(changed.modifiedAt).not.toBeNull();
-    expect((await describeRequest(authorizationParams(described), session)).body.client).toMatchObject({ client_name: 'Renamed App', modified_at: changed.modifiedAt!.toISOString() });
+    expect((await describeRequest(authorizationParams(described), bearer(session))).body.client).toMatchObject({ client_name: 'Renamed App', modified_at: changed.modifiedAt!.toISOString() });
   });
 
   test('names the signed-in user for a user grant, and lists no organizations', async () => {
     const { session, owner, fresh } = await userOfThreeOrganizations();
-    const answer = await describeRequest(authorizationParams(client, { sub_type: 'user', scope: 'products:read openid' }), session);
+    const answer = await describeRequest(authorizationParams(client, { sub_type: 'user', scope: 'products:read openid' }), bearer(session));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       client: expect.objectContaining({ client_id: client.client_id, client_name: 'Test App', client_uri: null, logo_uri: null, tos_uri: null, policy_uri: null }),
@@ -257,30 +264,44 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
     });
   });
 
-  test('answers only a user’s session token: none, an unknown one, an organization’s or an OAuth access token is refused with 401', async () => {
+  test('answers only a live session token of a user of this environment: anything else is refused with 401 and a Bearer challenge', async () => {
     const oauthToken = (await exchange(client, await codeFor(client, { sub_type: 'user' }))).body.access_token as string;
     const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    expect((await describeRequest(authorizationParams(client), session)).status).toBe(200);
-    for (const token of [undefined, 'service_us_000000000000000000000000000000000000', t.org.token, oauthToken]) {
-      const answer = await describeRequest(authorizationParams(client), token);
-      expect([answer.status, answer.body.error], String(token)).toEqual([401, 'invalid_token']);
-      expect(answer.body.error_description, String(token)).toEqual(expect.any(String));
-    }
-    for (const token of [t.org.token, oauthToken]) {
-      expect((await describeRequest(authorizationParams(client), token)).body.error_description).toBe('Send the signed-in user\'s session token as "Authorization: Bearer <token>".');
+    expect((await describeRequest(authorizationParams(client), bearer(session))).status).toBe(200);
+    const signedOut = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    expect((await graphqlClient(t.server.base(), signedOut)('mutation { signOut }')).body).toEqual({ data: { signOut: true } });
+    const sandbox = await t.server.bootstrap('sandbox');
+    const sandboxSession = await userSessionToken(t.server, 'sandbox', sandbox.userEmail, sandbox.userPassword);
+    const notASession = 'Send the signed-in user\'s session token as "Authorization: Bearer <token>".';
+    const unknown = 'The access token is invalid, expired or revoked.';
+    const cases: [string | undefined, string][] = [
+      [undefined, notASession],
+      [`Basic ${Buffer.from(`${t.org.userEmail}:${t.org.userPassword}`).toString('base64')}`, 'The Authorization header must be "Bearer <token>".'],
+      [bearer('service_us_000000000000000000000000000000000000'), unknown],
+      [bearer(signedOut), unknown],
+      [bearer(sandboxSession), unknown],
+      [bearer(t.org.token), notASession],
+      [bearer(oauthToken), notASession],
+    ];
+    for (const [authorization, description] of cases) {
+      const answer = await describeRequest(authorizationParams(client), authorization);
+      expect([answer.status, answer.body], String(authorization)).toEqual([401, { error: 'invalid_token', error_description: description }]);
+      expect(answer.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="${description.replace(/"/g, '')}"`);
     }
   });
 
   test('answers a bad request with its OAuth error as JSON, never a redirect, whether or not the client is known', async () => {
     const session = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     const cases: [Record<string, string>, string, string][] = [
+      [{ client_id: '' }, 'invalid_request', 'The request names no client: client_id is missing.'],
       [{ client_id: 'service_ci_unknown' }, 'invalid_client', 'No client is registered with this client_id.'],
       [{ redirect_uri: 'https://evil.example/callback' }, 'invalid_request', 'redirect_uri is not one the client registered (it must match exactly).'],
       [{ scope: 'openid orders:write' }, 'invalid_scope', 'The client is not registered for the scope(s): orders:write.'],
       [{ sub_type: 'team' }, 'invalid_request', 'sub_type must be "organization" or "user" (got "team").'],
+      [{ state: 'x'.repeat(2049) }, 'invalid_request', 'state is longer than 2048 characters.'],
     ];
     for (const [extra, error, description] of cases) {
-      const answer = await describeRequest(authorizationParams(client, extra), session);
+      const answer = await describeRequest(authorizationParams(client, extra), bearer(session));
       expect([answer.status, answer.body], JSON.stringify(extra)).toEqual([400, { error, error_description: description }]);
       expect(answer.headers.get('location')).toBeNull();
     }
@@ -288,24 +309,14 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
 });
 
 describe('the consent page', () => {
-  /** Signs `credentials` in through the sign-in page and returns the consent page for `params`. */
+  /** The consent page for `params`, in a new browser that signs `credentials` in on the way. */
   async function consentPage(params: Record<string, string>, credentials: { email: string; password: string }) {
     const browser = new Browser(t.server.url);
-    const first = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(params)}`);
-    expect(first.status).toBe(303);
-    const signInPage = await browser.get(new URL(first.location!, issuer).toString());
-    const signedIn = await browser.post(`${issuer}/oauth2/login`, { ...formFields(signInPage.text), ...credentials });
-    expect(signedIn.status).toBe(303);
-    return { browser, page: await browser.get(new URL(signedIn.location!, issuer).toString()) };
-  }
-
-  async function ownerOfOne() {
-    const fresh = await newOrganization(t.server);
-    return { fresh, credentials: { email: fresh.userEmail, password: fresh.userPassword } };
+    return { browser, page: await openAuthorization(browser, issuer, params, credentials) };
   }
 
   test('names the client, its site, the signed-in user and each scope, and checks the only organization', async () => {
-    const { fresh, credentials } = await ownerOfOne();
+    const { fresh, credentials } = await freshOwner();
     const session = await userSessionToken(t.server, 'production', fresh.userEmail, fresh.userPassword);
     const named = await registerClient(t.server, 'production', session, { redirect_uris: [redirectUri], client_name: 'Consent <App>', client_uri: 'https://consent.example' });
     const { page } = await consentPage(authorizationParams(named, { scope: 'openid products:read' }), credentials);
@@ -323,8 +334,7 @@ describe('the consent page', () => {
   });
 
   test('checks no organization for a user of two, offers only Deny to a user of none, and names none for a user grant', async () => {
-    const { fresh, credentials } = await ownerOfOne();
-    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    const { fresh, owner, credentials } = await freshOwner();
     const second = await createOrganization(prisma(), { name: 'Second of two', ownerId: owner.id });
     const two = (await consentPage(authorizationParams(client), credentials)).page;
     expect(radioValues(two.text, 'organization_id').sort()).toEqual([fresh.organizationId, second.id].sort());
@@ -344,8 +354,7 @@ describe('the consent page', () => {
   });
 
   test('an approval without an organization shows the page again with why; a form without a decision is refused', async () => {
-    const { fresh, credentials } = await ownerOfOne();
-    const owner = await prisma().user.findUniqueOrThrow({ where: { email: fresh.userEmail } });
+    const { fresh, owner, credentials } = await freshOwner();
     await createOrganization(prisma(), { name: 'Second of two', ownerId: owner.id });
     const { browser, page } = await consentPage(authorizationParams(client), credentials);
     const fields = formFields(page.text);

@@ -131,6 +131,21 @@ export async function postForm(server: TestServer, environment: EnvironmentName,
 }
 
 /**
+ * Opens the authorization request `params` in `browser`, signing `user` in on the way if the
+ * browser is not signed in. Returns the answer after sign-in: the consent page, an error page, or a
+ * redirect back to the client.
+ */
+export async function openAuthorization(browser: Browser, issuer: string, params: Record<string, string>, user: { email: string; password: string }) {
+  const response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(params)}`);
+  if (response.status !== 303 || !response.location?.includes('/oauth2/login')) return response;
+  const signInPage = await browser.get(new URL(response.location, issuer).toString());
+  const fields = formFields(signInPage.text);
+  const signedIn = await browser.post(`${issuer}/oauth2/login`, { ...fields, email: user.email, password: user.password });
+  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}: ${signedIn.text.slice(0, 300)}`);
+  return browser.get(new URL(signedIn.location!, issuer).toString());
+}
+
+/**
  * Signs `browser` in (if it is not) and answers the consent page for the authorization request
  * `params`, choosing `organizationId` when the page asks for one. Returns the redirect back to the client.
  */
@@ -141,14 +156,7 @@ export async function authorizeInBrowser(
   user: { email: string; password: string },
   choice: { decision?: 'approve' | 'deny'; organizationId?: string } = {},
 ): Promise<URL> {
-  let response = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(params)}`);
-  if (response.status === 303 && response.location?.includes('/oauth2/login')) {
-    const signInPage = await browser.get(new URL(response.location, issuer).toString());
-    const fields = formFields(signInPage.text);
-    const signedIn = await browser.post(`${issuer}/oauth2/login`, { ...fields, email: user.email, password: user.password });
-    if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}: ${signedIn.text.slice(0, 300)}`);
-    response = await browser.get(new URL(signedIn.location!, issuer).toString());
-  }
+  const response = await openAuthorization(browser, issuer, params, user);
   if (response.status === 303) return new URL(response.location!);
   if (response.status !== 200) throw new Error(`authorization page answered ${response.status}: ${response.text.slice(0, 300)}`);
   const fields = formFields(response.text);
