@@ -1,6 +1,8 @@
 // Subscriptions through Stripe, on the server's test clock: the first payment saves the card on the
 // customer's Stripe record, renewals charge it off-session, and a renewal the bank refuses
 // (`authentication_required`: it wants the buyer, who is not there) makes the subscription past due.
+// And, on the same clock, payments Stripe has not settled: asked about at growing intervals, given
+// up after a day, charged late when every attempt failed, and left alone once settled.
 import type Stripe from 'stripe';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { enqueueJob } from '../../src/jobs/runner.ts';
@@ -26,12 +28,21 @@ async function monthlyPlan(org: Org, name: string, amount: number) {
   return org.polar.products.create({ name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: amount, priceCurrency: 'usd' }] });
 }
 
-/** Buys the plan with a card, as a buyer's page with Stripe.js would; returns the subscription's id once the first payment ran. */
-async function subscribe(org: Org, productId: string, email: string, card: string) {
+/** A checkout of the product confirmed with a card, as a buyer's page with Stripe.js would; its charge not run yet. */
+async function confirmWithCard(org: Org, productId: string, email: string, card: string) {
   const checkout = await org.polar.checkouts.create({ products: [productId] });
   const token = await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card });
   const confirmed = await org.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: email, confirmation_token_id: token.id });
   expect(confirmed.status).toBe(200);
+  return checkout;
+}
+
+/** The requests that created (or tried to create) the payment's PaymentIntent: the payment id is their idempotency key. */
+const intentCreates = (paymentId: string) => double().requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${paymentId}`);
+
+/** Buys the plan with a card; returns the subscription's id once the first payment ran. */
+async function subscribe(org: Org, productId: string, email: string, card: string) {
+  const checkout = await confirmWithCard(org, productId, email, card);
   await settle();
   const subscription = await prisma().subscription.findFirstOrThrow({ where: { checkoutId: checkout.id } });
   return subscription.id;
@@ -60,7 +71,7 @@ describe('subscriptions through Stripe', () => {
     expect([renewal.status, renewal.payments.map((p) => p.status)]).toEqual(['paid', ['succeeded']]);
     const intent = double().object<Stripe.PaymentIntent>(renewal.payments[0].processorId!)!;
     expect(intent).toMatchObject({ amount: 1500, customer: customer.processorCustomerId, payment_method: first.paymentMethod, status: 'succeeded' });
-    const create = double().requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${renewal.payments[0].id}`)!;
+    const [create] = intentCreates(renewal.payments[0].id);
     expect(create.params).toMatchObject({ off_session: 'true', payment_method: first.paymentMethod });
     expect(create.params.setup_future_usage).toBeUndefined();
     // The renewal's customer at Stripe is the one on record: the customer is not written again.
@@ -69,9 +80,7 @@ describe('subscriptions through Stripe', () => {
 
   it('goes past due when the bank wants the buyer for a renewal (authentication_required)', async () => {
     const plan = await monthlyPlan(t.shop, 'Secure plan', 2500);
-    const checkout = await t.shop.polar.checkouts.create({ products: [plan.id] });
-    const token = await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: 'pm_card_authenticationRequired' });
-    await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: 'secure@example.com', confirmation_token_id: token.id });
+    const checkout = await confirmWithCard(t.shop, plan.id, 'secure@example.com', 'pm_card_authenticationRequired');
     await settle();
     const pending = await prisma().payment.findFirstOrThrow({ where: { order: { checkoutId: checkout.id } } });
     expect(pending.status).toBe('pending');
@@ -92,9 +101,7 @@ describe('subscriptions through Stripe', () => {
 
   it('gives up a payment whose buyer never authenticates: cancelled at Stripe after a day, the checkout failed', async () => {
     const product = await t.shop.polar.products.create({ name: 'Abandoned', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 1800, priceCurrency: 'usd' }] });
-    const checkout = await t.shop.polar.checkouts.create({ products: [product.id] });
-    const token = await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: 'pm_card_authenticationRequired' });
-    await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: 'gone@example.com', confirmation_token_id: token.id });
+    const checkout = await confirmWithCard(t.shop, product.id, 'gone@example.com', 'pm_card_authenticationRequired');
     await settle();
     const payment = await prisma().payment.findFirstOrThrow({ where: { order: { checkoutId: checkout.id } } });
     expect(payment.status).toBe('pending');
@@ -115,14 +122,10 @@ describe('subscriptions through Stripe', () => {
 });
 
 describe('payments Stripe has not settled, on the clock', () => {
-  /** A one-time checkout confirmed with `card`, its charge not run yet. */
+  /** A new one-time product's checkout confirmed with `card`, its charge not run yet. */
   async function confirmedCheckout(name: string, amount: number, card: string) {
     const product = await t.shop.polar.products.create({ name, recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: amount, priceCurrency: 'usd' }] });
-    const checkout = await t.shop.polar.checkouts.create({ products: [product.id] });
-    const token = await double().stripe(keys.secret).testHelpers.confirmationTokens.create({ payment_method: card });
-    const confirmed = await t.shop.publicApi('POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { customer_email: `${name.replace(/\W/g, '-')}@example.com`, confirmation_token_id: token.id });
-    expect(confirmed.status).toBe(200);
-    return checkout;
+    return confirmWithCard(t.shop, product.id, `${name.replace(/\W/g, '-')}@example.com`, card);
   }
   const paymentOf = (checkoutId: string) => prisma().payment.findFirstOrThrow({ where: { order: { checkoutId } } });
   const checkoutUpdates = async (checkoutId: string) => prisma().event.count({ where: { resourceId: checkoutId, type: 'checkout.updated' } });
@@ -166,7 +169,9 @@ describe('payments Stripe has not settled, on the clock', () => {
     double().failNext(8, 'rate_limit', { path: 'POST /v1/payment_intents' });
     const checkout = await confirmedCheckout('Never reached', 1300, 'pm_card_visa');
     const payment = await paymentOf(checkout.id);
-    const creates = () => double().requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`).map((r) => r.status);
+    const creates = () => intentCreates(payment.id).map((r) => r.status);
+    // Eight attempts, each retried after a back-off of at most a minute; the reconciliation the
+    // last one hands over to is due 15 minutes later, past these ten.
     for (let minute = 0; minute < 10; minute++) {
       await settle();
       t.server.clock.now = new Date(t.server.clock.now!.getTime() + 60_000);
@@ -182,12 +187,13 @@ describe('payments Stripe has not settled, on the clock', () => {
     expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: 'succeeded' });
     expect((await prisma().checkout.findUniqueOrThrow({ where: { id: checkout.id } })).status).toBe('succeeded');
   });
+
   it('saves no card for a one-time purchase, and does nothing for a charge or a reconciliation that comes after its payment settled', async () => {
     const checkout = await confirmedCheckout('Settled once', 1400, 'pm_card_visa');
     await settle();
     const payment = await paymentOf(checkout.id);
     expect(payment.status).toBe('succeeded');
-    const create = double().requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.idempotencyKey === `kassa-payment-${payment.id}`)!;
+    const [create] = intentCreates(payment.id);
     expect(create.params.setup_future_usage).toBeUndefined();
     expect(create.params.off_session).toBeUndefined();
 
@@ -205,6 +211,7 @@ describe('payments Stripe has not settled, on the clock', () => {
     ]);
     expect(await prisma().payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(payment);
   });
+
   it('gives a payment waiting for its buyer up a day after it was made, to the millisecond', async () => {
     const checkout = await confirmedCheckout('A day to the millisecond', 1500, 'pm_card_authenticationRequired');
     await settle();
