@@ -228,18 +228,17 @@ describe('Stripe’s webhook endpoint', () => {
     const product = await fixedProduct(t.shop, 'Webhook first', 1270);
     const checkout = await checkoutFor(t.shop, product.id);
     const token = await confirmationToken('sandbox', 'pm_card_visa');
-    s.double.latency(1500, { path: 'POST /v1/payment_intents' });
+    // Stripe makes the charge and sends its webhook at once, and holds the answer to the charge.
+    s.double.latency(3000, { path: 'POST /v1/payment_intents' });
     try {
       await confirm(t.shop, checkout.clientSecret, token);
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the webhook to settle the payment');
       const [payment] = await paymentsOf('sandbox', checkout.id);
+      const chargeJob = () => prisma('sandbox').job.findFirstOrThrow({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } });
+      expect((await chargeJob()).completedAt).toBeNull();
       const updates = await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } });
       // The charge job then records the answer it waited for: the payment is settled already.
-      await eventually(
-        () => prisma('sandbox').job.findFirst({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } }),
-        (job) => job?.completedAt !== null,
-        'the charge job to finish',
-      );
+      await eventually(chargeJob, (job) => job.completedAt !== null, 'the charge job to finish');
       expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: payment.orderId } })).toBe(1);
       expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
     } finally {
