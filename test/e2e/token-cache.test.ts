@@ -31,10 +31,10 @@ async function newToken(session: string, organizationId: string) {
   return { token: body.data.core.organizationAccessTokenCreate.token as string, id: body.data.core.organizationAccessTokenCreate.organizationAccessToken.id as string };
 }
 
+/** A new organization's owner, signed in. */
 async function signedIn() {
   const { userEmail, userPassword, organizationId } = await t.server.bootstrap();
-  const { body } = await graphqlClient(t.server.base())('mutation ($e: String!, $p: String!) { signIn(email: $e, password: $p) { token } }', { e: userEmail, p: userPassword });
-  return { session: body.data.signIn.token as string, organizationId, userEmail, userPassword };
+  return { session: await userSessionToken(t.server, 'production', userEmail, userPassword), organizationId, userEmail, userPassword };
 }
 
 describe('a cached token', () => {
@@ -150,16 +150,15 @@ describe('whether a principal still stands, as a stream authorized at its start 
   it('an OAuth token, of a user or of an organization: until revoked, and while its user belongs to the organization', async () => {
     const { environment } = t.server.kassa.environments.production;
     for (const subType of ['user', 'organization'] as const) {
-      const who = await t.server.bootstrap();
-      const session = await userSessionToken(t.server, 'production', who.userEmail, who.userPassword);
-      const accessToken = await oauthToken({ ...who, session }, subType);
+      const who = await signedIn();
+      const accessToken = await oauthToken(who, subType);
       const revoked = await standing(accessToken);
       expect(await revoked(), subType).toBe(true);
       const { record } = (await findToken(environment.prisma, accessToken))!;
       await revokeFamily(environment, record.familyId, new Date());
       expect(await revoked(), subType).toBe(false);
 
-      const leaving = await standing(await oauthToken({ ...who, session }, subType));
+      const leaving = await standing(await oauthToken(who, subType));
       expect(await leaving(), subType).toBe(true);
       expect(await endMembership(environment.prisma, environment.principals, { organizationId: who.organizationId, userId: record.userId })).toBe(true);
       expect(await leaving(), subType).toBe(false);
