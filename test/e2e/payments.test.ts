@@ -50,6 +50,16 @@ describe('payments', () => {
     expect(await t.org.polar.payments.get({ id: succeeded.id })).toEqual(succeeded);
   });
 
+  it('logs a declined charge once, with its payment and reason, and a paid one not at all', async () => {
+    const [failed, succeeded] = (await t.org.polar.payments.list({})).result.items;
+    const ours = new Set([failed.id, succeeded.id]);
+    const declines = t.server.logs
+      .map((line) => JSON.parse(line) as { msg?: string; paymentId?: string; declineReason?: string })
+      .filter((line) => line.msg === 'payment declined' && ours.has(line.paymentId!))
+      .map(({ paymentId, declineReason }) => ({ paymentId, declineReason }));
+    expect(declines).toEqual([{ paymentId: failed.id, declineReason: 'card_declined' }]);
+  });
+
   it('filters by status, order, checkout, method and customer email, and sorts', async () => {
     const ids = async (request: Parameters<typeof t.org.polar.payments.list>[0]) => (await t.org.polar.payments.list(request)).result.items.map((p) => p.orderId);
     expect(await ids({ status: 'failed' })).toEqual([declined.id]);
