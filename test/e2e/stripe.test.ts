@@ -3,7 +3,7 @@
 // and sends them to Kassa's webhook endpoint. The buyer's side (Stripe.js making a
 // ConfirmationToken, the 3-D Secure popup) is played through the double's test helpers.
 import type Stripe from 'stripe';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
@@ -243,6 +243,36 @@ describe('Stripe’s webhook endpoint', () => {
       expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
     } finally {
       s.double.latency(0);
+    }
+  });
+
+  it('leaves a payment settled by the webhook as it is when the charge’s answer that the buyer must authenticate comes after', async () => {
+    const product = await fixedProduct(t.shop, 'Authenticated first', 1280);
+    const checkout = await checkoutFor(t.shop, product.id);
+    const token = await confirmationToken('sandbox', 'pm_card_authenticationRequired');
+    const outcomes: string[] = [];
+    const counted = vi.spyOn(t.server.kassa.environments.sandbox.environment.metrics, 'payment').mockImplementation((outcome) => void outcomes.push(outcome));
+    // Stripe makes the intent at once and holds its answer (requires_action); the buyer authenticates meanwhile.
+    s.double.latency(3000, { path: 'POST /v1/payment_intents' });
+    try {
+      await confirm(t.shop, checkout.clientSecret, token);
+      const [payment] = await eventually(() => paymentsOf('sandbox', checkout.id), (p) => p.length === 1, 'the payment');
+      const [intent] = await eventually(async () => intentsFor(payment.id), (intents) => intents.length === 1, 'the intent');
+      s.double.authenticate(intent.id, 'succeed');
+      await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the webhook to settle the payment');
+      const chargeJob = () => prisma('sandbox').job.findFirstOrThrow({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } });
+      expect((await chargeJob()).completedAt).toBeNull();
+      const updates = await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } });
+      // The charge job then records the answer it waited for, which says the buyer must authenticate: too late.
+      await eventually(chargeJob, (job) => job.completedAt !== null, 'the charge job to finish');
+      const after = (await t.shop.api('GET', `/checkouts/${checkout.id}`)).body;
+      expect([after.status, after.payment_processor_metadata]).toEqual(['succeeded', { publishable_key: stripeKeys.sandbox.publishable }]);
+      expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
+      expect(await prisma('sandbox').job.count({ where: { kind: 'payment.reconcile', payload: { path: ['paymentId'], equals: payment.id } } })).toBe(0);
+      expect(outcomes).toEqual(['succeeded']);
+    } finally {
+      s.double.latency(0);
+      counted.mockRestore();
     }
   });
 
