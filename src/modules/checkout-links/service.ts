@@ -12,6 +12,7 @@ import { RequestValidationError, ResourceNotFoundError, ValidationIssues } from 
 import type { Metadata } from '../../graphql/metadata.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { isEmailAddress } from '../../email/address.ts';
 import { organizationFilter } from '../organizations/access.ts';
 import { checkSuccessUrl, createCheckout, updateClientCheckout } from '../checkouts/service.ts';
 
@@ -221,8 +222,6 @@ export type CheckoutLinkOpening =
   | { outcome: 'not-found' }
   | { outcome: 'unavailable'; detail: string };
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /**
  * Opens a link for one visitor: a fresh checkout of its live products (the first selected), with
  * its discount while the discount still applies, its success URL, settings and metadata, recorded
@@ -239,7 +238,7 @@ export async function openCheckoutLink(environment: Environment, clientSecret: s
   const products = link.products.filter((offered) => !offered.product.isArchived).map((offered) => offered.productId);
   if (!products.length) return { outcome: 'unavailable', detail: 'The products of this link are no longer sold.' };
   const ctx = { ...systemContext(environment, environment.prisma, link.organizationId, () => now, visit.requestId), clientIp: visit.clientIp };
-  const email = visit.customerEmail && emailPattern.test(visit.customerEmail) ? visit.customerEmail : null;
+  const email = visit.customerEmail && isEmailAddress(visit.customerEmail) ? visit.customerEmail : null;
   let checkout: { id: string; clientSecret: string; discountId: string | null };
   try {
     checkout = await createCheckout(

@@ -16,9 +16,9 @@ import { endCustomerEntitlements } from '../subscriptions/service.ts';
 import { announcePrincipalChange } from '../../auth/principal-cache.ts';
 import { reach } from '../../auth/reach.ts';
 import { countryName, isCountry } from '../../countries.ts';
+import { isEmailAddress } from '../../email/address.ts';
 
 export const customerSortProperties = ['created_at', 'email', 'name'] as const;
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface AddressInput {
   line1?: string | null;
@@ -108,7 +108,7 @@ function taxIdOf(number: string, country: string | null): [string, string] {
 
 /** An email address as Kassa takes one (spaces around it are trimmed where it is stored); an issue at `loc` otherwise. */
 export function checkEmail(issues: ValidationIssues, email: string | null | undefined, loc: (string | number)[] = ['input', 'email']): void {
-  if (email != null && (!emailPattern.test(email.trim()) || email.length > 320)) {
+  if (email != null && (!isEmailAddress(email.trim()) || email.length > 320)) {
     issues.add(loc, 'value is not a valid email address', 'value_error');
   }
 }
@@ -174,7 +174,6 @@ export async function lockCustomer(ctx: Context, tx: Db, key: CustomerKey) {
   if (!customer) throw new ResourceNotFoundError('Customer not found.');
   return customer;
 }
-
 
 async function record(ctx: Context, tx: Db, types: EventType[], customer: { id: string; organizationId: string }, data?: unknown) {
   await recordEvents(ctx, tx, types, { organizationId: customer.organizationId, resourceId: customer.id, resource: 'customer' }, data);

@@ -12,6 +12,7 @@ import { recordEvents } from '../../events/outbox.ts';
 import { NotPermittedError, RequestValidationError, ResourceNotFoundError, ValidationIssues, type Loc } from '../../graphql/errors.ts';
 import { pageWindow, toPage, type PageArgs } from '../../graphql/pagination.ts';
 import { sortingOrderBy } from '../../graphql/sorting.ts';
+import { isEmailAddress } from '../../email/address.ts';
 import { organizationFilter, owningOrganization } from './access.ts';
 
 export const organizationSortProperties = ['created_at', 'slug', 'name'] as const;
@@ -135,7 +136,6 @@ export interface OrganizationCreateInput extends OrganizationProfileInput {
   slug: string;
 }
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const maxUrlLength = 2083;
 const maxTextLength = 5000;
@@ -166,7 +166,7 @@ function checkProfile(issues: ValidationIssues, input: OrganizationProfileInput)
     if (length < 3) issues.add(['input', 'name'], 'String should have at least 3 characters', 'string_too_short');
     else if (input.name.length > 256) issues.add(['input', 'name'], 'String should have at most 256 characters', 'string_too_long');
   }
-  if (input.email != null && (!emailPattern.test(input.email.trim()) || input.email.length > 320)) {
+  if (input.email != null && (!isEmailAddress(input.email.trim()) || input.email.length > 320)) {
     issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
   }
   checkUrl(issues, ['input', 'avatarUrl'], input.avatarUrl);

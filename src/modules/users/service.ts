@@ -6,12 +6,11 @@ import type { Db } from '../../db/client.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { attemptSignIn, createSession, endUserSession, normalizeEmail } from '../../auth/sessions.ts';
 import { KassaError, NotPermittedError, RequestValidationError, UnauthenticatedError } from '../../graphql/errors.ts';
-
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { isEmailAddress } from '../../email/address.ts';
 
 export async function createUser(prisma: Db, input: { email: string; password: string }) {
   const email = normalizeEmail(input.email);
-  if (!emailPattern.test(email)) throw RequestValidationError.at(['email'], 'value is not a valid email address');
+  if (!isEmailAddress(email)) throw RequestValidationError.at(['email'], 'value is not a valid email address');
   if (input.password.length < 12) throw RequestValidationError.at(['password'], 'Password must be at least 12 characters long');
   // The operator who creates a user (bootstrap, CLI) vouches for the address; sign-up proves it by mail.
   return prisma.user.create({ data: { email, passwordHash: await hashPassword(input.password), emailVerified: true } });
