@@ -15,6 +15,8 @@ import { Browser, authorizeInBrowser, formFields, issuerOf, openAuthorization, p
 const t = useTestServer({ organizations: { org: 'production', other: 'production' } });
 let client: RegisteredClient;
 let publicClient: RegisteredClient;
+/** Another client of the same user, presenting what was issued to `client`. */
+let thief: RegisteredClient;
 let issuer: string;
 const redirectUri = 'http://127.0.0.1:9/callback';
 
@@ -23,6 +25,7 @@ beforeAll(async () => {
   const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
   client = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' });
   publicClient = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: 'Public App' });
+  thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
 });
 
 const user = () => ({ email: t.org.userEmail, password: t.org.userPassword });
@@ -467,8 +470,6 @@ describe('attacks', () => {
 
   test('a code issued to one client is refused to another', async () => {
     const code = await codeFor(client);
-    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    const thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
     const stolen = await exchange(thief, code);
     expect(stolen.status).toBe(400);
     expect(stolen.body.error).toBe('invalid_grant');
@@ -489,8 +490,6 @@ describe('attacks', () => {
 
   test('a refresh token presented by another client is refused with invalid_grant, and stays its own client’s', async () => {
     const tokens = await exchange(client, await codeFor(client));
-    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    const thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
     const stolen = await refresh(thief, tokens.body.refresh_token);
     expect(stolen.status).toBe(400);
     expect(stolen.body.error).toBe('invalid_grant');
@@ -618,12 +617,10 @@ describe('the token endpoint’s refusals, exactly', () => {
   const codeRow = (code: string) => prisma().oAuthAuthorizationCode.findFirstOrThrow({ where: { codeHash: hashToken(code) } });
   const refusal = (status: number, error: string, description: string) => [status, { error, error_description: description }];
   const answer = (response: { status: number; body: unknown }) => [response.status, response.body];
-  let thief: RegisteredClient;
   /** A client registered for authorization_code alone. */
   let codeOnly: RegisteredClient;
   beforeAll(async () => {
     const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
-    thief = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], client_name: 'Thief' });
     codeOnly = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri], grant_types: ['authorization_code'], client_name: 'Code only' });
   });
 

@@ -5,13 +5,12 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureSigningKey, idTokenLifetimeSeconds, rotateSigningKey } from '../../src/oauth/signing-keys.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
-import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
+import { codeFlowTokens, issuerOf, postForm, registerClient, userSessionToken, type RegisteredClient } from '../helpers/oauth.ts';
 
 const t = useTestServer({ organizations: { org: 'production' } });
 let client: RegisteredClient;
 let issuer: string;
 const redirectUri = 'http://127.0.0.1:9/callback';
-const browser = () => new Browser(t.server.url);
 
 beforeAll(async () => {
   issuer = issuerOf(t.server);
@@ -27,10 +26,8 @@ const environment = () => t.server.kassa.environments.production.environment;
 
 /** Tokens for `scope`, through the real pages. */
 async function tokensFor(scope: string) {
-  const { verifier, challenge } = pkcePair();
-  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256' };
-  const back = await authorizeInBrowser(browser(), issuer, params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
-  const tokens = await exchangeCode(t.server, 'production', client, redirectUri, back, verifier);
+  const user = { email: t.org.userEmail, password: t.org.userPassword };
+  const tokens = await codeFlowTokens(t.server, 'production', client, { scope, user, organizationId: t.org.organizationId, redirectUri, params: { nonce: 'n' } });
   expect(tokens.status).toBe(200);
   return tokens.body as { access_token: string; refresh_token: string; id_token?: string; scope: string };
 }

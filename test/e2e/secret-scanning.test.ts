@@ -7,7 +7,7 @@ import { generateToken, hashToken } from '../../src/auth/tokens.ts';
 import { startTestServer, restClient, graphqlClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { tokenWithScopes } from '../helpers/organizations.ts';
-import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { codeFlowTokens, postForm, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const reporter = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -38,10 +38,8 @@ const productsStatus = async (token: string) => (await restClient(t.server.base(
 async function oauthGrant() {
   const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
   const client = await registerClient(t.server, 'production', userToken, { scope: 'openid products:read', token_endpoint_auth_method: 'client_secret_post' });
-  const { verifier, challenge } = pkcePair();
-  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'products:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' };
-  const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: t.org.userEmail, password: t.org.userPassword }, { organizationId: t.org.organizationId });
-  const tokens = await exchangeCode(t.server, 'production', client, client.redirect_uris[0], back, verifier);
+  const user = { email: t.org.userEmail, password: t.org.userPassword };
+  const tokens = await codeFlowTokens(t.server, 'production', client, { scope: 'products:read', user, organizationId: t.org.organizationId });
   expect(tokens.status).toBe(200);
   return { client, accessToken: tokens.body.access_token as string, refreshToken: tokens.body.refresh_token as string };
 }

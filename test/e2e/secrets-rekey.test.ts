@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
 import { kassaBin, serveProcess, type ServeProcess } from '../helpers/processes.ts';
-import { Browser, authorizeInBrowser, exchangeCode, pkcePair, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { codeFlowTokens, registerClient, userSessionToken } from '../helpers/oauth.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -72,10 +72,7 @@ async function idToken(server: ServeProcess) {
     redirect_uris: [redirectUri],
     scope: 'openid profile email',
   });
-  const { verifier, challenge } = pkcePair();
-  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'openid email', state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256' };
-  const back = await authorizeInBrowser(new Browser(server.url), server.url, params, user, { organizationId: credentials.production.organization_id });
-  return exchangeCode(testServer, 'production', client, redirectUri, back, verifier);
+  return codeFlowTokens(testServer, 'production', client, { scope: 'openid email', user, organizationId: credentials.production.organization_id, redirectUri, params: { nonce: 'n' } });
 }
 
 async function expectWorking(server: ServeProcess) {

@@ -18,7 +18,7 @@ import { startKassa, type Kassa } from '../../src/server.ts';
 import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
-import { Browser, authorizeInBrowser, exchangeCode, issuerOf, pkcePair, registerClient, userSessionToken } from '../helpers/oauth.ts';
+import { codeFlowTokens, registerClient, userSessionToken } from '../helpers/oauth.ts';
 
 const t = useTestServer();
 
@@ -100,10 +100,8 @@ describe('whether a principal still stands, as a stream authorized at its start 
   async function oauthToken(who: { session: string; userEmail: string; userPassword: string; organizationId: string }, subType: 'user' | 'organization') {
     const redirectUri = 'http://127.0.0.1:9/callback';
     const client = await registerClient(t.server, 'production', who.session, { redirect_uris: [redirectUri], scope: 'products:read' });
-    const { verifier, challenge } = pkcePair();
-    const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'products:read', state: 's', sub_type: subType, code_challenge: challenge, code_challenge_method: 'S256' };
-    const back = await authorizeInBrowser(new Browser(t.server.url), issuerOf(t.server), params, { email: who.userEmail, password: who.userPassword }, { organizationId: who.organizationId });
-    const tokens = await exchangeCode(t.server, 'production', client, redirectUri, back, verifier);
+    const user = { email: who.userEmail, password: who.userPassword };
+    const tokens = await codeFlowTokens(t.server, 'production', client, { scope: 'products:read', user, organizationId: who.organizationId, redirectUri, params: { sub_type: subType } });
     expect(tokens.status).toBe(200);
     return tokens.body.access_token as string;
   }

@@ -177,3 +177,22 @@ export function exchangeCode(server: TestServer, environment: EnvironmentName, c
     code_verifier: verifier,
   });
 }
+
+/**
+ * The authorization-code flow with PKCE through the real pages, in a new browser: `user` signs in and
+ * consents to `scope` for `client` (choosing `organizationId` when asked), and the code is exchanged.
+ * `params` adds to or overrides the authorization request (`nonce`, `sub_type`). Returns the token
+ * endpoint's answer.
+ */
+export async function codeFlowTokens(
+  server: TestServer,
+  environment: EnvironmentName,
+  client: RegisteredClient,
+  flow: { scope: string; user: { email: string; password: string }; organizationId?: string; redirectUri?: string; params?: Record<string, string> },
+) {
+  const redirectUri = flow.redirectUri ?? client.redirect_uris[0];
+  const { verifier, challenge } = pkcePair();
+  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: flow.scope, state: 's', code_challenge: challenge, code_challenge_method: 'S256', ...flow.params };
+  const back = await authorizeInBrowser(new Browser(server.url), issuerOf(server, environment), params, flow.user, { organizationId: flow.organizationId });
+  return exchangeCode(server, environment, client, redirectUri, back, verifier);
+}
