@@ -132,6 +132,7 @@ describe('authorization code flow', () => {
     const browser = new Browser(t.server.url);
     const back = await authorizeInBrowser(browser, issuer, authorizationParams(client), user(), { decision: 'deny' });
     expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('error_description')).toBe('The user denied the request.');
     expect(back.searchParams.get('state')).toBe('state-123');
     expect(back.searchParams.has('code')).toBe(false);
   });
@@ -152,6 +153,9 @@ describe('authorization code flow', () => {
     // Without the CSRF token, and from another origin: no code.
     const forged = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, csrf_token: 'forged', decision: 'approve', organization_id: t.org.organizationId });
     expect(forged.status).toBe(400);
+    expect(forged.text).toContain('<p class="error" role="alert">The consent form has expired or did not come from this site. Start the authorization again.</p>');
+    expect(forged.text).toContain('(error: invalid_request)');
+    expect(forged.text).toContain('<title>Authorization error · Kassa</title>');
     const crossSite = await browser.post(`${issuer}/oauth2/authorize`, { ...fields, decision: 'approve', organization_id: t.org.organizationId }, { origin: 'https://evil.example' });
     expect(crossSite.status).toBe(400);
     // Another user's organization cannot be chosen.
@@ -175,7 +179,7 @@ describe('prompt=none, as the relying party sees it', () => {
   test('a signed-out user is sent back with login_required, the state and the issuer, and no page is shown', async () => {
     const browser = new Browser(t.server.url);
     const back = await silently(browser);
-    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'login_required', state: 'state-123', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'login_required', error_description: 'The user must sign in.', state: 'state-123', iss: issuer });
     expect(browser.cookies.size).toBe(0);
     // openid-client checks the state and the issuer of the response, then reports the error.
     const config = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost(client.client_secret), { execute: [oidc.allowInsecureRequests] });
@@ -186,7 +190,12 @@ describe('prompt=none, as the relying party sees it', () => {
 
   test('a signed-in user is sent back with consent_required, and with login_required when max_age asks for a fresh sign-in', async () => {
     const browser = await signedInBrowser();
-    expect(Object.fromEntries((await silently(browser)).searchParams)).toMatchObject({ error: 'consent_required', state: 'state-123', iss: issuer });
+    expect(Object.fromEntries((await silently(browser)).searchParams)).toMatchObject({
+      error: 'consent_required',
+      error_description: 'The user must consent on the authorization page.',
+      state: 'state-123',
+      iss: issuer,
+    });
     expect((await silently(browser, { max_age: '0' })).searchParams.get('error')).toBe('login_required');
   });
 
@@ -324,6 +333,7 @@ describe('the consent page', () => {
     const named = await registerClient(t.server, 'production', session, { redirect_uris: [redirectUri], client_name: 'Consent <App>', client_uri: 'https://consent.example' });
     const { page } = await consentPage(authorizationParams(named, { scope: 'openid products:read' }), credentials);
     expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Authorize application · Kassa</title>');
     expect(page.text).toContain('<h1>Allow Consent &lt;App&gt; to access your account?</h1>');
     expect(page.text).toContain(`<p>Signed in as <strong>${fresh.userEmail}</strong>.</p>`);
     expect(page.text).toContain('Application: <a href="https://consent.example" rel="noopener noreferrer">https://consent.example</a>');
@@ -372,6 +382,55 @@ describe('the consent page', () => {
     expect(undecided.text).toContain('The consent form carried no decision.');
     expect(undecided.text).toContain('(error: invalid_request)');
     expect(await prisma().oAuthAuthorizationCode.count({ where: { userId: owner.id } })).toBe(0);
+  });
+
+  /** Where a redirect to the sign-in page asks to come back to, and whether it asks for the password again. */
+  function signInAsked(response: { status: number; location: string | null }) {
+    expect(response.status).toBe(303);
+    const login = new URL(response.location!, issuer);
+    expect(login.pathname).toBe('/oauth2/login');
+    return { again: login.searchParams.get('again'), returnTo: login.searchParams.get('return_to') };
+  }
+
+  test('sends a visitor who is not signed in to sign in, from the link and from a posted form, and never back to the client', async () => {
+    const { page } = await consentPage(authorizationParams(client), user());
+    const fields = { ...formFields(page.text), decision: 'approve', organization_id: t.org.organizationId };
+    const stranger = new Browser(t.server.url);
+    const codes = await prisma().oAuthAuthorizationCode.count();
+    expect(signInAsked(await stranger.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client))}`))).toEqual({
+      again: null,
+      returnTo: expect.stringMatching(/^\/oauth2\/authorize\?response_type=code&client_id=/),
+    });
+    expect(signInAsked(await stranger.post(`${issuer}/oauth2/authorize`, fields)).again).toBeNull();
+    // A form whose request is wrong, posted by a stranger: the error page, not the client's redirect URI.
+    const wrong = await stranger.post(`${issuer}/oauth2/authorize`, { ...fields, scope: 'openid nonsense' });
+    expect([wrong.status, wrong.location]).toEqual([400, null]);
+    expect(wrong.text).toContain('(error: invalid_scope)');
+    expect(await prisma().oAuthAuthorizationCode.count()).toBe(codes);
+  });
+
+  test('max_age holds at the decision too: a sign-in older than it asks for the password again, a fresh one approves', async () => {
+    const params = authorizationParams(client, { max_age: '60' });
+    // Signing in honours max_age, and the request goes on without it; asked again, the page carries it.
+    const { browser } = await consentPage(params, user());
+    const consent = () => browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(params)}`);
+    const approve = (page: string) => browser.post(`${issuer}/oauth2/authorize`, { ...formFields(page), decision: 'approve', organization_id: t.org.organizationId });
+    const fresh = await consent();
+    expect([fresh.status, formFields(fresh.text).max_age]).toEqual([200, '60']);
+    const back = await approve(fresh.text);
+    expect(back.status).toBe(303);
+    expect(new URL(back.location!).searchParams.get('code')).toBeTruthy();
+
+    const again = await consent();
+    expect(again.status).toBe(200);
+    t.server.clock.now = new Date(Date.now() + 120_000);
+    try {
+      expect(signInAsked(await approve(again.text))).toEqual({ again: '1', returnTo: expect.stringContaining('max_age=60') });
+      // The same at the link: a signed-in user past max_age is asked for the password again.
+      expect(signInAsked(await consent()).again).toBe('1');
+    } finally {
+      t.server.clock.now = null;
+    }
   });
 });
 
