@@ -342,8 +342,10 @@ describe('the consent page', () => {
     expect(formFields(page.text).organization_id).toBe(fresh.organizationId);
     expect(page.text).toContain('<button type="submit" name="decision" value="approve">Allow</button>');
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9;");
-    // A client without a site of its own shows none.
-    expect((await consentPage(authorizationParams(client), credentials)).page.text).not.toContain('Application:');
+    // A client without a site of its own shows none, and nothing in its place.
+    const siteless = (await consentPage(authorizationParams(client), credentials)).page.text;
+    expect(siteless).not.toContain('Application:');
+    expect(siteless).toMatch(/<p>Signed in as <strong>[^<]+<\/strong>\.<\/p>\s*<form method="post" action="\/oauth2\/authorize">/);
   });
 
   test('checks no organization for a user of two, offers only Deny to a user of none, and names none for a user grant', async () => {
@@ -352,6 +354,8 @@ describe('the consent page', () => {
     const two = (await consentPage(authorizationParams(client), credentials)).page;
     expect(radioValues(two.text, 'organization_id').sort()).toEqual([fresh.organizationId, second.id].sort());
     expect(formFields(two.text)).not.toHaveProperty('organization_id');
+    expect(two.text).toContain('<fieldset>\n<legend>For which organization?</legend>');
+    for (const id of [fresh.organizationId, second.id]) expect(two.text).toContain(`<input type="radio" id="organization-${id}" name="organization_id" value="${id}" required>`);
 
     const loner = { email: `loner-${Date.now()}@example.com`, password: 'a long enough password' };
     await createUser(prisma(), loner);
@@ -359,7 +363,7 @@ describe('the consent page', () => {
     expect(none.status).toBe(200);
     expect(none.text).toContain('You do not belong to any organization, so there is nothing to grant access to.');
     expect(none.text).not.toContain('value="approve"');
-    expect(none.text).toContain('value="deny"');
+    expect(none.text).toMatch(/<div class="actions">\s*<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny<\/button>\s*<\/div>/);
     const forUser = (await consentPage(authorizationParams(client, { sub_type: 'user' }), loner)).page;
     expect(forUser.text).toContain('Access is to your user account, with every organization you belong to.');
     expect(forUser.text).toContain('value="approve"');
