@@ -96,6 +96,10 @@ describe('the customer of a new order', () => {
     const refused = await org.publicApi('POST', `/checkouts/client/${typed.client_secret}/confirm`, { confirmation_token_id: 'tok_visa', customer_email: 'typed at@example.com' });
     expect(expectStatus(refused, 422).detail).toEqual([{ loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' }]);
     expect(expectStatus(await org.api('GET', `/checkouts/${typed.id}`), 200)).toMatchObject({ status: 'open', customer_email: null });
+    // From the buyer's page, which needs no token: a long value is refused on its length, at once.
+    const long = await org.publicApi('PATCH', `/checkouts/client/${typed.client_secret}`, { customer_email: `a@${'a.'.repeat(50_000)}@` });
+    expect(expectStatus(long, 422).detail).toEqual([{ loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' }]);
+    expect(expectStatus(await org.api('GET', `/checkouts/${typed.id}`), 200)).toMatchObject({ status: 'open', customer_email: null });
     const second = await confirm(org, typed, { customer_email: '  Typed@Example.com\t' });
     expect(expectStatus(await org.api('GET', `/customers/${second.customerId}`), 200).email).toBe('Typed@Example.com');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEmailAddress } from '../../src/email/address.ts';
+import { isEmailAddress, maxEmailLength } from '../../src/email/address.ts';
 
 describe('the shape of an email address', () => {
   it('takes a local part, one @ and a dotted domain', () => {
@@ -10,5 +10,13 @@ describe('the shape of an email address', () => {
     for (const value of ['', 'buyer', 'buyer@', '@example.com', 'buyer@example', 'buyer@@example.com', 'a@b@example.com', 'buyer @example.com', 'buyer@exam ple.com', ' buyer@example.com', 'buyer@example.com\n', 'buyer@.']) {
       expect(isEmailAddress(value), JSON.stringify(value)).toBe(false);
     }
+  });
+
+  it('takes up to 320 characters, and refuses a longer value before reading its shape', () => {
+    const domain = '@example.com';
+    expect(isEmailAddress(`${'a'.repeat(maxEmailLength - domain.length)}${domain}`)).toBe(true);
+    expect(isEmailAddress(`${'a'.repeat(maxEmailLength - domain.length + 1)}${domain}`)).toBe(false);
+    // Many dots and no valid end: the pattern alone would take minutes over a value this long.
+    expect(isEmailAddress(`a@${'a.'.repeat(500_000)}@`)).toBe(false);
   });
 });

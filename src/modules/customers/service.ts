@@ -108,7 +108,7 @@ function taxIdOf(number: string, country: string | null): [string, string] {
 
 /** An email address as Kassa takes one (spaces around it are trimmed where it is stored); an issue at `loc` otherwise. */
 export function checkEmail(issues: ValidationIssues, email: string | null | undefined, loc: (string | number)[] = ['input', 'email']): void {
-  if (email != null && (!isEmailAddress(email.trim()) || email.length > 320)) {
+  if (email != null && !isEmailAddress(email.trim())) {
     issues.add(loc, 'value is not a valid email address', 'value_error');
   }
 }

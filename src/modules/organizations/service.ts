@@ -166,7 +166,7 @@ function checkProfile(issues: ValidationIssues, input: OrganizationProfileInput)
     if (length < 3) issues.add(['input', 'name'], 'String should have at least 3 characters', 'string_too_short');
     else if (input.name.length > 256) issues.add(['input', 'name'], 'String should have at most 256 characters', 'string_too_long');
   }
-  if (input.email != null && (!isEmailAddress(input.email.trim()) || input.email.length > 320)) {
+  if (input.email != null && !isEmailAddress(input.email.trim())) {
     issues.add(['input', 'email'], 'value is not a valid email address', 'value_error');
   }
   checkUrl(issues, ['input', 'avatarUrl'], input.avatarUrl);
