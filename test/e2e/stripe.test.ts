@@ -18,6 +18,11 @@ async function checkoutFor(org: Org, productId: string) {
   return org.polar.checkouts.create({ products: [productId] });
 }
 
+/** The charge job of a sandbox payment. */
+const chargeJobOf = (paymentId: string) => prisma('sandbox').job.findFirstOrThrow({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: paymentId } } });
+/** How many checkout.updated events a sandbox checkout has. */
+const checkoutUpdates = (checkoutId: string) => prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkoutId } });
+
 describe('a purchase through Stripe', () => {
   it('charges the buyer once, with the payment id as idempotency key, and pays the order on Stripe’s word', async () => {
     const product = await fixedProduct(t.shop, 'Ebook', 1999);
@@ -234,13 +239,13 @@ describe('Stripe’s webhook endpoint', () => {
       await confirm(t.shop, checkout.clientSecret, token);
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the webhook to settle the payment');
       const [payment] = await paymentsOf('sandbox', checkout.id);
-      const chargeJob = () => prisma('sandbox').job.findFirstOrThrow({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } });
+      const chargeJob = () => chargeJobOf(payment.id);
       expect((await chargeJob()).completedAt).toBeNull();
-      const updates = await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } });
+      const updates = await checkoutUpdates(checkout.id);
       // The charge job then records the answer it waited for: the payment is settled already.
       await eventually(chargeJob, (job) => job.completedAt !== null, 'the charge job to finish');
       expect(await prisma('sandbox').event.count({ where: { type: 'order.paid', resourceId: payment.orderId } })).toBe(1);
-      expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
+      expect(await checkoutUpdates(checkout.id)).toBe(updates);
     } finally {
       s.double.latency(0);
     }
@@ -260,14 +265,14 @@ describe('Stripe’s webhook endpoint', () => {
       const [intent] = await eventually(async () => intentsFor(payment.id), (intents) => intents.length === 1, 'the intent');
       s.double.authenticate(intent.id, 'succeed');
       await checkoutWhen(t.shop, checkout.id, (c) => c.status === 'succeeded', 'the webhook to settle the payment');
-      const chargeJob = () => prisma('sandbox').job.findFirstOrThrow({ where: { kind: 'payment.charge', payload: { path: ['paymentId'], equals: payment.id } } });
+      const chargeJob = () => chargeJobOf(payment.id);
       expect((await chargeJob()).completedAt).toBeNull();
-      const updates = await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } });
+      const updates = await checkoutUpdates(checkout.id);
       // The charge job then records the answer it waited for, which says the buyer must authenticate: too late.
       await eventually(chargeJob, (job) => job.completedAt !== null, 'the charge job to finish');
       const after = (await t.shop.api('GET', `/checkouts/${checkout.id}`)).body;
       expect([after.status, after.payment_processor_metadata]).toEqual(['succeeded', { publishable_key: stripeKeys.sandbox.publishable }]);
-      expect(await prisma('sandbox').event.count({ where: { type: 'checkout.updated', resourceId: checkout.id } })).toBe(updates);
+      expect(await checkoutUpdates(checkout.id)).toBe(updates);
       expect(await prisma('sandbox').job.count({ where: { kind: 'payment.reconcile', payload: { path: ['paymentId'], equals: payment.id } } })).toBe(0);
       expect(outcomes).toEqual(['succeeded']);
     } finally {
