@@ -64,7 +64,9 @@ interface Fixtures {
   ids: string[];
   clientSecret: string;
 }
-const t = useTestServer({ organizations: { org: 'production', other: 'production', sandbox: 'sandbox' } });
+// Mail is kept in memory, so what mails a code (a customer's email change) is run to its end, not refused
+// with the 503 of a server that sends none (email-none.test.ts covers that).
+const t = useTestServer({ env: { EMAIL_TRANSPORT: 'memory' }, organizations: { org: 'production', other: 'production', sandbox: 'sandbox' } });
 let fx: Fixtures;
 const counts = { rest: 0, graphql: 0 };
 
