@@ -5,7 +5,7 @@ import type { Environment } from '../context.ts';
 import { allScopes } from '../auth/scopes.ts';
 import { supportedGrantTypes, supportedResponseTypes, tokenEndpointAuthMethods } from './clients.ts';
 import { prompts } from './authorization-request.ts';
-import { json, type OAuthResponse } from './http.ts';
+import type { OAuthResponse } from './http.ts';
 import type { OAuthRoute } from './routes.ts';
 import { publishedKeys } from './signing-keys.ts';
 
@@ -43,9 +43,13 @@ export function providerMetadata(environment: Environment) {
   };
 }
 
-/** Public, and the same for everyone: relying parties may cache it for a while. */
+/** Public, and the same for everyone: relying parties may cache it for a while (so no `Pragma: no-cache`). */
 function publicJson(body: unknown, maxAgeSeconds: number): OAuthResponse {
-  return json(200, body, { 'cache-control': `public, max-age=${maxAgeSeconds}`, 'access-control-allow-origin': '*' });
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeSeconds}`, 'access-control-allow-origin': '*' },
+    body: JSON.stringify(body),
+  };
 }
 
 async function openidConfiguration(environment: Environment): Promise<OAuthResponse> {
