@@ -60,6 +60,8 @@ function newTokens(environment: Environment, client: OAuthClient, now: Date) {
     accessToken,
     refreshToken,
     data: {
+      // The issue time is the `now` the expiries count from: introspection's exp - iat is the lifetime exactly.
+      createdAt: now,
       accessTokenHash: hashToken(accessToken),
       accessExpiresAt: new Date(now.getTime() + accessTokenLifetimeSeconds * 1000),
       refreshTokenHash: refreshToken && hashToken(refreshToken),
