@@ -5,6 +5,7 @@ import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createOrganization, endMembership } from '../../src/modules/organizations/service.ts';
 import { createUser } from '../../src/modules/users/service.ts';
+import { allScopes } from '../../src/auth/scopes.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { codeLifetimeSeconds, refreshTokenLifetimeSeconds } from '../../src/oauth/grants.ts';
 import { restClient, graphqlClient } from '../helpers/server.ts';
@@ -318,6 +319,84 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
       expect(answer.headers.get('location')).toBeNull();
     }
   });
+
+  test('names the rule a request breaks, one rule at a time, and accepts each value at its limit', async () => {
+    const session = bearer(await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword));
+    const challenge = pkcePair().challenge;
+    const pkceRule = 'code_challenge must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" or "~" (the base64url SHA-256 of the verifier).';
+    const cases: [Record<string, string>, string, string][] = [
+      [{ response_type: '' }, 'invalid_request', 'response_type is missing: use response_type=code.'],
+      [{ response_type: 'token' }, 'unsupported_response_type', 'response_type "token" is not supported: use response_type=code.'],
+      [{ request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported', 'Request objects (the request parameter) are not supported.'],
+      [{ request_uri: 'https://client.example/request.jwt' }, 'request_uri_not_supported', 'The request_uri parameter is not supported.'],
+      [{ scope: '' }, 'invalid_scope', `scope is missing: ask for at least one of the client's scopes (${client.scope}).`],
+      [{ scope: 'openid orders:steal products:read' }, 'invalid_scope', `Unknown scope(s): orders:steal. Known scopes: ${allScopes.join(' ')}.`],
+      [{ code_challenge_method: 'S256' }, 'invalid_request', 'code_challenge_method was given without a code_challenge.'],
+      [{ code_challenge: challenge }, 'invalid_request', 'code_challenge_method must be S256; the plain method is not accepted.'],
+      [{ code_challenge: challenge, code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method must be S256; the plain method is not accepted.'],
+      [{ code_challenge: challenge, code_challenge_method: 'S512' }, 'invalid_request', 'code_challenge_method "S512" is not supported; use S256.'],
+      [{ code_challenge: 'a'.repeat(42), code_challenge_method: 'S256' }, 'invalid_request', pkceRule],
+      [{ code_challenge: 'a'.repeat(129), code_challenge_method: 'S256' }, 'invalid_request', pkceRule],
+      [{ code_challenge: `${'a'.repeat(42)}+`, code_challenge_method: 'S256' }, 'invalid_request', pkceRule],
+      [{ prompt: 'select_account' }, 'invalid_request', 'prompt "select_account" is not supported (none, login, consent).'],
+      [{ prompt: 'none login' }, 'invalid_request', 'prompt=none cannot be combined with other prompt values.'],
+      [{ prompt: 'login none' }, 'invalid_request', 'prompt=none cannot be combined with other prompt values.'],
+      [{ max_age: '-1' }, 'invalid_request', 'max_age must be a whole number of seconds (got "-1").'],
+      [{ max_age: '1e3' }, 'invalid_request', 'max_age must be a whole number of seconds (got "1e3").'],
+      [{ max_age: '9'.repeat(30) }, 'invalid_request', `max_age must be a whole number of seconds (got "${'9'.repeat(20)}").`],
+      [{ nonce: 'n'.repeat(513) }, 'invalid_request', 'nonce is longer than 512 characters.'],
+    ];
+    for (const [extra, error, description] of cases) {
+      const answer = await describeRequest(authorizationParams(client, extra), session);
+      expect([answer.status, answer.body], JSON.stringify(extra)).toEqual([400, { error, error_description: description }]);
+    }
+    // A parameter given twice is refused by name, wherever it stands.
+    for (const name of ['client_id', 'scope', 'nonce', 'prompt']) {
+      const params = new URLSearchParams(authorizationParams(client, { prompt: 'consent' }));
+      params.append(name, params.get(name)!);
+      const answer = await fetch(`${issuer}/v1/oauth2/authorize?${params}`, { headers: { authorization: session } });
+      expect([answer.status, await answer.json()], name).toEqual([400, { error: 'invalid_request', error_description: `The parameter "${name}" was given more than once.` }]);
+    }
+    // At the limits, and with every optional rule satisfied, the request stands.
+    const limits: Record<string, string>[] = [
+      { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' },
+      { code_challenge: `${'A-._~'.repeat(25)}aaa`, code_challenge_method: 'S256' },
+      { nonce: 'n'.repeat(512), state: 's'.repeat(2048), max_age: '999999999', prompt: 'login consent' },
+    ];
+    for (const extra of limits) {
+      const answer = await describeRequest(authorizationParams(client, extra), session);
+      expect(answer.status, JSON.stringify(extra)).toBe(200);
+    }
+  });
+
+  test('refuses a client whose registration no longer covers the code flow with unauthorized_client', async () => {
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    for (const narrowed of [{ responseTypes: [] }, { grantTypes: ['refresh_token'] }]) {
+      const app = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri] });
+      await prisma().oAuthClient.update({ where: { clientId: app.client_id }, data: narrowed });
+      const answer = await describeRequest(authorizationParams(app), bearer(userToken));
+      expect([answer.status, answer.body], JSON.stringify(narrowed)).toEqual([
+        400,
+        { error: 'unauthorized_client', error_description: 'This client is not registered for the authorization code grant.' },
+      ]);
+    }
+  });
+
+  test('lets plain OAuth leave out redirect_uri only when the client registered exactly one', async () => {
+    const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
+    const twoUris = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri, `${redirectUri}/second`] });
+    const withoutRedirect = (c: RegisteredClient, scope: string) => {
+      const params = Object.entries(authorizationParams(c, { scope })).filter(([name]) => name !== 'redirect_uri');
+      return describeRequest(Object.fromEntries(params), bearer(userToken));
+    };
+    const missing = [400, { error: 'invalid_request', error_description: 'redirect_uri is missing: name one of the redirect URIs the client registered.' }];
+    const plain = await withoutRedirect(client, 'products:read products:read');
+    expect([plain.status, plain.body.scopes]).toEqual([200, ['products:read']]);
+    const openid = await withoutRedirect(client, 'openid products:read');
+    expect([openid.status, openid.body]).toEqual(missing);
+    const ambiguous = await withoutRedirect(twoUris, 'products:read');
+    expect([ambiguous.status, ambiguous.body]).toEqual(missing);
+  });
 });
 
 describe('the consent page', () => {
@@ -597,6 +676,33 @@ describe('attacks', () => {
     expect((await exchange(client, await withChallenge(), { code_verifier: pkcePair().verifier })).body.error).toBe('invalid_grant');
     expect((await exchange(client, await withChallenge())).body.error).toBe('invalid_grant');
     expect((await exchange(client, await codeFor(client), { code_verifier: pkce.verifier })).body.error).toBe('invalid_grant');
+  });
+
+  test("an error goes back with the client's state, unless that state is too long or given twice", async () => {
+    const browser = await signedInBrowser();
+    const errorOf = async (params: URLSearchParams) => {
+      const response = await browser.get(`${issuer}/oauth2/authorize?${params}`);
+      expect(response.status).toBe(303);
+      const back = new URL(response.location!);
+      expect(back.origin + back.pathname).toBe(redirectUri);
+      return { error: back.searchParams.get('error'), description: back.searchParams.get('error_description'), state: back.searchParams.getAll('state'), iss: back.searchParams.get('iss') };
+    };
+    const longest = 's'.repeat(2048);
+    expect(await errorOf(new URLSearchParams(authorizationParams(client, { state: longest, prompt: 'select_account' })))).toEqual({
+      error: 'invalid_request',
+      description: 'prompt "select_account" is not supported (none, login, consent).',
+      state: [longest],
+      iss: issuer,
+    });
+    expect(await errorOf(new URLSearchParams(authorizationParams(client, { state: `${longest}s` })))).toEqual({
+      error: 'invalid_request',
+      description: 'state is longer than 2048 characters.',
+      state: [],
+      iss: issuer,
+    });
+    const twice = new URLSearchParams(authorizationParams(client));
+    twice.append('state', 'other');
+    expect(await errorOf(twice)).toEqual({ error: 'invalid_request', description: 'The parameter "state" was given more than once.', state: [], iss: issuer });
   });
 
   test('the plain PKCE method is refused', async () => {

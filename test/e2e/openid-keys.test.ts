@@ -35,6 +35,8 @@ async function tokensFor(scope: string) {
 async function jwks(): Promise<JSONWebKeySet> {
   const response = await fetch(`${issuer}/.well-known/jwks.json`);
   expect(response.status).toBe(200);
+  // Public, and cacheable by relying parties for five minutes.
+  expect([response.headers.get('cache-control'), response.headers.get('access-control-allow-origin'), response.headers.get('pragma')]).toEqual(['public, max-age=300', '*', null]);
   return (await response.json()) as JSONWebKeySet;
 }
 
@@ -47,6 +49,7 @@ describe('discovery', () => {
     const response = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('application/json');
+    expect([response.headers.get('cache-control'), response.headers.get('access-control-allow-origin'), response.headers.get('pragma')]).toEqual(['public, max-age=3600', '*', null]);
     const metadata = (await response.json()) as Record<string, any>;
     expect(metadata).toMatchObject({
       issuer,

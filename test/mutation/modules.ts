@@ -102,7 +102,7 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   'oauth-http': {
     mutate: ['src/oauth/errors.ts', 'src/oauth/http.ts', 'src/oauth/discovery.ts', 'src/oauth/routes.ts', 'src/oauth/provider.ts'],
-    tests: oauthTests,
+    tests: [...oauthTests, ...unit('oauth-http')],
   },
   'oauth-keys': {
     mutate: ['src/oauth/signing-keys.ts', 'src/oauth/cli.ts'],
