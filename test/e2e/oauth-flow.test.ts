@@ -108,6 +108,11 @@ describe('authorization code flow', () => {
 
     const pkce = pkcePair();
     const code = await codeFor(publicClient, { code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    // The code records the challenge and how it is checked.
+    expect(await prisma().oAuthAuthorizationCode.findFirstOrThrow({ where: { codeHash: hashToken(code) }, select: { codeChallenge: true, codeChallengeMethod: true } })).toEqual({
+      codeChallenge: pkce.challenge,
+      codeChallengeMethod: 'S256',
+    });
     const tokens = await exchange(publicClient, code, { code_verifier: pkce.verifier });
     expect(tokens.status).toBe(200);
   });
@@ -330,7 +335,8 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
       [{ request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported', 'Request objects (the request parameter) are not supported.'],
       [{ request_uri: 'https://client.example/request.jwt' }, 'request_uri_not_supported', 'The request_uri parameter is not supported.'],
       [{ scope: '' }, 'invalid_scope', `scope is missing: ask for at least one of the client's scopes (${client.scope}).`],
-      [{ scope: 'openid orders:steal products:read' }, 'invalid_scope', `Unknown scope(s): orders:steal. Known scopes: ${allScopes.join(' ')}.`],
+      [{ scope: 'openid orders:steal products:read refunds:steal' }, 'invalid_scope', `Unknown scope(s): orders:steal refunds:steal. Known scopes: ${allScopes.join(' ')}.`],
+      [{ scope: 'openid orders:write products:read refunds:write' }, 'invalid_scope', 'The client is not registered for the scope(s): orders:write refunds:write.'],
       [{ code_challenge_method: 'S256' }, 'invalid_request', 'code_challenge_method was given without a code_challenge.'],
       [{ code_challenge: challenge }, 'invalid_request', 'code_challenge_method must be S256; the plain method is not accepted.'],
       [{ code_challenge: challenge, code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method must be S256; the plain method is not accepted.'],
@@ -350,6 +356,11 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
       const answer = await describeRequest(authorizationParams(client, extra), session);
       expect([answer.status, answer.body], JSON.stringify(extra)).toEqual([400, { error, error_description: description }]);
     }
+    // No scope parameter at all is the same as an empty one.
+    const unscoped = Object.fromEntries(Object.entries(authorizationParams(client)).filter(([name]) => name !== 'scope'));
+    expect([(await describeRequest(unscoped, session)).body]).toEqual([
+      { error: 'invalid_scope', error_description: `scope is missing: ask for at least one of the client's scopes (${client.scope}).` },
+    ]);
     // A parameter given twice is refused by name, wherever it stands.
     for (const name of ['client_id', 'scope', 'nonce', 'prompt']) {
       const params = new URLSearchParams(authorizationParams(client, { prompt: 'consent' }));
@@ -602,6 +613,34 @@ describe('attacks', () => {
     const bogus = await browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { prompt: 'bogus' }))}`);
     expect(bogus.status).toBe(303);
     expect(new URL(bogus.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  test('prompt=login asks a signed-in user for the password again; without it the consent page comes at once', async () => {
+    const browser = await signedInBrowser();
+    const open = (extra: Record<string, string>) => browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, extra))}`);
+    const asked = await open({ prompt: 'login' });
+    expect(asked.status).toBe(303);
+    const login = new URL(asked.location!, issuer);
+    expect([login.pathname, login.searchParams.get('again')]).toEqual(['/oauth2/login', '1']);
+    expect(login.searchParams.get('return_to')).toContain('prompt=login');
+    expect((await open({ prompt: 'consent' })).status).toBe(200);
+    expect((await open({})).status).toBe(200);
+  });
+
+  test('max_age counts whole milliseconds: a sign-in exactly max_age old still stands, one a millisecond older does not', async () => {
+    const browser = await signedInBrowser();
+    const owner = await prisma().user.findUniqueOrThrow({ where: { email: t.org.userEmail } });
+    const { createdAt } = await prisma().userSession.findFirstOrThrow({ where: { userId: owner.id }, orderBy: { createdAt: 'desc' } });
+    const open = () => browser.get(`${issuer}/oauth2/authorize?${new URLSearchParams(authorizationParams(client, { max_age: '60' }))}`);
+    try {
+      t.server.clock.now = new Date(createdAt.getTime() + 60_000);
+      expect((await open()).status).toBe(200);
+      t.server.clock.now = new Date(createdAt.getTime() + 60_001);
+      const asked = await open();
+      expect([asked.status, new URL(asked.location!, issuer).pathname]).toEqual([303, '/oauth2/login']);
+    } finally {
+      t.server.clock.now = null;
+    }
   });
 
   test('max_age=0 asks for the password once, then goes on to consent', async () => {

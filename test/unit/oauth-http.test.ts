@@ -23,7 +23,7 @@ import {
   UnsupportedResponseType,
 } from '../../src/oauth/errors.ts';
 import { bearer, cookies, formBody, json, jsonBody, oauthErrorResponse, redirect, refuseNul, singleValued, type OAuthRequest } from '../../src/oauth/http.ts';
-import { createProvider, maxOAuthBodyBytes, type ProviderRequest } from '../../src/oauth/provider.ts';
+import { createProvider, maxOAuthBodyBytes, type Provider, type ProviderRequest } from '../../src/oauth/provider.ts';
 import { isProviderPath, matchOAuthRoute, oauthRouteTable, type OAuthRoute } from '../../src/oauth/routes.ts';
 
 const handler = async () => json(200, {});
@@ -42,15 +42,18 @@ const refusal = (run: () => unknown) => {
   throw new Error('expected a refusal');
 };
 
+// Tables and providers are built inside each test, never while the file loads: what runs at load is
+// out of reach of mutation testing's per-test runs.
 describe('the route table', () => {
-  const table = oauthRouteTable([
-    { method: 'GET', path: '/.well-known/jwks.json', handler },
-    { method: 'GET', path: '/v1/oauth2/register/{client_id}', handler },
-    { method: 'PUT', path: '/v1/oauth2/register/{client_id}', handler },
-    { method: 'POST', path: '/v1/oauth2/token', handler },
-  ]);
+  const table = () =>
+    oauthRouteTable([
+      { method: 'GET', path: '/.well-known/jwks.json', handler },
+      { method: 'GET', path: '/v1/oauth2/register/{client_id}', handler },
+      { method: 'PUT', path: '/v1/oauth2/register/{client_id}', handler },
+      { method: 'POST', path: '/v1/oauth2/token', handler },
+    ]);
   const matched = (method: string, path: string) => {
-    const match = matchOAuthRoute(table, method, path);
+    const match = matchOAuthRoute(table(), method, path);
     return match === null || match === 'method-not-allowed' ? match : { method: match.route.method, path: match.route.path, params: match.params };
   };
 
@@ -132,6 +135,7 @@ describe('answers', () => {
     // A 403 of a client, and any 400, carry no challenge.
     expect(oauthErrorResponse(new AccessDenied('No.')).headers).not.toHaveProperty('www-authenticate');
     expect(oauthErrorResponse(new InvalidGrant('No.')).headers).not.toHaveProperty('www-authenticate');
+    expect(oauthErrorResponse(new InvalidRequest('Bad.'), 'Bearer').headers).not.toHaveProperty('www-authenticate');
     expect(oauthErrorResponse(new InvalidToken('Bad.'), 'Basic').headers!['www-authenticate']).toBe('Basic realm="kassa"');
     expect(oauthErrorResponse(new InvalidClient('Bad.'), 'Bearer').headers!['www-authenticate']).toBe('Bearer error="invalid_client", error_description="Bad."');
     expect(oauthErrorResponse(new OAuthError('server_error', 'Oops.', 500)).status).toBe(500);
@@ -205,7 +209,8 @@ describe('the provider', () => {
   const environment = {} as Environment;
   const now = new Date('2026-11-28T10:00:00Z');
   const seen: unknown[] = [];
-  const provider = createProvider([
+  const provider: Provider = (...args) => providerOf()(...args);
+  const providerOf = () => createProvider([
     {
       method: 'POST',
       path: '/v1/oauth2/register/{client_id}',
