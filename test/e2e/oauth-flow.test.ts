@@ -35,6 +35,11 @@ function authorizationParams(c: RegisteredClient, extra: Record<string, string> 
   return { response_type: 'code', client_id: c.client_id, redirect_uri: redirectUri, scope: 'openid email products:read', state: 'state-123', nonce: 'nonce-456', ...extra };
 }
 
+/** `params` with the parameter `name` left out altogether. */
+function without(params: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter(([key]) => key !== name));
+}
+
 async function codeFor(c: RegisteredClient, extra: Record<string, string> = {}, browser = new Browser(t.server.url)) {
   const back = await authorizeInBrowser(browser, issuer, authorizationParams(c, extra), user(), { organizationId: t.org.organizationId });
   expect(back.origin + back.pathname).toBe(redirectUri);
@@ -357,7 +362,7 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
       expect([answer.status, answer.body], JSON.stringify(extra)).toEqual([400, { error, error_description: description }]);
     }
     // No scope parameter at all is the same as an empty one.
-    const unscoped = Object.fromEntries(Object.entries(authorizationParams(client)).filter(([name]) => name !== 'scope'));
+    const unscoped = without(authorizationParams(client), 'scope');
     expect([(await describeRequest(unscoped, session)).body]).toEqual([
       { error: 'invalid_scope', error_description: `scope is missing: ask for at least one of the client's scopes (${client.scope}).` },
     ]);
@@ -397,8 +402,7 @@ describe('GET /v1/oauth2/authorize: the request as JSON, for a frontend of the i
     const userToken = await userSessionToken(t.server, 'production', t.org.userEmail, t.org.userPassword);
     const twoUris = await registerClient(t.server, 'production', userToken, { redirect_uris: [redirectUri, `${redirectUri}/second`] });
     const withoutRedirect = (c: RegisteredClient, scope: string) => {
-      const params = Object.entries(authorizationParams(c, { scope })).filter(([name]) => name !== 'redirect_uri');
-      return describeRequest(Object.fromEntries(params), bearer(userToken));
+      return describeRequest(without(authorizationParams(c, { scope }), 'redirect_uri'), bearer(userToken));
     };
     const missing = [400, { error: 'invalid_request', error_description: 'redirect_uri is missing: name one of the redirect URIs the client registered.' }];
     const plain = await withoutRedirect(client, 'products:read products:read');
