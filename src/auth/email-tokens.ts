@@ -89,7 +89,7 @@ const mailed: readonly EmailTokenPurpose[] = ['verify_email', 'portal_sign_in', 
 export async function issueEmailToken(
   db: Db,
   input: { purpose: EmailTokenPurpose; email: string; ip: string; now: Date; userId?: string; customerId?: string; lifetimeMs?: number },
-): Promise<{ id: string }> {
+): Promise<void> {
   const lifetime = input.lifetimeMs ?? (input.purpose === 'verify_email' ? emailTokenLifetimeMs.verify_email : emailTokenLifetimeMs.portal_sign_in);
   const id = randomUUID();
   await db.emailToken.create({
@@ -106,7 +106,6 @@ export async function issueEmailToken(
     },
   });
   if (mailed.includes(input.purpose)) await enqueueJob(db, 'email.send', { tokenId: id }, input.now, `email.token:${id}`);
-  return { id };
 }
 
 // Each check refuses with the reason a person can act on: ask for a new link, or use the one they have.

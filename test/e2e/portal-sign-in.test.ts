@@ -12,7 +12,8 @@ import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-const t = useTestServer({ env: { EMAIL_TRANSPORT: 'memory', JOB_POLL_INTERVAL_MS: '20' }, organizations: { shop: 'sandbox', other: 'sandbox' } });
+// 127.0.0.1 is a trusted proxy: a test of the per-network limit asks from addresses of its own.
+const t = useTestServer({ env: { EMAIL_TRANSPORT: 'memory', JOB_POLL_INTERVAL_MS: '20', TRUSTED_PROXIES: '127.0.0.1' }, organizations: { shop: 'sandbox', other: 'sandbox' } });
 
 const mailbox = () => t.server.kassa.environments.sandbox.environment.email as MemoryTransport;
 const mailTo = (to: string) => mailbox().sent.filter((m) => m.to === to);
@@ -36,10 +37,10 @@ async function customer(org: Org, email = address('customer')) {
 }
 
 /** Asks for a sign-in link on the page, as a person does; answers the page shown. */
-async function ask(email: string, slug = shopSlug, browser = new FormBrowser(t.server.url)) {
+async function ask(email: string, slug = shopSlug, browser = new FormBrowser(t.server.url), headers: Record<string, string> = {}) {
   const form = await browser.get(signInPage(slug));
   expect(form.status).toBe(200);
-  return browser.post(signInPage(slug), { ...formFields(form.text), email });
+  return browser.post(signInPage(slug), { ...formFields(form.text), email }, headers);
 }
 
 async function linkSentTo(email: string, count = 1): Promise<string> {
@@ -152,5 +153,41 @@ describe('signing in to the portal by email', () => {
     expect(malformed.status).toBe(422);
     expect(malformed.text).toContain('Enter a valid email address.');
     expect((await new FormBrowser(t.server.url).get(signInPage('no-such-shop'))).status).toBe(404);
+  });
+
+  it('an address of up to 254 characters, with no space and one @, may ask; any other is refused and recorded nowhere', async () => {
+    const longest = `${'a'.repeat(254 - '@example.com'.length)}@example.com`;
+    expect(longest).toHaveLength(254);
+    expect((await ask(longest)).text).toContain('Check your email');
+    const prisma = t.server.kassa.environments.sandbox.environment.prisma;
+    for (const refused of [`a${longest}`, 'ada lovelace@example.com', 'ada@example .com', 'ada@@example.com', 'ada@', '@example.com']) {
+      const answer = await ask(refused);
+      expect(answer.status, refused).toBe(422);
+      expect(answer.text).toContain('Enter a valid email address.');
+      expect(await prisma.emailToken.count({ where: { email: refused.toLowerCase() } })).toBe(0);
+    }
+  });
+
+  it(`a client address may ask ${portalSignInLimit.perIp} times an hour for any addresses; then it waits for the oldest to leave the hour`, async () => {
+    const start = Date.now() + 50 * 3600_000;
+    const at = (seconds: number) => (t.server.clock.now = new Date(start + seconds * 1000));
+    const from = { 'x-forwarded-for': '10.30.0.1' };
+    try {
+      for (let i = 0; i < portalSignInLimit.perIp; i++) {
+        at(i * 60);
+        expect((await ask(address(`network-${i}`), otherSlug, undefined, from)).status, `request ${i + 1}`).toBe(200);
+      }
+      at(portalSignInLimit.perIp * 60);
+      const limited = await ask(address('one-more'), otherSlug, undefined, from);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe(String(3600 - portalSignInLimit.perIp * 60));
+      expect(limited.text).toContain(`Try again in ${60 - portalSignInLimit.perIp} minutes.`);
+      expect((await ask(address('another-network'), otherSlug, undefined, { 'x-forwarded-for': '10.30.0.2' })).status).toBe(200);
+      // At one hour the first request (at 0) is out of the window, its start excluded.
+      at(3600);
+      expect((await ask(address('an-hour-on'), otherSlug, undefined, from)).status).toBe(200);
+    } finally {
+      t.server.clock.now = null;
+    }
   });
 });

@@ -115,14 +115,16 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/auth/principals.ts', 'src/auth/principal-cache.ts'],
     tests: [...authTests, ...e2e('oauth-flow', 'live-events')],
   },
-  // Email tokens are also the links that verify a new user's address (sign-up).
+  // Email tokens are also the links that verify a new user's address (sign-up); email-links holds
+  // their limits and refusals to the second and the word, email-none a server that mails nothing.
   'auth-tokens': {
     mutate: ['src/auth/tokens.ts', 'src/auth/email-tokens.ts', 'src/auth/signed-links.ts', 'src/auth/passwords.ts'],
-    tests: [...authTests, ...e2e('organizations', 'portal-sign-in', 'sign-up')],
+    tests: [...authTests, ...e2e('organizations', 'portal-sign-in', 'sign-up', 'email-links', 'email-none')],
   },
+  // Password sign-in's throttle has its own file: it needs a client address per test.
   'auth-sessions': {
     mutate: ['src/auth/sessions.ts', 'src/auth/customer-sessions.ts', 'src/auth/portal-sign-in.ts', 'src/auth/reach.ts', 'src/auth/scopes.ts'],
-    tests: [...authTests, ...e2e('portal-sign-in'), ...unit('scopes')],
+    tests: [...authTests, ...e2e('portal-sign-in', 'sign-in-throttle'), ...unit('scopes')],
   },
   refunds: {
     mutate: ['src/modules/refunds/service.ts'],
