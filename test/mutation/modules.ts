@@ -121,10 +121,11 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/auth/tokens.ts', 'src/auth/email-tokens.ts', 'src/auth/signed-links.ts', 'src/auth/passwords.ts'],
     tests: [...authTests, ...e2e('organizations', 'portal-sign-in', 'sign-up', 'email-links', 'email-none')],
   },
-  // Password sign-in's throttle has its own file: it needs a client address per test.
+  // Password sign-in's throttle has its own file: it needs a client address per test. The portal's
+  // pages take sessions and trade links through customer-sessions.ts (portal-sessions, over HTTP).
   'auth-sessions': {
     mutate: ['src/auth/sessions.ts', 'src/auth/customer-sessions.ts', 'src/auth/portal-sign-in.ts', 'src/auth/reach.ts', 'src/auth/scopes.ts'],
-    tests: [...authTests, ...e2e('portal-sign-in', 'sign-in-throttle'), ...unit('scopes')],
+    tests: [...authTests, ...e2e('portal-sign-in', 'sign-in-throttle', 'portal-sessions'), ...unit('scopes')],
   },
   refunds: {
     mutate: ['src/modules/refunds/service.ts'],
