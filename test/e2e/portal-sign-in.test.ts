@@ -122,6 +122,18 @@ describe('signing in to the portal by email', () => {
     }
   });
 
+  it("a deleted customer's link signs nobody in, though it was mailed before the deletion", async () => {
+    const email = await customer(t.shop);
+    await ask(email);
+    const link = await linkSentTo(email);
+    const { id } = (await t.shop.api('GET', `/customers/?email=${encodeURIComponent(email)}`)).body.items[0];
+    expect((await t.shop.api('DELETE', `/customers/${id}`)).status).toBe(204);
+    const refused = await follow(link);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('This link is not valid: ask for a new one.');
+    expect(refused.headers.getSetCookie()).toEqual([]);
+  });
+
   it('a continue posted from another site, or with a forged form token, is refused and spends nothing', async () => {
     const email = await customer(t.shop);
     await ask(email);
