@@ -14,7 +14,9 @@ import { declinedOrder, fixedProduct } from '../helpers/purchases.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
 
-const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '100', JOB_POLL_INTERVAL_MS: '50' }, organizations: { org: 'sandbox' } });
+// The slow test cards answer after two seconds: the tests read the pending page and post a second
+// payment while the first is in flight, which a loaded machine did not always manage within 100 ms.
+const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '2000', JOB_POLL_INTERVAL_MS: '50' }, organizations: { org: 'sandbox' } });
 let browser: Browser;
 let productId: string;
 
