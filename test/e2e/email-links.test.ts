@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryTransport } from '../../src/email/transport.ts';
 import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+import { clockFrom, graphqlClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
 
@@ -21,16 +22,8 @@ const mailbox = () => environment().email as MemoryTransport;
 const address = (name: string) => `${name}-${randomUUID()}@example.com`;
 const password = 'a long enough passphrase';
 
-type Answer = { status: number; retryAfter: string | null; body: { data?: any; errors?: { message: string; extensions: Record<string, any> }[] } };
-
-async function gql(query: string, variables: Record<string, unknown>, ip = '10.9.9.9'): Promise<Answer> {
-  const response = await fetch(`${t.server.base()}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Answer['body'] };
-}
+/** A GraphQL request from the client address `ip`. */
+const gql = (query: string, variables: Record<string, unknown>, ip = '10.9.9.9') => graphqlClient(t.server.base())(query, variables, { 'x-forwarded-for': ip });
 
 const signUp = (email: string, ip?: string) => gql('mutation ($email: String!, $password: String!) { signUp(email: $email, password: $password) { email } }', { email, password }, ip);
 const verify = (token: string) => gql('mutation ($token: String!) { userEmailVerify(token: $token) { email emailVerified } }', { token });
@@ -58,14 +51,7 @@ const refusal = (type: 'token_invalid' | 'token_used' | 'token_expired') => {
   return { code: 'BAD_USER_INPUT', issues: [{ loc: ['token'], msg, type }] };
 };
 
-/** The server's clock, fixed at `hours` hours from now; the function moves it on from there. */
-function startClock(hours: number): (seconds: number) => void {
-  const start = Date.now() + hours * 3600_000;
-  t.server.clock.now = new Date(start);
-  return (seconds) => {
-    t.server.clock.now = new Date(start + seconds * 1000);
-  };
-}
+const startClock = (hours: number) => clockFrom(t.server, hours);
 
 let slug: string;
 beforeAll(async () => {
@@ -93,10 +79,12 @@ describe('a link’s token', () => {
     const token = await verificationToken(address('format'));
     const [id, secret] = token.split('.');
     const other = await verificationToken(address('other'));
-    for (const forged of ['garbage', '', `x${token}`, `${token}x`, `${token}.${secret}`, `${randomUUID()}.${secret}`, `${other.split('.')[0]}.${secret}`, `${id}.${other.split('.')[1]}`]) {
+    for (const forged of ['garbage', '', `x${token}`, `${token}x`, `${token}.${secret}`, `${randomUUID()}.${secret}`, `${other.split('.')[0]}.${secret}`, `${id}.${other.split('.')[1]}`, `${id}.${'A'.repeat(43_000)}`]) {
       const refused = await verify(forged);
       expect(refused.body.errors?.[0].extensions, forged).toMatchObject(refusal('token_invalid'));
     }
+    // A NUL is refused before any link is looked up, as in any text.
+    expect((await verify(`${token}\u0000`)).body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['token'], type: 'string_nul' }] });
     // Surrounding spaces, as a pasted link may carry, are not part of it.
     expect((await verify(` ${token}\n`)).body.data?.userEmailVerify).toMatchObject({ emailVerified: true });
     expect((await verify(token)).body.errors?.[0].extensions).toMatchObject(refusal('token_used'));
@@ -159,7 +147,7 @@ describe('asking for links', () => {
     at(30 * 60 + 30);
     const limited = await signUp(email, '10.7.0.2');
     expect(limited.status).toBe(429);
-    expect(limited.retryAfter).toBe('1770');
+    expect(limited.headers.get('retry-after')).toBe('1770');
     expect(limited.body.errors).toEqual([
       expect.objectContaining({
         message: 'Too many requests for this address or from this network. Try again in 30 minutes.',
@@ -170,7 +158,7 @@ describe('asking for links', () => {
     // start excluded), so one more is allowed, and then none until 70:00.
     at(60 * 60);
     expect((await signUp(email, '10.7.0.3')).body.data?.signUp).toEqual({ email });
-    expect((await signUp(email, '10.7.0.4')).retryAfter).toBe('600');
+    expect((await signUp(email, '10.7.0.4')).headers.get('retry-after')).toBe('600');
     expect(await environment().prisma.emailToken.count({ where: { email } })).toBe(4);
   });
 
@@ -182,7 +170,7 @@ describe('asking for links', () => {
     }
     const refused = await signUp(address('network-21'), '10.8.0.1');
     expect(refused.status).toBe(429);
-    expect(refused.retryAfter).toBe('3600');
+    expect(refused.headers.get('retry-after')).toBe('3600');
     const elsewhere = address('elsewhere');
     expect((await signUp(elsewhere, '10.8.0.2')).body.data?.signUp).toEqual({ email: elsewhere });
   });

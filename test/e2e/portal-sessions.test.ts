@@ -6,9 +6,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { generateToken } from '../../src/auth/tokens.ts';
-import { Browser as FormBrowser, formFields } from '../helpers/oauth.ts';
+import { Browser as FormBrowser, formFields, userSessionToken } from '../helpers/oauth.ts';
 import { fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
-import { restClient } from '../helpers/server.ts';
+import { clockFrom, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { shop: 'sandbox', other: 'sandbox' }, resetClockAfterEach: true });
@@ -63,12 +63,12 @@ const pageWith = (slug: string, cookie: string) => fetch(portalUrl(slug), { head
 
 describe("the portal's pages", () => {
   it('trade a link’s session for the cookie’s: the link works no more, anywhere, and the new session ends when the link’s would have', async () => {
-    const start = Date.now() + 3600_000;
-    t.server.clock.now = new Date(start);
+    const at = clockFrom(t.server, 1);
     const link = await linkSession(t.shop, sold.shop.buyerId);
+    const linkEnds = (await t.server.kassa.environments.sandbox.environment.prisma.customerSession.findFirstOrThrow({ where: { customerId: sold.shop.buyerId }, orderBy: { createdAt: 'desc' } })).expiresAt;
     // Used once on the API first, so its principal is held in the cache when it is spent.
     expect((await me(link)).status).toBe(200);
-    t.server.clock.now = new Date(start + 600_000);
+    at(600);
     const browser = new FormBrowser(t.server.url);
     const shown = await browser.get(`${portalUrl(shopSlug)}?customer_session_token=${encodeURIComponent(link)}`);
     expect(shown.status).toBe(200);
@@ -86,9 +86,22 @@ describe("the portal's pages", () => {
     expect(signedIn.body.id).toBe(sold.shop.buyerId);
     expect((await pageWith(shopSlug, cookie)).text).toContain('Signed in as');
     const session = await t.server.kassa.environments.sandbox.environment.prisma.customerSession.findFirstOrThrow({ where: { customerId: sold.shop.buyerId, revokedAt: null, checkoutId: null }, orderBy: { createdAt: 'desc' } });
-    expect(session.expiresAt.getTime()).toBe(start + 3600_000);
+    expect(session.expiresAt).toEqual(linkEnds);
     // The link, spent, shows the signed-out page.
     expect((await new FormBrowser(t.server.url).get(`${portalUrl(shopSlug)}?customer_session_token=${encodeURIComponent(link)}`)).status).toBe(401);
+  });
+
+  it("refuses a continue whose form carries another link than the page it came from, and spends neither link", async () => {
+    const [mine, theirs] = [await linkSession(t.shop, sold.shop.buyerId), await linkSession(t.other, sold.other.buyerId)];
+    const theirsHere = await linkSession(t.shop, (await t.shop.api('POST', '/customers/', { email: address('victim'), name: 'Victim' })).body.id);
+    const browser = new FormBrowser(t.server.url);
+    const fields = formFields((await browser.get(`${portalUrl(shopSlug)}?customer_session_token=${encodeURIComponent(mine)}`)).text);
+    for (const swapped of [theirsHere, theirs, 'x', '']) {
+      const answer = await browser.post(`${portalUrl(shopSlug)}/continue`, { ...fields, customer_session_token: swapped });
+      expect([swapped, answer.status]).toEqual([swapped, swapped === theirsHere ? 403 : 401]);
+      expect(answer.headers.getSetCookie()).toEqual([]);
+    }
+    for (const token of [mine, theirsHere, theirs]) expect((await me(token)).status).toBe(200);
   });
 
   it("take no session but a live portal session of the page's own organization", async () => {
@@ -128,7 +141,7 @@ describe("a checkout's session", () => {
 
 describe('the Core API', () => {
   it("lists an organization's own orders and subscriptions, under its token and its owner's session alike, and finds none of another's", async () => {
-    const session = (await t.shop.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: t.shop.userEmail, password: t.shop.userPassword })).body.data.signIn.token as string;
+    const session = await userSessionToken(t.server, 'sandbox', t.shop.userEmail, t.shop.userPassword);
     for (const token of [t.shop.token, session]) {
       const api = restClient(base(), token);
       const orders = await api('GET', '/orders/?limit=100');
@@ -143,15 +156,14 @@ describe('the Core API', () => {
 
 describe("the sign-in page under a user's session cookie", () => {
   it('shows whose session it is while it lives, and the sign-in form once it has expired', async () => {
-    const start = Date.now() + 2 * 3600_000;
-    t.server.clock.now = new Date(start);
-    const session = (await t.shop.publicGql('mutation ($email: String!, $password: String!) { signIn(email: $email, password: $password) { token } }', { email: t.shop.userEmail, password: t.shop.userPassword })).body.data.signIn.token as string;
+    const at = clockFrom(t.server, 2);
+    const session = await userSessionToken(t.server, 'sandbox', t.shop.userEmail, t.shop.userPassword);
     const signInPage = () => fetch(`${t.server.url}/sandbox/oauth2/login`, { headers: { cookie: `kassa_sandbox_session=${session}` } }).then((r) => r.text());
-    t.server.clock.now = new Date(start + 7 * 24 * 3600_000 - 1);
+    at(7 * 24 * 3600 - 0.001);
     const live = await signInPage();
     expect(live).toContain('<h1>Signed in</h1>');
     expect(live).toContain(`You are signed in as <strong>${t.shop.userEmail}</strong>`);
-    t.server.clock.now = new Date(start + 7 * 24 * 3600_000);
+    at(7 * 24 * 3600);
     const expired = await signInPage();
     expect(expired).not.toContain('Signed in');
     expect(expired).toContain('name="password"');

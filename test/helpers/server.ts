@@ -156,14 +156,26 @@ export function restClient(base: string, token?: string) {
   };
 }
 
-/** A GraphQL client: returns the whole response body and the HTTP status. */
+/** A GraphQL client: returns the whole response body, the HTTP status and the response headers. */
 export function graphqlClient(base: string, token?: string) {
-  return async (query: string, variables: Record<string, unknown> = {}) => {
+  return async (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: response.status, body: (await response.json()) as { data?: any; errors?: any[] } };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: any; errors?: any[] } };
+  };
+}
+
+/**
+ * Fixes the server's clock `hours` hours from the real time (a window of its own, past what other
+ * tests wrote) and answers a function that moves it to that start plus some seconds.
+ */
+export function clockFrom(server: TestServer, hours: number): (seconds: number) => void {
+  const start = Date.now() + hours * 3600_000;
+  server.clock.now = new Date(start);
+  return (seconds) => {
+    server.clock.now = new Date(start + seconds * 1000);
   };
 }
