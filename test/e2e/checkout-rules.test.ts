@@ -4,6 +4,7 @@
 // repeated confirms; then the same refusals as GraphQL error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restClient, type Api, type GqlResponse, type RestResponse } from '../helpers/server.ts';
+import { userSessionToken } from '../helpers/oauth.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectGraphQLError, expectStatus } from '../helpers/responses.ts';
@@ -154,7 +155,9 @@ describe('an expired checkout', () => {
   it('still refuses a confirm with 410 once swept, and the organization updating it with 403 NotOpenCheckout', async () => {
     await eventually(() => statusOf(org, c.id), (status) => status === 'expired', 'the sweep to expire the checkout');
     expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa('late@example.com')), 410, 'ExpiredCheckoutError');
-    expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { metadata: { retry: true } }), 403, 'NotOpenCheckout');
+    const update = await org.api('PATCH', `/checkouts/${c.id}`, { metadata: { retry: true } });
+    expectTypedError(update, 403, 'NotOpenCheckout');
+    expect(update.body.detail).toBe('This checkout has expired.');
   });
 
   it('never got an order, a customer or a payment, and was expired by one event only', async () => {
@@ -229,7 +232,9 @@ describe('a succeeded checkout', () => {
     expectStatus(await org.publicApi('POST', confirmPath(c.client_secret), visa()), 200);
     await eventually(() => statusOf(org, c.id), (status) => status === 'succeeded', 'the checkout to succeed');
     expectTypedError(await org.publicApi('POST', confirmPath(c.client_secret), visa()), 403, 'NotOpenCheckout');
-    expectTypedError(await org.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Too late' }), 403, 'NotOpenCheckout');
+    const late = await org.api('PATCH', `/checkouts/${c.id}`, { customer_name: 'Too late' });
+    expectTypedError(late, 403, 'NotOpenCheckout');
+    expect(late.body.detail).toBe('This checkout is succeeded: it can no longer change.');
     const orders = await ordersOf(org, c.id);
     expect(orders.map((o) => [o.status, o.paid])).toEqual([['paid', true]]);
   });
@@ -343,6 +348,292 @@ describe('products a checkout cannot offer', () => {
     expectValidationAt(await org.api('POST', '/checkouts/', createBody([foreign.id])), ['body', 'products', 0]);
     expect(await checkoutCount(org)).toBe(before);
     expect(await checkoutCount(stranger)).toBe(0);
+  });
+});
+
+describe('what creating a checkout refuses, in its words', () => {
+  let org: Org;
+  let stranger: Org;
+  let sold: { id: string };
+  beforeAll(async () => {
+    org = await newOrganization(t.server, 'sandbox');
+    stranger = await newOrganization(t.server, 'sandbox');
+    sold = await product(org, undefined, 'Sold');
+  });
+
+  async function checkoutCount(o: Org) {
+    return expectStatus(await o.api('GET', '/checkouts/'), 200).pagination.total_count as number;
+  }
+
+  /** The 422's issues, whole, and that nothing was created. */
+  async function refused(body: Record<string, unknown>, api: Api = org.api) {
+    const before = await checkoutCount(org);
+    const answer = await api('POST', '/checkouts/', body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+    expect(await checkoutCount(org)).toBe(before);
+    return answer.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
+  }
+
+  it('an empty or repeated product list, and an upgrade of a subscription', async () => {
+    expect(await refused(createBody([]))).toEqual([{ loc: ['body', 'products'], msg: 'List should have at least 1 item after validation, not 0', type: 'too_short' }]);
+    expect(await refused(createBody([sold.id, sold.id]))).toEqual([{ loc: ['body', 'products'], msg: 'Each product may be offered once.', type: 'value_error' }]);
+    expect(await refused(createBody([sold.id], { subscription_id: crypto.randomUUID() }))).toEqual([
+      { loc: ['body', 'subscription_id'], msg: 'Subscription upgrades are not available on this server yet.', type: 'value_error' },
+    ]);
+  });
+
+  it('an unknown, foreign or archived product, naming each position', async () => {
+    const foreign = await product(stranger, undefined, 'Foreign');
+    const archived = await product(org, undefined, 'Archived');
+    expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
+    expect(await refused(createBody([sold.id, crypto.randomUUID(), foreign.id, archived.id]))).toEqual([
+      { loc: ['body', 'products', 1], msg: 'Product not found.', type: 'value_error' },
+      { loc: ['body', 'products', 2], msg: 'Product not found.', type: 'value_error' },
+      { loc: ['body', 'products', 3], msg: 'This product is archived and cannot be sold.', type: 'value_error' },
+    ]);
+  });
+
+  it("products of two of the caller's organizations, under a user's session that reaches both", async () => {
+    const session = await userSessionToken(t.server, 'sandbox', org.userEmail, org.userPassword);
+    const user = restClient(t.server.base('sandbox'), session);
+    const second = expectStatus(await user('POST', '/organizations/', { name: 'Second shop', slug: `second-${crypto.randomUUID()}` }), 201);
+    const elsewhere = expectStatus(await user('POST', '/products/', { organization_id: second.id, name: 'Elsewhere', recurring_interval: null, prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] }), 201);
+    expect(await refused(createBody([sold.id, elsewhere.id]), user)).toEqual([{ loc: ['body', 'products'], msg: 'All products must belong to one organization.', type: 'value_error' }]);
+    // Each alone is sold, in its own organization.
+    expect(expectStatus(await user('POST', '/checkouts/', createBody([elsewhere.id])), 201).product.organization_id).toBe(second.id);
+  });
+
+  it('a pay-what-you-want amount outside its bounds, or the defaults of 50 and 99,999,999; in bounds, the amount, the preset or the minimum', async () => {
+    const bounded = await product(org, { amount_type: 'custom', minimum_amount: 500, maximum_amount: 5000, preset_amount: 1200, price_currency: 'usd' }, 'Bounded');
+    const open = await product(org, { amount_type: 'custom', price_currency: 'usd' }, 'Open');
+    for (const [productId, amount, words] of [
+      [bounded.id, 499, 'The amount must be between 500 and 5000.'],
+      [bounded.id, 5001, 'The amount must be between 500 and 5000.'],
+      [open.id, 49, 'The amount must be between 50 and 99999999.'],
+      [open.id, 100_000_000, 'The amount must be between 50 and 99999999.'],
+    ] as const) {
+      expect(await refused(createBody([productId], { amount }))).toEqual([{ loc: ['body', 'amount'], msg: words, type: 'value_error' }]);
+    }
+    const amountOf = async (productId: string, extra: Record<string, unknown>) => expectStatus(await org.api('POST', '/checkouts/', createBody([productId], extra)), 201).amount;
+    expect(await amountOf(bounded.id, { amount: 500 })).toBe(500);
+    expect(await amountOf(bounded.id, { amount: 5000 })).toBe(5000);
+    expect(await amountOf(bounded.id, {})).toBe(1200);
+    expect(await amountOf(open.id, {})).toBe(50);
+    expect(await amountOf(open.id, { amount: 99_999_999 })).toBe(99_999_999);
+  });
+
+  it("an unknown, foreign or ended discount, at discount_id; the organization's live one applies", async () => {
+    // A live discount of the organization: a lookup that lost its id would find this one.
+    const live = expectStatus(await org.api('POST', '/discounts/', { name: 'Live', type: 'percentage', basis_points: 1000, duration: 'once' }), 201);
+    const ended = expectStatus(await org.api('POST', '/discounts/', { name: 'Ended', type: 'percentage', basis_points: 1000, duration: 'once', ends_at: '2020-01-01T00:00:00Z' }), 201);
+    const foreign = expectStatus(await stranger.api('POST', '/discounts/', { name: 'Theirs', type: 'percentage', basis_points: 1000, duration: 'once' }), 201);
+    for (const discountId of [crypto.randomUUID(), foreign.id, ended.id]) {
+      const issues = await refused(createBody([sold.id], { discount_id: discountId }));
+      expect(issues).toHaveLength(1);
+      expect(issues[0].loc).toEqual(['body', 'discount_id']);
+    }
+    const discounted = expectStatus(await org.api('POST', '/checkouts/', createBody([sold.id], { discount_id: live.id })), 201);
+    expect([discounted.discount_id, discounted.discount_amount, discounted.total_amount]).toEqual([live.id, 150, 1350]);
+  });
+
+  it("a customer that is unknown, deleted or another organization's, at customer_id, with every other issue at once", async () => {
+    const gone = expectStatus(await org.api('POST', '/customers/', { email: `gone-${crypto.randomUUID()}@example.com` }), 201);
+    expectStatus(await org.api('DELETE', `/customers/${gone.id}`), 204);
+    const theirs = expectStatus(await stranger.api('POST', '/customers/', { email: `theirs-${crypto.randomUUID()}@example.com` }), 201);
+    for (const customerId of [crypto.randomUUID(), gone.id, theirs.id]) {
+      expect(await refused(createBody([sold.id], { customer_id: customerId }))).toEqual([{ loc: ['body', 'customer_id'], msg: 'Customer not found.', type: 'value_error' }]);
+    }
+    const issues = await refused(createBody([sold.id], { customer_id: gone.id, success_url: 'ftp://example.com', customer_billing_address: { country: 'XX' } }));
+    expect(issues.map((i) => i.loc)).toEqual([['body', 'customer_id'], ['body', 'customer_billing_address', 'country'], ['body', 'success_url']]);
+  });
+
+  it('takes an external customer id: the customer holding it is the buyer; an id nobody holds names no customer yet', async () => {
+    const external = `ext-${crypto.randomUUID()}`;
+    const holder = expectStatus(await org.api('POST', '/customers/', { email: `holder-${crypto.randomUUID()}@example.com`, external_id: external }), 201);
+    // Another organization's customer with the same external id is not this one's.
+    expectStatus(await stranger.api('POST', '/customers/', { email: `other-${crypto.randomUUID()}@example.com`, external_id: external }), 201);
+    for (const field of ['external_customer_id', 'customer_external_id']) {
+      const created = expectStatus(await org.api('POST', '/checkouts/', createBody([sold.id], { [field]: external })), 201);
+      expect([field, created.customer_id, created.external_customer_id]).toEqual([field, holder.id, external]);
+    }
+    const nobody = expectStatus(await org.api('POST', '/checkouts/', createBody([sold.id], { external_customer_id: `none-${crypto.randomUUID()}` })), 201);
+    expect(nobody.customer_id).toBeNull();
+    const known = expectStatus(await org.api('POST', '/checkouts/', createBody([sold.id], { customer_id: holder.id })), 201);
+    expect(known.customer_id).toBe(holder.id);
+  });
+});
+
+describe('what a checkout keeps, and how checkouts are listed', () => {
+  let org: Org;
+  let first: { id: string };
+  let second: { id: string };
+  const address = { line1: '1 Main St', line2: 'Floor 2', postal_code: '10001', city: 'New York', state: 'US-NY', country: 'US' };
+  beforeAll(async () => {
+    org = await newOrganization(t.server, 'sandbox');
+    first = await product(org, undefined, 'First');
+    second = await product(org, { amount_type: 'fixed', price_amount: 2_500, price_currency: 'eur' }, 'Second');
+  });
+
+  it('stores every field given, exactly, with one checkout.created event', async () => {
+    const customer = expectStatus(await org.api('POST', '/customers/', { email: `kept-${crypto.randomUUID()}@example.com` }), 201);
+    const created = expectStatus(
+      await org.api('POST', '/checkouts/', {
+        products: [first.id, second.id],
+        customer_id: customer.id,
+        external_customer_id: 'ext-kept',
+        customer_name: 'Ada Lovelace',
+        customer_email: '  ada@example.com ',
+        customer_ip_address: '203.0.113.9',
+        customer_billing_name: 'Analytical Engines Ltd',
+        customer_billing_address: address,
+        customer_tax_id: 'DE123456789',
+        is_business_customer: true,
+        require_billing_address: true,
+        allow_discount_codes: false,
+        metadata: { ref: 'r-1', n: 2 },
+        customer_metadata: { tier: 'gold' },
+        success_url: 'https://shop.example/thanks?c={CHECKOUT_ID}',
+      }),
+      201,
+    );
+    const read = expectStatus(await org.api('GET', `/checkouts/${created.id}`), 200);
+    expect(read).toMatchObject({
+      status: 'open',
+      product_id: first.id,
+      amount: 1_500,
+      currency: 'usd',
+      customer_id: customer.id,
+      external_customer_id: 'ext-kept',
+      customer_name: 'Ada Lovelace',
+      customer_email: 'ada@example.com',
+      customer_ip_address: '203.0.113.9',
+      customer_billing_name: 'Analytical Engines Ltd',
+      customer_billing_address: address,
+      customer_tax_id: 'DE123456789',
+      is_business_customer: true,
+      require_billing_address: true,
+      allow_discount_codes: false,
+      metadata: { ref: 'r-1', n: 2 },
+      customer_metadata: { tier: 'gold' },
+      discount_id: null,
+      discount_amount: 0,
+    });
+    expect(read.success_url).toBe(`https://shop.example/thanks?c=${created.id}`);
+    expect(read.products.map((p: { id: string }) => p.id)).toEqual([first.id, second.id]);
+    expect(new Date(read.expires_at).getTime() - new Date(read.created_at).getTime()).toBe(3_600_000);
+    expect(read.client_secret).toMatch(/^[a-z]+_c_[A-Za-z0-9_-]{32}$/);
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === created.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.created']);
+  });
+
+  it('defaults what is left out', async () => {
+    const created = expectStatus(await org.api('POST', '/checkouts/', { products: [first.id] }), 201);
+    expect(created).toMatchObject({
+      customer_id: null,
+      external_customer_id: null,
+      customer_name: null,
+      customer_email: null,
+      customer_ip_address: null,
+      customer_billing_name: null,
+      customer_billing_address: null,
+      customer_tax_id: null,
+      is_business_customer: false,
+      require_billing_address: false,
+      allow_discount_codes: true,
+      metadata: {},
+      customer_metadata: {},
+    });
+    // With no success URL of its own, the buyer lands on the checkout's confirmation page.
+    expect(created.success_url).toBe(`${t.server.base('sandbox')}/checkout/${created.client_secret}/confirmation`.replace('/v1/', '/'));
+  });
+
+  it("changes a buyer's fields on an open checkout, and switches only to a product it offers", async () => {
+    const created = expectStatus(await org.api('POST', '/checkouts/', { products: [first.id, second.id], customer_billing_address: address, customer_tax_id: 'DE1' }), 201);
+    const buyer = (body: Record<string, unknown>) => org.publicApi('PATCH', `/checkouts/client/${created.client_secret}`, body);
+    const elsewhere = await product(org, undefined, 'Not offered');
+    const notOffered = await buyer({ product_id: elsewhere.id });
+    expect(notOffered.status).toBe(422);
+    expect(notOffered.body.detail).toEqual([{ loc: ['body', 'product_id'], msg: 'This product is not offered by this checkout.', type: 'value_error' }]);
+    const badEmail = await buyer({ customer_email: 'not an email' });
+    expect(badEmail.status).toBe(422);
+    expect(badEmail.body.detail.map((i: { loc: unknown }) => i.loc)).toEqual([['body', 'customer_email']]);
+    expect(expectStatus(await org.api('GET', `/checkouts/${created.id}`), 200)).toMatchObject({ product_id: first.id, amount: 1_500, currency: 'usd', customer_email: null });
+
+    const switched = expectStatus(await buyer({ product_id: second.id, customer_email: ' grace@example.com', customer_name: 'Grace', customer_billing_name: 'Grace Ltd', is_business_customer: true }), 200);
+    expect(switched).toMatchObject({ product_id: second.id, amount: 2_500, currency: 'eur', customer_email: 'grace@example.com', customer_name: 'Grace', customer_billing_name: 'Grace Ltd', is_business_customer: true });
+    const cleared = expectStatus(await buyer({ customer_billing_address: null, customer_tax_id: null, customer_email: null }), 200);
+    expect(cleared).toMatchObject({ customer_billing_address: null, customer_tax_id: null, customer_email: null, customer_name: 'Grace', product_id: second.id });
+  });
+
+  it("changes the organization's fields with one checkout.updated each, refuses a bad success URL changing nothing, and finds no other organization's", async () => {
+    const live = expectStatus(await org.api('POST', '/discounts/', { name: 'Tenth', type: 'percentage', basis_points: 1000, duration: 'once' }), 201);
+    const created = expectStatus(await org.api('POST', '/checkouts/', { products: [first.id], metadata: { keep: 'me' }, customer_metadata: { tier: 'gold' }, success_url: 'https://shop.example/a' }), 201);
+    const update = (body: Record<string, unknown>) => org.api('PATCH', `/checkouts/${created.id}`, body);
+    const changed = expectStatus(
+      await update({ allow_discount_codes: false, require_billing_address: true, customer_ip_address: '198.51.100.7', discount_id: live.id, success_url: 'https://shop.example/b' }),
+      200,
+    );
+    expect(changed).toMatchObject({
+      allow_discount_codes: false,
+      require_billing_address: true,
+      customer_ip_address: '198.51.100.7',
+      discount_id: live.id,
+      discount_amount: 150,
+      total_amount: 1_350,
+      success_url: 'https://shop.example/b',
+      metadata: { keep: 'me' },
+      customer_metadata: { tier: 'gold' },
+    });
+    const refused = await update({ success_url: 'javascript:alert(1)', metadata: { keep: 'not' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([{ loc: ['body', 'success_url'], msg: 'Input should be a valid URL, starting with http:// or https://', type: 'value_error' }]);
+    const cleared = expectStatus(await update({ customer_metadata: null, discount_id: null, metadata: { n: 1 } }), 200);
+    expect(cleared).toMatchObject({ customer_metadata: {}, discount_id: null, discount_amount: 0, total_amount: 1_500, metadata: { n: 1 }, success_url: 'https://shop.example/b', allow_discount_codes: false });
+    const events = (await eventsOf(t.server, org.organizationId, 'sandbox')).filter((e) => e.resourceId === created.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.created', 'checkout.updated', 'checkout.updated']);
+    const stranger = await newOrganization(t.server, 'sandbox');
+    expectTypedError(await stranger.api('PATCH', `/checkouts/${created.id}`, { metadata: { stolen: true } }), 404, 'ResourceNotFound');
+    expectTypedError(await stranger.api('GET', `/checkouts/${created.id}`), 404, 'ResourceNotFound');
+  });
+
+  it('lists by product, customer, status and email, sorted by creation, expiry or status, and counts them', async () => {
+    const other = await newOrganization(t.server, 'sandbox');
+    const customer = expectStatus(await org.api('POST', '/customers/', { email: `listed-${crypto.randomUUID()}@example.com` }), 201);
+    const make = async (productId: string, extra: Record<string, unknown>) => expectStatus(await org.api('POST', '/checkouts/', { products: [productId], ...extra }), 201).id as string;
+    const base = Date.now();
+    t.server.clock.now = new Date(base);
+    let a: string, b: string, c: string;
+    try {
+      a = await make(first.id, { customer_email: 'Zed_100%@Example.com' });
+      t.server.clock.now = new Date(base + 60_000);
+      b = await make(second.id, { customer_id: customer.id });
+      t.server.clock.now = new Date(base + 120_000);
+      c = await make(first.id, { customer_email: 'zed_1000@example.com' });
+      await make(second.id, {}).then(async (id) => expectStatus(await org.api('PATCH', `/checkouts/${id}`, { customer_email: 'x@example.com' }), 200));
+    } finally {
+      t.server.clock.now = null;
+    }
+    // Another organization's checkout of the same email is never listed.
+    expectStatus(await other.api('POST', '/checkouts/', { products: [(await product(other, undefined, 'Theirs')).id], customer_email: 'zed_100%@example.com' }), 201);
+    const listed = async (query: string) => {
+      const page = expectStatus(await org.api('GET', `/checkouts/?${query}`), 200);
+      const ids = page.items.map((item: { id: string }) => item.id).filter((id: string) => [a, b, c].includes(id));
+      return { ids, total: page.pagination.total_count as number };
+    };
+    expect((await listed(`product_id=${second.id}&limit=100`)).ids).toEqual([b]);
+    expect(await listed(`customer_id=${customer.id}`)).toEqual({ ids: [b], total: 1 });
+    // The email filter matches a part, in any case, and takes % and _ as themselves.
+    expect(await listed(`query=${encodeURIComponent('ZED_100%')}`)).toEqual({ ids: [a], total: 1 });
+    expect(await listed(`query=zed_100&sorting=created_at`)).toEqual({ ids: [a, c], total: 2 });
+    expect((await listed(`query=zed_100`)).ids).toEqual([c, a]);
+    expect((await listed(`query=zed_100&sorting=-expires_at`)).ids).toEqual([c, a]);
+    expect((await listed(`query=zed_100&sorting=expires_at`)).ids).toEqual([a, c]);
+    expect((await listed(`status=open&product_id=${first.id}&limit=100`)).ids.sort()).toEqual([a, c].sort());
+    expect((await listed(`status=expired&product_id=${first.id}`)).ids).toEqual([]);
+    expectStatus(await org.api('POST', `/checkouts/client/${(await org.api('GET', `/checkouts/${b}`)).body.client_secret}/confirm`, visa()), 200);
+    expect((await listed(`status=confirmed&status=succeeded&product_id=${second.id}`)).ids).toEqual([b]);
+    expect((await listed(`product_id=${first.id}&product_id=${second.id}&sorting=-status&limit=100`)).ids[0]).toBe(b);
+    expect((await listed(`product_id=${first.id}&product_id=${second.id}&sorting=status&limit=100`)).ids.at(-1)).toBe(b);
   });
 });
 

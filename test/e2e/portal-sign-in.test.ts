@@ -60,9 +60,18 @@ async function follow(link: string, browser = new FormBrowser(t.server.url)) {
 describe('signing in to the portal by email', () => {
   it('the page mails a link; opening it signs nobody in; continuing does, once, with the cookie', async () => {
     const email = await customer(t.shop);
+    // Each step's page names the organization whose portal it is.
+    const { name } = (await t.shop.api('GET', `/organizations/${t.shop.organizationId}`)).body;
+    const named = (text: string) => {
+      expect(text).toContain(`<title>${name}: customer portal`);
+      expect(text).toContain(`<p class="muted">${name}</p>`);
+    };
+    named((await new FormBrowser(t.server.url).get(signInPage(shopSlug))).text);
     const asked = await ask(email.toUpperCase());
     expect(asked.status).toBe(200);
     expect(asked.text).toContain('Check your email');
+    named(asked.text);
+    expect(asked.text).toContain(`is the address of a customer of ${name}, a sign-in link`);
     const link = await linkSentTo(email);
     expect(link).toContain(`/sandbox/portal/${shopSlug}/sign-in?token=`);
     const [mail] = mailTo(email);
@@ -73,6 +82,7 @@ describe('signing in to the portal by email', () => {
     const shown = await browser.get(link);
     expect(shown.status).toBe(200);
     expect(shown.text).toContain(`Continue as ${email}`);
+    named(shown.text);
     expect(shown.headers.getSetCookie()).toEqual([]);
     const continued = await browser.post(`${t.server.url}/sandbox/portal/${shopSlug}/sign-in/continue`, formFields(shown.text));
     expect(continued.status).toBe(303);

@@ -55,7 +55,8 @@ function partsOf(name: string, file: string, parts: number, tests: string[]): Re
   return Object.fromEntries(Array.from({ length: parts }, (_, i) => [`${name}-${i + 1}`, { mutate: [filePart(file, i + 1, parts)], tests }]));
 }
 
-const checkoutTests = e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims');
+// A checkout link's visit creates a checkout that drops a discount no longer usable (checkout-links).
+const checkoutTests = e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims', 'checkout-links');
 const subscriptionTests = e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions');
 const benefitTests = e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation');
 
@@ -123,9 +124,11 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   // Password sign-in's throttle has its own file: it needs a client address per test. The portal's
   // pages take sessions and trade links through customer-sessions.ts (portal-sessions, over HTTP).
+  // The signed-in pages' CSRF tokens are bound to their session (session-forms); a checkout's
+  // session reaches its subscription's grants (checkout-sessions).
   'auth-sessions': {
     mutate: ['src/auth/sessions.ts', 'src/auth/customer-sessions.ts', 'src/auth/portal-sign-in.ts', 'src/auth/reach.ts', 'src/auth/scopes.ts'],
-    tests: [...authTests, ...e2e('portal-sign-in', 'sign-in-throttle', 'portal-sessions'), ...unit('scopes')],
+    tests: [...authTests, ...e2e('portal-sign-in', 'sign-in-throttle', 'portal-sessions', 'session-forms', 'checkout-sessions'), ...unit('scopes')],
   },
   refunds: {
     mutate: ['src/modules/refunds/service.ts'],
