@@ -57,9 +57,12 @@ function expectAuthenticated(answer: { status: number; body: any }) {
   expect(answer.body.error).toBe('invalid_grant');
 }
 
-function expectInvalidClient(answer: { status: number; body: any; headers: Headers }) {
+/** One answer for an unknown client, a wrong secret and a method other than the registered one. */
+const authenticationFailed = 'Client authentication failed: unknown client, wrong secret, or not the method the client registered (token_endpoint_auth_method).';
+
+function expectInvalidClient(answer: { status: number; body: any; headers: Headers }, description: string = authenticationFailed) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(401);
-  expect(answer.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+  expect(answer.body).toEqual({ error: 'invalid_client', error_description: description });
   expect(answer.headers.get('www-authenticate')).toMatch(/^Basic /);
 }
 
@@ -158,43 +161,78 @@ describe('registration (RFC 7591)', () => {
     expect(row.clientSecretHash).toBeNull();
   });
 
-  const invalid: [string, Record<string, unknown>, string][] = [
-    ['missing client_name', { client_name: undefined }, 'invalid_client_metadata'],
-    ['an empty client_name', { client_name: '  ' }, 'invalid_client_metadata'],
-    ['a client_name too long', { client_name: 'x'.repeat(201) }, 'invalid_client_metadata'],
-    ['a client_name not a string', { client_name: 42 }, 'invalid_client_metadata'],
-    ['missing redirect_uris', { redirect_uris: undefined }, 'invalid_redirect_uri'],
-    ['empty redirect_uris', { redirect_uris: [] }, 'invalid_redirect_uri'],
-    ['redirect_uris not an array', { redirect_uris: 'https://app.example.com/cb' }, 'invalid_redirect_uri'],
-    ['an http redirect URI off loopback', { redirect_uris: ['http://app.example.com/cb'] }, 'invalid_redirect_uri'],
-    ['a redirect URI with a fragment', { redirect_uris: ['https://app.example.com/cb#frag'] }, 'invalid_redirect_uri'],
-    ['a redirect URI with an empty fragment', { redirect_uris: ['https://app.example.com/cb#'] }, 'invalid_redirect_uri'],
-    ['a redirect URI with userinfo', { redirect_uris: ['https://user:pass@app.example.com/cb'] }, 'invalid_redirect_uri'],
-    ['a relative redirect URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri'],
-    ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
-    ['a redirect URI too long', { redirect_uris: [`https://app.example.com/${'a'.repeat(2000)}`] }, 'invalid_redirect_uri'],
-    ['too many redirect URIs', { redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) }, 'invalid_redirect_uri'],
-    ['an unknown scope', { scope: 'openid admin' }, 'invalid_client_metadata'],
-    ['an empty scope', { scope: ' ' }, 'invalid_client_metadata'],
-    ['a scope array', { scope: ['openid'] }, 'invalid_client_metadata'],
-    ['an unsupported auth method', { token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
-    ['an unsupported grant type', { grant_types: ['authorization_code', 'client_credentials'] }, 'invalid_client_metadata'],
-    ['the implicit grant', { grant_types: ['implicit'] }, 'invalid_client_metadata'],
-    ['refresh_token without authorization_code', { grant_types: ['refresh_token'] }, 'invalid_client_metadata'],
-    ['an unsupported response type', { response_types: ['token'] }, 'invalid_client_metadata'],
-    ['an http client_uri', { client_uri: 'http://app.example.com' }, 'invalid_client_metadata'],
-    ['a policy_uri not a URL', { policy_uri: 'our policy' }, 'invalid_client_metadata'],
+  const redirect = (uri: string, rest: string) => `The redirect URI "${uri}" ${rest}`;
+  const grantWords = (types: string) => `Unsupported grant type(s): ${types}. Supported: authorization_code, refresh_token.`;
+  const invalid: [string, Record<string, unknown>, string, string][] = [
+    ['missing client_name', { client_name: undefined }, 'invalid_client_metadata', 'client_name is required: name the application users will see on the consent page.'],
+    ['an empty client_name', { client_name: '  ' }, 'invalid_client_metadata', 'client_name must not be empty.'],
+    ['a client_name too long', { client_name: 'x'.repeat(201) }, 'invalid_client_metadata', 'client_name must be at most 200 characters.'],
+    ['a client_name not a string', { client_name: 42 }, 'invalid_client_metadata', 'client_name must be a string.'],
+    ['missing redirect_uris', { redirect_uris: undefined }, 'invalid_redirect_uri', 'redirect_uris is required: register at least one URI to send users back to.'],
+    ['null redirect_uris', { redirect_uris: null }, 'invalid_redirect_uri', 'redirect_uris is required: register at least one URI to send users back to.'],
+    ['empty redirect_uris', { redirect_uris: [] }, 'invalid_redirect_uri', 'redirect_uris must name at least one URI.'],
+    ['redirect_uris not an array', { redirect_uris: 'https://app.example.com/cb' }, 'invalid_redirect_uri', 'redirect_uris must be an array of URLs.'],
+    ['a redirect URI not a string', { redirect_uris: ['https://app.example.com/cb', 42] }, 'invalid_redirect_uri', 'Each redirect URI must be a string.'],
+    ['an http redirect URI off loopback', { redirect_uris: ['http://app.example.com/cb'] }, 'invalid_redirect_uri', redirect('http://app.example.com/cb', 'uses http: use https, or http on a loopback address (127.0.0.1, [::1], localhost).')],
+    ['a redirect URI with a fragment', { redirect_uris: ['https://app.example.com/cb#frag'] }, 'invalid_redirect_uri', redirect('https://app.example.com/cb#frag', 'has a fragment; redirect URIs must not (RFC 6749 §3.1.2).')],
+    ['a redirect URI with an empty fragment', { redirect_uris: ['https://app.example.com/cb#'] }, 'invalid_redirect_uri', redirect('https://app.example.com/cb#', 'has a fragment; redirect URIs must not (RFC 6749 §3.1.2).')],
+    ['a redirect URI with userinfo', { redirect_uris: ['https://user:pass@app.example.com/cb'] }, 'invalid_redirect_uri', redirect('https://user:pass@app.example.com/cb', 'carries user information; remove the "user@" part.')],
+    ['a redirect URI with an empty userinfo', { redirect_uris: ['https://@app.example.com/cb'] }, 'invalid_redirect_uri', redirect('https://@app.example.com/cb', 'carries user information; remove the "user@" part.')],
+    ['a redirect URI with whitespace', { redirect_uris: ['https://app.example.com/c b'] }, 'invalid_redirect_uri', redirect('https://app.example.com/c b', 'contains whitespace.')],
+    ['a relative redirect URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', redirect('/callback', 'is not an absolute URL.')],
+    ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', redirect('javascript:alert(1)', 'uses the scheme javascript: use https, or http on a loopback address.')],
+    ['a redirect URI too long', { redirect_uris: [`https://app.example.com/${'a'.repeat(1977)}`] }, 'invalid_redirect_uri', 'A redirect URI must be at most 2000 characters.'],
+    ['too many redirect URIs', { redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) }, 'invalid_redirect_uri', 'redirect_uris may name at most 20 URIs.'],
+    ['an unknown scope', { scope: 'openid admin root' }, 'invalid_client_metadata', `Unknown scope(s): admin root. Known scopes: ${allScopes.join(' ')}.`],
+    ['an empty scope', { scope: ' ' }, 'invalid_client_metadata', 'scope is empty: name at least one scope, or omit it for all of them.'],
+    ['a scope array', { scope: ['openid'] }, 'invalid_client_metadata', 'scope must be a string of space-separated scopes.'],
+    ['an unsupported auth method', { token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata', 'token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none.'],
+    ['an auth method not a string', { token_endpoint_auth_method: 1 }, 'invalid_client_metadata', 'token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none.'],
+    ['an unsupported grant type', { grant_types: ['authorization_code', 'client_credentials', 'password'] }, 'invalid_client_metadata', grantWords('client_credentials, password')],
+    ['the implicit grant', { grant_types: ['implicit'] }, 'invalid_client_metadata', grantWords('implicit')],
+    ['grant_types not an array', { grant_types: 'authorization_code' }, 'invalid_client_metadata', 'grant_types must be an array of strings.'],
+    ['a grant type not a string', { grant_types: ['authorization_code', 7] }, 'invalid_client_metadata', 'grant_types must be an array of strings.'],
+    ['refresh_token without authorization_code', { grant_types: ['refresh_token'] }, 'invalid_client_metadata', 'grant_types must include authorization_code: it is how a client obtains tokens.'],
+    ['an unsupported response type', { response_types: ['code', 'token', 'id_token'] }, 'invalid_client_metadata', 'Unsupported response type(s): token, id_token. Supported: code.'],
+    ['no response type', { response_types: [] }, 'invalid_client_metadata', 'response_types must include code, to go with the authorization_code grant.'],
+    ['response_types not an array', { response_types: 'code' }, 'invalid_client_metadata', 'response_types must be an array of strings.'],
+    ['an http client_uri', { client_uri: 'http://app.example.com' }, 'invalid_client_metadata', 'client_uri must be an absolute https URL.'],
+    ['a policy_uri not a URL', { policy_uri: 'our policy' }, 'invalid_client_metadata', 'policy_uri must be an absolute https URL.'],
+    ['a logo_uri not a string', { logo_uri: 42 }, 'invalid_client_metadata', 'logo_uri must be a string URL or null.'],
+    ['a tos_uri too long', { tos_uri: `https://app.example.com/${'t'.repeat(1977)}` }, 'invalid_client_metadata', 'tos_uri must be at most 2000 characters.'],
+    ['a client_uri with userinfo', { client_uri: 'https://me@app.example.com' }, 'invalid_client_metadata', 'client_uri must not carry user information.'],
   ];
 
-  for (const [what, change, error] of invalid) {
-    it(`refuses ${what} with ${error}, writing nothing`, async () => {
+  for (const [what, change, error, description] of invalid) {
+    it(`refuses ${what} with ${error}, saying why, writing nothing`, async () => {
       const before = await clientCount();
       const answer = await register({ ...validMetadata, ...change });
       expect(answer.status, JSON.stringify(answer.body)).toBe(400);
-      expect(answer.body).toEqual({ error, error_description: expect.any(String) });
+      expect(answer.body).toEqual({ error, error_description: description });
       expect(await clientCount()).toBe(before);
     });
   }
+
+  it('takes each redirect URI and scope once, trims the name, and defaults what is left out', async () => {
+    const uris = ['https://app.example.com/a', 'http://127.0.0.1:7000/b', 'https://app.example.com/a', `https://app.example.com/${'u'.repeat(1976)}`];
+    const answer = await register({ client_name: '  Tidy App ', redirect_uris: uris, scope: ' openid  openid email ', token_endpoint_auth_method: null, grant_types: null, response_types: null, tos_uri: null });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body).toMatchObject({
+      client_name: 'Tidy App',
+      redirect_uris: [uris[0], uris[1], uris[3]],
+      scope: 'openid email',
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      client_uri: null,
+      logo_uri: null,
+      tos_uri: null,
+      policy_uri: null,
+    });
+    const only = await register({ ...validMetadata, grant_types: ['authorization_code', 'authorization_code'], response_types: ['code', 'code'], redirect_uris: Array.from({ length: 20 }, (_, i) => `https://app.example.com/cb${i}`) });
+    expect(only.status, JSON.stringify(only.body)).toBe(201);
+    expect([only.body.grant_types, only.body.response_types, only.body.redirect_uris.length]).toEqual([['authorization_code'], ['code'], 20]);
+  });
 
   it('refuses a body that is not a JSON object', async () => {
     expect((await call('POST', '/oauth2/register', ownerSession, 'not json')).body.error).toBe('invalid_request');
@@ -423,7 +461,10 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   it('form-decodes the Basic credentials', async () => {
     const percentEncoded = (value: string) => [...value].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
     expectAuthenticated(await tokenRequest({}, basic(percentEncoded(basicClient.client_id), percentEncoded(basicClient.client_secret!))));
-    expectInvalidClient(await tokenRequest({}, basic(basicClient.client_id, '%zz')));
+    expectInvalidClient(await tokenRequest({}, basic(basicClient.client_id, '%zz')), 'The Basic credentials are not correctly form-urlencoded.');
+    expectInvalidClient(await tokenRequest({}, basic('%E0%A4%A', basicClient.client_secret!)), 'The Basic credentials are not correctly form-urlencoded.');
+    const noColon = { authorization: `Basic ${Buffer.from(`${basicClient.client_id}${basicClient.client_secret}`).toString('base64')}` };
+    expectInvalidClient(await tokenRequest({}, noColon), 'The Basic credentials must be "client_id:client_secret", base64-encoded.');
   });
 
   it('refuses a wrong secret, an unknown client and no credentials with invalid_client', async () => {
@@ -434,10 +475,15 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
     expectInvalidClient(await tokenRequest({}, basic(basicClient.client_id, 'wrong')));
     expectInvalidClient(await tokenRequest({ client_id: `service_ci_${'x'.repeat(36)}`, client_secret: post.client_secret! }));
     expectInvalidClient(await tokenRequest({}, basic(`service_ci_${'x'.repeat(36)}`, 'whatever')));
-    expectInvalidClient(await tokenRequest({}));
+    const required = 'Client authentication is required: send client_id (and client_secret, for a confidential client) or a Basic header.';
+    expectInvalidClient(await tokenRequest({}), required);
+    expectInvalidClient(await tokenRequest({ client_id: '' }), required);
     expectInvalidClient(await tokenRequest({ client_id: post.client_id }));
-    expectInvalidClient(await tokenRequest({}, { authorization: 'Bearer something' }));
-    expectInvalidClient(await tokenRequest({}, { authorization: 'Basic !!!' }));
+    const scheme = 'Authenticate the client with "Authorization: Basic <base64(client_id:client_secret)>" or with client_id and client_secret in the body.';
+    expectInvalidClient(await tokenRequest({}, { authorization: 'Bearer something' }), scheme);
+    expectInvalidClient(await tokenRequest({}, { authorization: 'Basic !!!' }), scheme);
+    expectInvalidClient(await tokenRequest({}, { authorization: `Basic ${Buffer.from(`${basicClient.client_id}:${basicClient.client_secret}`).toString('base64')}!` }), scheme);
+    expectInvalidClient(await tokenRequest({}, { authorization: `Basic !${Buffer.from(`${basicClient.client_id}:${basicClient.client_secret}`).toString('base64')}` }), scheme);
   });
 
   it('refuses a method other than the registered one', async () => {
@@ -450,10 +496,10 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   it('refuses two methods at once', async () => {
     const both = await tokenRequest({ client_secret: basicClient.client_secret! }, basic(basicClient.client_id, basicClient.client_secret!));
     expect(both.status).toBe(400);
-    expect(both.body.error).toBe('invalid_request');
+    expect(both.body).toEqual({ error: 'invalid_request', error_description: 'The client authenticated twice: use either the Basic header or client_secret in the body, not both.' });
     const twoClients = await tokenRequest({ client_id: post.client_id }, basic(basicClient.client_id, basicClient.client_secret!));
     expect(twoClients.status).toBe(400);
-    expect(twoClients.body.error).toBe('invalid_request');
+    expect(twoClients.body).toEqual({ error: 'invalid_request', error_description: 'client_id in the body differs from the client of the Basic header.' });
   });
 
   it('lets a public client through authentication, to fail on the grant itself', async () => {
@@ -466,7 +512,9 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
   it('refuses an expired secret', async () => {
     const expiring = await registerClient(t.server, 'production', ownerSession);
     await prisma().oAuthClient.update({ where: { clientId: expiring.client_id }, data: { clientSecretExpiresAt: new Date(Date.now() - 1000) } });
-    expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }));
+    expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }), 'The client secret has expired: rotate it.');
+    // A wrong secret of that client says nothing of the expiry.
+    expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: `${expiring.client_secret}x` }));
     const read = await manage('GET', expiring.client_id, expiring.registration_access_token);
     expect(read.body.client_secret_expires_at).toBeGreaterThan(0);
   });
