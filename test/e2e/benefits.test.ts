@@ -15,6 +15,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
+import { uploadFile } from '../helpers/files.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
 import { eventually, rejectionOf } from '../helpers/waiting.ts';
 
@@ -248,6 +249,67 @@ describe('benefits at /v1/benefits/', () => {
   it('accepts descriptions of exactly 3 and 42 characters', async () => {
     const other = await newOrganization(t.server, 'sandbox');
     for (const description of ['abc', 'y'.repeat(42)]) expect((await createCustom(other, description)).description).toBe(description);
+  });
+
+  it('refuses each property it cannot keep in its words, every issue at once, creating nothing', async () => {
+    const before = await benefitCount(org);
+    const refused = async (body: Record<string, unknown>) => {
+      const response = await org.api('POST', '/benefits/', body);
+      expect(response.status, JSON.stringify(response.body)).toBe(422);
+      return response.body.detail as { loc: unknown[]; msg: string; type: string }[];
+    };
+    const keys = (properties: Record<string, unknown>, description = 'Keys') => refused({ type: 'license_keys', description, properties });
+    const words = (detail: { loc: unknown[]; msg: string }[]) => detail.map(({ loc, msg }) => [loc.join('.'), msg]);
+    for (const description of ['ab', '  ab  ', 'z'.repeat(43)]) {
+      expect(await refused({ type: 'custom', description, properties: {} })).toEqual([{ loc: ['body', 'description'], msg: 'The description must be 3 to 42 characters long.', type: 'string_too_short' }]);
+    }
+    expect(
+      words(await keys({ prefix: 'has space', expires: { ttl: 0, timeframe: 'day' }, activations: { limit: 0, enable_customer_admin: true }, limit_usage: 0 }, 'x')),
+    ).toEqual([
+      ['body.description', 'The description must be 3 to 42 characters long.'],
+      ['body.properties.prefix', 'The prefix must be 1 to 24 letters, digits, "_" or "-".'],
+      ['body.properties.expires.ttl', 'The ttl must be a whole number from 1 to 1000.'],
+      ['body.properties.activations.limit', 'The activation limit must be from 1 to 50.'],
+      ['body.properties.limit_usage', 'The usage limit must be at least 1.'],
+    ]);
+    expect(words(await keys({ prefix: 'P'.repeat(25), expires: { ttl: 1001, timeframe: 'day' }, activations: { limit: 51, enable_customer_admin: false } }))).toEqual([
+      ['body.properties.prefix', 'The prefix must be 1 to 24 letters, digits, "_" or "-".'],
+      ['body.properties.expires.ttl', 'The ttl must be a whole number from 1 to 1000.'],
+      ['body.properties.activations.limit', 'The activation limit must be from 1 to 50.'],
+    ]);
+    expect(words(await keys({ prefix: '' }))).toEqual([['body.properties.prefix', 'The prefix must be 1 to 24 letters, digits, "_" or "-".']]);
+    // At the bounds, accepted.
+    const edge = expectStatus(
+      await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Edge keys', properties: { prefix: `A_-${'9'.repeat(21)}`, expires: { ttl: 1000, timeframe: 'year' }, activations: { limit: 50, enable_customer_admin: true }, limit_usage: 1 } }),
+      201,
+    );
+    expect(edge.properties).toEqual({ prefix: `A_-${'9'.repeat(21)}`, expires: { ttl: 1000, timeframe: 'year' }, activations: { limit: 50, enable_customer_admin: true }, limit_usage: 1 });
+    const low = expectStatus(await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Low keys', properties: { expires: { ttl: 1, timeframe: 'day' }, activations: { limit: 1, enable_customer_admin: false } } }), 201);
+    expect(low.properties).toEqual({ prefix: null, expires: { ttl: 1, timeframe: 'day' }, activations: { limit: 1, enable_customer_admin: false }, limit_usage: null });
+
+    const meter = await org.polar.meters.create({ name: 'Credits', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+    const archived = await org.polar.meters.create({ name: 'Old credits', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+    await org.polar.meters.update({ id: archived.id, meterUpdate: { isArchived: true } });
+    const foreign = await stranger.polar.meters.create({ name: 'Theirs', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+    const credit = (properties: Record<string, unknown>) => refused({ type: 'meter_credit', description: 'Credits', properties });
+    expect(await credit({})).toEqual([
+      { loc: ['body', 'properties', 'meter_id'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'properties', 'units'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'properties', 'rollover'], msg: 'Field required', type: 'missing' },
+    ]);
+    expect(words(await credit({ meter_id: foreign.id, units: 0, rollover: false }))).toEqual([
+      ['body.properties.meter_id', 'Meter not found.'],
+      ['body.properties.units', 'Input should be greater than 0'],
+    ]);
+    expect(words(await credit({ meter_id: archived.id, units: 10, rollover: true }))).toEqual([['body.properties.meter_id', 'This meter is archived: unarchive it to credit it.']]);
+    const credited = expectStatus(await org.api('POST', '/benefits/', { type: 'meter_credit', description: 'Credits', properties: { meter_id: meter.id, units: 1, rollover: false } }), 201);
+    expect(credited.properties).toEqual({ meter_id: meter.id, units: 1, rollover: false });
+
+    const file = (await uploadFile(org, Buffer.from('%PDF twice'), 'twice.pdf')).id;
+    expect(await refused({ type: 'downloadables', description: 'Twice', properties: { files: [file, file] } })).toEqual([
+      { loc: ['body', 'properties', 'files'], msg: 'Each file may be listed once.', type: 'value_error' },
+    ]);
+    expect(await benefitCount(org)).toBe(before + 3);
   });
 
   it('refuses a type it cannot grant (discord) with 422, creating nothing', async () => {
