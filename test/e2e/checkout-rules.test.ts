@@ -374,8 +374,11 @@ describe('what creating a checkout refuses, in its words', () => {
     return answer.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
   }
 
-  it('an empty or repeated product list, and an upgrade of a subscription', async () => {
+  it('an empty or repeated product list, an upgrade of a subscription, and an address that is none', async () => {
     expect(await refused(createBody([]))).toEqual([{ loc: ['body', 'products'], msg: 'List should have at least 1 item after validation, not 0', type: 'too_short' }]);
+    expect(await refused(createBody([sold.id], { customer_email: 'not an address' }))).toEqual([
+      { loc: ['body', 'customer_email'], msg: 'value is not a valid email address', type: 'value_error' },
+    ]);
     expect(await refused(createBody([sold.id, sold.id]))).toEqual([{ loc: ['body', 'products'], msg: 'Each product may be offered once.', type: 'value_error' }]);
     expect(await refused(createBody([sold.id], { subscription_id: crypto.randomUUID() }))).toEqual([
       { loc: ['body', 'subscription_id'], msg: 'Subscription upgrades are not available on this server yet.', type: 'value_error' },
