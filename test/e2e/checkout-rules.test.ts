@@ -96,9 +96,19 @@ describe('confirming without what the payment needs', () => {
     expect(response.body.detail[0].msg).toMatch(/tok_visa/);
   });
 
-  it('names every missing field at once', async () => {
-    const c = await checkout(org, productId);
-    expectValidationAt(await org.publicApi('POST', confirmPath(c.client_secret), {}), ['body', 'customer_email'], ['body', 'confirmation_token_id']);
+  it('names every missing field at once, in its words', async () => {
+    const c = await checkout(org, productId, { require_billing_address: true });
+    const refused = await org.publicApi('POST', confirmPath(c.client_secret), {});
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([
+      { loc: ['body', 'customer_email'], msg: 'Field required: the buyer’s email address', type: 'missing' },
+      { loc: ['body', 'customer_billing_address'], msg: 'Field required: this checkout asks for a billing address', type: 'missing' },
+      { loc: ['body', 'confirmation_token_id'], msg: 'Field required: the payment method token', type: 'missing' },
+    ]);
+    // A checkout of a known customer needs no email.
+    const customer = expectStatus(await org.api('POST', '/customers/', { email: `known-${crypto.randomUUID()}@example.com` }), 201);
+    const known = await checkout(org, productId, { customer_id: customer.id });
+    expectStatus(await org.publicApi('POST', confirmPath(known.client_secret), { confirmation_token_id: 'tok_visa' }), 200);
   });
 
   it('leaves a refused checkout open, unchanged and without an order, customer or event, so it can still be paid', async () => {
@@ -257,6 +267,21 @@ describe('an unknown client secret', () => {
 
   it('is not found when confirmed', async () => {
     expectTypedError(await buyer('POST', confirmPath(secret), visa('ghost@example.com')), 404, 'ResourceNotFound');
+  });
+});
+
+describe('an environment without a payment processor', () => {
+  const bare = useTestServer({ env: { PRODUCTION_PAYMENT_PROCESSOR: 'none' } });
+
+  it('refuses to confirm a checkout with something to pay, writing nothing, and confirms a free one', async () => {
+    const org = await newOrganization(bare.server, 'production');
+    const paid = await checkout(org, (await product(org)).id);
+    const refused = await org.publicApi('POST', confirmPath(paid.client_secret), { customer_email: 'nobody-charges@example.com', confirmation_token_id: 'tok_visa' });
+    expect([refused.status, refused.body]).toEqual([400, { error: 'PaymentError', detail: 'No payment processor is configured for this environment.' }]);
+    expect(expectStatus(await org.api('GET', `/checkouts/${paid.id}`), 200)).toMatchObject({ status: 'open', customer_id: null });
+    expect(expectStatus(await org.api('GET', '/orders/'), 200).items).toEqual([]);
+    const free = await checkout(org, (await product(org, { amount_type: 'free', price_currency: 'usd' }, 'Gift')).id);
+    expect(expectStatus(await org.publicApi('POST', confirmPath(free.client_secret), { customer_email: 'gift@example.com' }), 200).status).toBe('confirmed');
   });
 });
 

@@ -135,6 +135,8 @@ export const mutationModules: Record<string, MutationModule> = {
     tests: e2e('refunds', 'portal-orders', 'subscription-revocation'),
   },
   ...partsOf('checkouts', 'src/modules/checkouts/service.ts', 3, checkoutTests),
+  // The third part changes a checkout's discount at update and confirm: discounts.test.ts holds those rules.
+  'checkouts-3': { mutate: [filePart('src/modules/checkouts/service.ts', 3, 3)], tests: [...checkoutTests, ...e2e('discounts')] },
   ...partsOf('subscriptions', 'src/modules/subscriptions/service.ts', 4, subscriptionTests),
   orders: {
     mutate: ['src/modules/orders/service.ts'],
