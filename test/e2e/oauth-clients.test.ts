@@ -515,6 +515,17 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
     expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }), 'The client secret has expired: rotate it.');
     // A wrong secret of that client says nothing of the expiry.
     expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: `${expiring.client_secret}x` }));
+    // It stops working at the instant it expires, not a millisecond before.
+    const at = new Date('2030-06-01T12:00:00.000Z');
+    await prisma().oAuthClient.update({ where: { clientId: expiring.client_id }, data: { clientSecretExpiresAt: at } });
+    try {
+      t.server.clock.now = new Date(at.getTime() - 1);
+      expectAuthenticated(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }));
+      t.server.clock.now = at;
+      expectInvalidClient(await tokenRequest({ client_id: expiring.client_id, client_secret: expiring.client_secret! }), 'The client secret has expired: rotate it.');
+    } finally {
+      t.server.clock.now = null;
+    }
     const read = await manage('GET', expiring.client_id, expiring.registration_access_token);
     expect(read.body.client_secret_expires_at).toBeGreaterThan(0);
   });
