@@ -618,6 +618,7 @@ describe('OAuth clients over GraphQL', () => {
     expect(created.body.data.core.oauth2ClientCreate.client.isPublic).toBe(true);
     const rotated = await gql(ownerSession)(rotateMutation, { id: created.body.data.core.oauth2ClientCreate.client.id });
     expect(rotated.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(rotated.body.errors?.[0].message).toBe('id: A public client (token_endpoint_auth_method none) has no secret to rotate.');
   });
 
   it("treats another user's client as not found, and leaves it alone", async () => {
