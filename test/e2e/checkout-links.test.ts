@@ -239,6 +239,9 @@ describe("a checkout link's public URL", () => {
       expect(checkout).toMatchObject({
         status: 'open', product_id: product.id, amount: 4000, discount_id: discount.id, discount_amount: 1000, total_amount: 3000, success_url: 'https://shop.example/thanks', allow_discount_codes: true,
       });
+      // The checkout remembers the link that opened it.
+      const row = await t.server.kassa.environments.sandbox.environment.prisma.checkout.findUniqueOrThrow({ where: { id: checkout.id } });
+      expect(row.checkoutLinkId).toBe(link.id);
       expect(checkout.products.map((p: { id: string }) => p.id)).toEqual([product.id, extra.id]);
       const full = await t.org.polar.checkouts.get({ id: checkout.id });
       expect(full.metadata).toEqual({ channel: 'social' });

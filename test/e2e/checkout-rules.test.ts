@@ -589,6 +589,10 @@ describe('what a checkout keeps, and how checkouts are listed', () => {
 
     const switched = expectStatus(await buyer({ product_id: second.id, customer_email: ' grace@example.com', customer_name: 'Grace', customer_billing_name: 'Grace Ltd', is_business_customer: true }), 200);
     expect(switched).toMatchObject({ product_id: second.id, amount: 2_500, currency: 'eur', customer_email: 'grace@example.com', customer_name: 'Grace', customer_billing_name: 'Grace Ltd', is_business_customer: true });
+    // What an update leaves out (or sends as null where null means nothing) stays as it was.
+    expect(switched).toMatchObject({ customer_billing_address: address, customer_tax_id: 'DE1' });
+    const kept = expectStatus(await buyer({ is_business_customer: null, product_id: null }), 200);
+    expect(kept).toMatchObject({ is_business_customer: true, product_id: second.id, customer_billing_address: address, customer_tax_id: 'DE1', customer_name: 'Grace' });
     const cleared = expectStatus(await buyer({ customer_billing_address: null, customer_tax_id: null, customer_email: null }), 200);
     expect(cleared).toMatchObject({ customer_billing_address: null, customer_tax_id: null, customer_email: null, customer_name: 'Grace', product_id: second.id });
   });
@@ -622,6 +626,47 @@ describe('what a checkout keeps, and how checkouts are listed', () => {
     const stranger = await newOrganization(t.server, 'sandbox');
     expectTypedError(await stranger.api('PATCH', `/checkouts/${created.id}`, { metadata: { stolen: true } }), 404, 'ResourceNotFound');
     expectTypedError(await stranger.api('GET', `/checkouts/${created.id}`), 404, 'ResourceNotFound');
+  });
+
+  it("keeps custom field answers: a required one may wait for the confirm, and a switch keeps the answers the new product asks", async () => {
+    const field = async (slug: string) => expectStatus(await org.api('POST', '/custom-fields/', { type: 'text', slug: `${slug}-${crypto.randomUUID().slice(0, 8)}`, name: slug, properties: {} }), 201);
+    const [company, size] = [await field('company'), await field('size')];
+    const asking = async (fields: { id: string; required: boolean }[], name: string) =>
+      expectStatus(await org.api('POST', '/products/', { name, recurring_interval: null, prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }], attached_custom_fields: fields.map((f) => ({ custom_field_id: f.id, required: f.required })) }), 201);
+    const both = await asking([{ id: company.id, required: true }, { id: size.id, required: false }], 'Asks both');
+    const companyOnly = await asking([{ id: company.id, required: false }], 'Asks company');
+    // At create, a required answer may still be missing.
+    const created = expectStatus(await org.api('POST', '/checkouts/', { products: [both.id, companyOnly.id], custom_field_data: { [size.slug]: 'XL' } }), 201);
+    expect(created.custom_field_data).toEqual({ [size.slug]: 'XL' });
+    const buyer = (body: Record<string, unknown>) => org.publicApi('PATCH', `/checkouts/client/${created.client_secret}`, body);
+    // An update may leave the required answer out too: the confirm asks for it.
+    expect(expectStatus(await buyer({ custom_field_data: { [size.slug]: 'S' } }), 200).custom_field_data).toEqual({ [size.slug]: 'S' });
+    const answered = expectStatus(await buyer({ custom_field_data: { [company.slug]: 'Acme', [size.slug]: 'M' } }), 200);
+    expect(answered.custom_field_data).toEqual({ [company.slug]: 'Acme', [size.slug]: 'M' });
+    // Switching keeps the answer the new product asks for, and drops the other.
+    const switched = expectStatus(await buyer({ product_id: companyOnly.id }), 200);
+    expect(switched.custom_field_data).toEqual({ [company.slug]: 'Acme' });
+    // An update that neither answers nor switches leaves the answers alone.
+    expect(expectStatus(await buyer({ customer_name: 'Ada' }), 200).custom_field_data).toEqual({ [company.slug]: 'Acme' });
+    const back = expectStatus(await buyer({ product_id: both.id }), 200);
+    expect(back.custom_field_data).toEqual({ [company.slug]: 'Acme' });
+  });
+
+  it('lists the newest first when no order is asked for', async () => {
+    const own = await product(org, undefined, `Newest ${crypto.randomUUID()}`);
+    const made: string[] = [];
+    const start = Date.now();
+    try {
+      // Until ids alone would not give the newest first (a later checkout with a greater id), so the order is the creation's.
+      while (made.length < 2 || made.every((id, i) => i === 0 || id < made[i - 1])) {
+        t.server.clock.now = new Date(start + made.length * 60_000);
+        made.push(expectStatus(await org.api('POST', '/checkouts/', createBody([own.id])), 201).id);
+      }
+    } finally {
+      t.server.clock.now = null;
+    }
+    const listed = expectStatus(await org.api('GET', `/checkouts/?product_id=${own.id}&limit=100`), 200);
+    expect(listed.items.map((c: { id: string }) => c.id)).toEqual([...made].reverse());
   });
 
   it('lists by product, customer, status and email, sorted by creation, expiry or status, and counts them', async () => {
