@@ -205,6 +205,39 @@ describe('benefits at /v1/benefits/', () => {
     expect(refused.body.detail[0].loc).toEqual(['query', 'sorting', 0]);
   });
 
+  it('lists the newest first unless asked otherwise, by creation either way, and by id', async () => {
+    const own = await newOrganization(t.server, 'sandbox');
+    const made: string[] = [];
+    const start = Date.now();
+    try {
+      // Until ids alone would not give the creation order, so the order seen is the creation's.
+      while (made.length < 3 || made.every((id, i) => i === 0 || id < made[i - 1])) {
+        t.server.clock.now = new Date(start + made.length * 60_000);
+        made.push((await createCustom(own, `Perk ${made.length + 1}`)).id);
+      }
+    } finally {
+      t.server.clock.now = null;
+    }
+    const ids = async (query: string) => expectStatus(await own.api('GET', `/benefits/?limit=100${query}`), 200).items.map((b: { id: string }) => b.id);
+    const newestFirst = [...made].reverse();
+    expect(await ids('')).toEqual(newestFirst);
+    expect(await ids('&sorting=-created_at')).toEqual(newestFirst);
+    expect(await ids('&sorting=created_at')).toEqual(made);
+    const [first, , third] = made;
+    // By id, over GraphQL (the REST list takes no ids).
+    const picked = await own.gql('query ($id: [UUID!]) { core { benefits(id: $id) { items { id } pagination { totalCount } } } }', { id: [first, third] });
+    expect(picked.body.errors).toBeUndefined();
+    expect(picked.body.data.core.benefits).toEqual({ items: [{ id: third }, { id: first }], pagination: { totalCount: 2 } });
+  });
+
+  it("says which organization a benefit cannot be made in, and that another's benefit is not found", async () => {
+    const foreign = await org.api('POST', '/benefits/', { type: 'custom', description: 'Elsewhere', properties: {}, organization_id: stranger.organizationId });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail).toEqual([{ loc: ['body', 'organization_id'], msg: 'Organization not found: an organization token only acts on its own organization.', type: 'value_error' }]);
+    const theirs = await createCustom(await newOrganization(t.server, 'sandbox'), 'Their perk');
+    expect(await org.api('GET', `/benefits/${theirs.id}`)).toMatchObject({ status: 404, body: { error: 'ResourceNotFound', detail: 'Benefit not found.' } });
+  });
+
   it('gets a benefit by id through the SDK', async () => {
     const got = await org.polar.benefits.get({ id: custom.id });
     expect(got).toMatchObject({ id: custom.id, type: 'custom', description: 'Priority support', properties: { note: 'Write to vip@example.com' }, metadata: { tier: 'gold' } });
@@ -297,9 +330,9 @@ describe('benefits at /v1/benefits/', () => {
       { loc: ['body', 'properties', 'units'], msg: 'Field required', type: 'missing' },
       { loc: ['body', 'properties', 'rollover'], msg: 'Field required', type: 'missing' },
     ]);
-    expect(words(await credit({ meter_id: foreign.id, units: 0, rollover: false }))).toEqual([
-      ['body.properties.meter_id', 'Meter not found.'],
-      ['body.properties.units', 'Input should be greater than 0'],
+    expect(await credit({ meter_id: foreign.id, units: 0, rollover: false })).toEqual([
+      { loc: ['body', 'properties', 'meter_id'], msg: 'Meter not found.', type: 'value_error' },
+      { loc: ['body', 'properties', 'units'], msg: 'Input should be greater than 0', type: 'greater_than' },
     ]);
     expect(words(await credit({ meter_id: archived.id, units: 10, rollover: true }))).toEqual([['body.properties.meter_id', 'This meter is archived: unarchive it to credit it.']]);
     const credited = expectStatus(await org.api('POST', '/benefits/', { type: 'meter_credit', description: 'Credits', properties: { meter_id: meter.id, units: 1, rollover: false } }), 201);
@@ -314,7 +347,11 @@ describe('benefits at /v1/benefits/', () => {
 
   it('refuses a type it cannot grant (discord) with 422, creating nothing', async () => {
     const before = await benefitCount(org);
-    expectValidationError(await org.api('POST', '/benefits/', { type: 'discord', description: 'Discord role', properties: {} }), ['body', 'type']);
+    const discord = await org.api('POST', '/benefits/', { type: 'discord', description: 'Discord role', properties: {} });
+    expect([discord.status, discord.body.detail]).toEqual([
+      422,
+      [{ loc: ['body', 'type'], msg: 'Benefits of type discord need an integration this server does not have; use custom, license_keys, downloadables or meter_credit.', type: 'value_error' }],
+    ]);
     const sdkError = await rejectionOf(
       org.polar.benefits.create({ type: 'discord', description: 'Discord role', properties: { guildToken: 'token', roleId: '123', kickMember: false } }),
     );
@@ -324,8 +361,22 @@ describe('benefits at /v1/benefits/', () => {
 
   it('refuses downloadables without files with 422 at body.properties.files', async () => {
     const before = await benefitCount(org);
-    expectValidationError(await org.api('POST', '/benefits/', { type: 'downloadables', description: 'The PDF', properties: { files: [] } }), ['body', 'properties', 'files']);
+    const none = [{ loc: ['body', 'properties', 'files'], msg: 'List should have at least 1 item after validation, not 0', type: 'too_short' }];
+    for (const properties of [{ files: [] }, {}]) {
+      const refused = await org.api('POST', '/benefits/', { type: 'downloadables', description: 'The PDF', properties });
+      expect([refused.status, refused.body.detail]).toEqual([422, none]);
+    }
     expect(await benefitCount(org)).toBe(before);
+  });
+
+  it("keeps only the archived marks of the benefit's own files that are true", async () => {
+    const [kept, shown] = [(await uploadFile(org, Buffer.from('%PDF old'), 'old.pdf')).id, (await uploadFile(org, Buffer.from('%PDF new'), 'new.pdf')).id];
+    const stray = crypto.randomUUID();
+    const created = expectStatus(
+      await org.api('POST', '/benefits/', { type: 'downloadables', description: 'Both files', properties: { files: [kept, shown], archived: { [kept]: true, [shown]: false, [stray]: true } } }),
+      201,
+    );
+    expect(created.properties).toEqual({ files: [kept, shown], archived: { [kept]: true } });
   });
 
   it('refuses a PATCH that changes the type with 422 at body.type, changing nothing', async () => {

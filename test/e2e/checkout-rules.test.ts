@@ -56,6 +56,11 @@ async function ordersOf(org: Org, checkoutId: string) {
   return expectStatus(await org.api('GET', `/orders/?checkout_id=${checkoutId}`), 200).items as { id: string; status: string; paid: boolean; customer: { email: string } }[];
 }
 
+/** How many checkouts the organization has. */
+async function checkoutCount(o: Org) {
+  return expectStatus(await o.api('GET', '/checkouts/'), 200).pagination.total_count as number;
+}
+
 async function statusOf(org: Org, checkoutId: string): Promise<string> {
   return expectStatus(await org.api('GET', `/checkouts/${checkoutId}`), 200).status;
 }
@@ -346,10 +351,6 @@ describe('products a checkout cannot offer', () => {
     stranger = await newOrganization(t.server, 'sandbox');
   });
 
-  async function checkoutCount(o: Org) {
-    return expectStatus(await o.api('GET', '/checkouts/'), 200).pagination.total_count as number;
-  }
-
   it('refuses an archived product with a 422 naming it', async () => {
     const archived = await product(org, undefined, 'Retired');
     expectStatus(await org.api('PATCH', `/products/${archived.id}`, { is_archived: true }), 200);
@@ -385,10 +386,6 @@ describe('what creating a checkout refuses, in its words', () => {
     stranger = await newOrganization(t.server, 'sandbox');
     sold = await product(org, undefined, 'Sold');
   });
-
-  async function checkoutCount(o: Org) {
-    return expectStatus(await o.api('GET', '/checkouts/'), 200).pagination.total_count as number;
-  }
 
   /** The 422's issues, whole, and that nothing was created. */
   async function refused(body: Record<string, unknown>, api: Api = org.api) {
