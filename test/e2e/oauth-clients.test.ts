@@ -181,6 +181,7 @@ describe('registration (RFC 7591)', () => {
     ['a redirect URI with whitespace', { redirect_uris: ['https://app.example.com/c b'] }, 'invalid_redirect_uri', redirect('https://app.example.com/c b', 'contains whitespace.')],
     ['a relative redirect URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', redirect('/callback', 'is not an absolute URL.')],
     ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', redirect('javascript:alert(1)', 'uses the scheme javascript: use https, or http on a loopback address.')],
+    ['a mailto: redirect URI', { redirect_uris: ['mailto:me@example.com'] }, 'invalid_redirect_uri', redirect('mailto:me@example.com', 'uses the scheme mailto: use https, or http on a loopback address.')],
     ['a redirect URI too long', { redirect_uris: [`https://app.example.com/${'a'.repeat(1977)}`] }, 'invalid_redirect_uri', 'A redirect URI must be at most 2000 characters.'],
     ['too many redirect URIs', { redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) }, 'invalid_redirect_uri', 'redirect_uris may name at most 20 URIs.'],
     ['an unknown scope', { scope: 'openid admin root' }, 'invalid_client_metadata', `Unknown scope(s): admin root. Known scopes: ${allScopes.join(' ')}.`],
@@ -214,7 +215,8 @@ describe('registration (RFC 7591)', () => {
   }
 
   it('takes each redirect URI and scope once, trims the name, and defaults what is left out', async () => {
-    const uris = ['https://app.example.com/a', 'http://127.0.0.1:7000/b', 'https://app.example.com/a', `https://app.example.com/${'u'.repeat(1976)}`];
+    // An @ past the authority is no user information.
+    const uris = ['https://app.example.com/a?by=me@example.com', 'http://127.0.0.1:7000/b', 'https://app.example.com/a?by=me@example.com', `https://app.example.com/${'u'.repeat(1976)}`];
     const answer = await register({ client_name: '  Tidy App ', redirect_uris: uris, scope: ' openid  openid email ', token_endpoint_auth_method: null, grant_types: null, response_types: null, tos_uri: null });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     expect(answer.body).toMatchObject({
@@ -232,6 +234,8 @@ describe('registration (RFC 7591)', () => {
     const only = await register({ ...validMetadata, grant_types: ['authorization_code', 'authorization_code'], response_types: ['code', 'code'], redirect_uris: Array.from({ length: 20 }, (_, i) => `https://app.example.com/cb${i}`) });
     expect(only.status, JSON.stringify(only.body)).toBe(201);
     expect([only.body.grant_types, only.body.response_types, only.body.redirect_uris.length]).toEqual([['authorization_code'], ['code'], 20]);
+    const longest = await register({ ...validMetadata, client_name: 'n'.repeat(200) });
+    expect([longest.status, longest.body.client_name]).toEqual([201, 'n'.repeat(200)]);
   });
 
   it('refuses a body that is not a JSON object', async () => {
@@ -465,6 +469,8 @@ describe('client authentication at the token endpoint (RFC 6749 §2.3)', () => {
     expectInvalidClient(await tokenRequest({}, basic('%E0%A4%A', basicClient.client_secret!)), 'The Basic credentials are not correctly form-urlencoded.');
     const noColon = { authorization: `Basic ${Buffer.from(`${basicClient.client_id}${basicClient.client_secret}`).toString('base64')}` };
     expectInvalidClient(await tokenRequest({}, noColon), 'The Basic credentials must be "client_id:client_secret", base64-encoded.');
+    // An empty client id before the colon is an unknown client.
+    expectInvalidClient(await tokenRequest({}, basic('', basicClient.client_secret!)));
   });
 
   it('refuses a wrong secret, an unknown client and no credentials with invalid_client', async () => {
@@ -603,6 +609,11 @@ describe('OAuth clients over GraphQL', () => {
     const answer = await gql(ownerSession)(createMutation, { input: { clientName: 'Bad', redirectUris: ['http://evil.example.com/cb'] } });
     expect(answer.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(answer.body.errors?.[0].extensions.issues[0].loc).toEqual(['input', 'redirectUris']);
+    // The rules of the name point at the name.
+    for (const clientName of ['   ', 'n'.repeat(201)]) {
+      const named = await gql(ownerSession)(createMutation, { input: { clientName, redirectUris: ['https://ok.example.com/cb'] } });
+      expect(named.body.errors?.[0].extensions.issues?.[0].loc).toEqual(['input', 'clientName']);
+    }
     // A scope outside the catalogue, or spelt as OAuth spells it, is refused by the schema's Scope enum.
     for (const scopes of [['root'], ['orders:read']]) {
       const scope = await gql(ownerSession)(createMutation, { input: { clientName: 'Bad', redirectUris: ['https://ok.example.com/cb'], scopes } });
