@@ -181,6 +181,7 @@ describe('registration (RFC 7591)', () => {
     ['a redirect URI with whitespace', { redirect_uris: ['https://app.example.com/c b'] }, 'invalid_redirect_uri', redirect('https://app.example.com/c b', 'contains whitespace.')],
     ['a relative redirect URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', redirect('/callback', 'is not an absolute URL.')],
     ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', redirect('javascript:alert(1)', 'uses the scheme javascript: use https, or http on a loopback address.')],
+    ['an ftp: redirect URI on a loopback host', { redirect_uris: ['ftp://localhost/cb'] }, 'invalid_redirect_uri', redirect('ftp://localhost/cb', 'uses the scheme ftp: use https, or http on a loopback address.')],
     ['a mailto: redirect URI', { redirect_uris: ['mailto:me@example.com'] }, 'invalid_redirect_uri', redirect('mailto:me@example.com', 'uses the scheme mailto: use https, or http on a loopback address.')],
     ['a redirect URI too long', { redirect_uris: [`https://app.example.com/${'a'.repeat(1977)}`] }, 'invalid_redirect_uri', 'A redirect URI must be at most 2000 characters.'],
     ['too many redirect URIs', { redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) }, 'invalid_redirect_uri', 'redirect_uris may name at most 20 URIs.'],
@@ -234,8 +235,9 @@ describe('registration (RFC 7591)', () => {
     const only = await register({ ...validMetadata, grant_types: ['authorization_code', 'authorization_code'], response_types: ['code', 'code'], redirect_uris: Array.from({ length: 20 }, (_, i) => `https://app.example.com/cb${i}`) });
     expect(only.status, JSON.stringify(only.body)).toBe(201);
     expect([only.body.grant_types, only.body.response_types, only.body.redirect_uris.length]).toEqual([['authorization_code'], ['code'], 20]);
-    const longest = await register({ ...validMetadata, client_name: 'n'.repeat(200) });
-    expect([longest.status, longest.body.client_name]).toEqual([201, 'n'.repeat(200)]);
+    const tos = `https://app.example.com/${'t'.repeat(1976)}`;
+    const longest = await register({ ...validMetadata, client_name: 'n'.repeat(200), tos_uri: tos });
+    expect([longest.status, longest.body.client_name, longest.body.tos_uri]).toEqual([201, 'n'.repeat(200), tos]);
   });
 
   it('refuses a body that is not a JSON object', async () => {
@@ -428,6 +430,9 @@ describe('client configuration (RFC 7592)', () => {
     const grant = await grantFor(row.id);
     expect(await meStatus(grant.accessToken)).toBe(200);
     expectAuthenticated(await tokenRequest({ client_id: mine.client_id, client_secret: mine.client_secret! }));
+    // Another client's token and code, which the deletion must leave alone.
+    const other = await registerClient(t.server, 'production', ownerSession);
+    const otherGrant = await grantFor((await prisma().oAuthClient.findUniqueOrThrow({ where: { clientId: other.client_id } })).id);
 
     const deleted = await manage('DELETE', mine.client_id, mine.registration_access_token);
     expect(deleted.status).toBe(204);
@@ -440,6 +445,9 @@ describe('client configuration (RFC 7592)', () => {
     expect((await prisma().oAuthToken.findUniqueOrThrow({ where: { id: grant.tokenId } })).revokedAt).not.toBeNull();
     expect(await prisma().oAuthAuthorizationCode.count({ where: { id: grant.codeId } })).toBe(0);
     expect((await prisma().oAuthClient.findUniqueOrThrow({ where: { id: row.id } })).deletedAt).not.toBeNull();
+    expect(await meStatus(otherGrant.accessToken)).toBe(200);
+    expect((await prisma().oAuthToken.findUniqueOrThrow({ where: { id: otherGrant.tokenId } })).revokedAt).toBeNull();
+    expect(await prisma().oAuthAuthorizationCode.count({ where: { id: otherGrant.codeId } })).toBe(1);
   });
 });
 
@@ -609,10 +617,16 @@ describe('OAuth clients over GraphQL', () => {
     const answer = await gql(ownerSession)(createMutation, { input: { clientName: 'Bad', redirectUris: ['http://evil.example.com/cb'] } });
     expect(answer.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(answer.body.errors?.[0].extensions.issues[0].loc).toEqual(['input', 'redirectUris']);
-    // The rules of the name point at the name.
-    for (const clientName of ['   ', 'n'.repeat(201)]) {
-      const named = await gql(ownerSession)(createMutation, { input: { clientName, redirectUris: ['https://ok.example.com/cb'] } });
-      expect(named.body.errors?.[0].extensions.issues?.[0].loc).toEqual(['input', 'clientName']);
+    // Each rule points at its own field.
+    for (const [change, field] of [
+      [{ clientName: '   ' }, 'clientName'],
+      [{ clientName: 'n'.repeat(201) }, 'clientName'],
+      [{ scopes: [] }, 'scopes'],
+      [{ grantTypes: ['refresh_token'] }, 'grantTypes'],
+      [{ responseTypes: [] }, 'responseTypes'],
+    ] as const) {
+      const refused = await gql(ownerSession)(createMutation, { input: { clientName: 'Fine', redirectUris: ['https://ok.example.com/cb'], ...change } });
+      expect([field, refused.body.errors?.[0].extensions.issues?.[0].loc]).toEqual([field, ['input', field]]);
     }
     // A scope outside the catalogue, or spelt as OAuth spells it, is refused by the schema's Scope enum.
     for (const scopes of [['root'], ['orders:read']]) {
