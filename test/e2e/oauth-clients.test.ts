@@ -625,7 +625,7 @@ describe('OAuth clients over GraphQL', () => {
       [{ grantTypes: ['refresh_token'] }, 'grantTypes'],
       [{ responseTypes: [] }, 'responseTypes'],
     ] as const) {
-      const refused = await gql(ownerSession)(createMutation, { input: { clientName: 'Fine', redirectUris: ['https://ok.example.com/cb'], ...change } });
+      const refused = await gql(ownerSession)(createMutation, { input: Object.assign({ clientName: 'Fine', redirectUris: ['https://ok.example.com/cb'] }, change) });
       expect([field, refused.body.errors?.[0].extensions.issues?.[0].loc]).toEqual([field, ['input', field]]);
     }
     // A scope outside the catalogue, or spelt as OAuth spells it, is refused by the schema's Scope enum.
