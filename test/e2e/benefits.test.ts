@@ -210,8 +210,9 @@ describe('benefits at /v1/benefits/', () => {
     const made: string[] = [];
     const start = Date.now();
     try {
-      // Until ids alone would not give the creation order, so the order seen is the creation's.
-      while (made.length < 3 || made.every((id, i) => i === 0 || id < made[i - 1])) {
+      // Until ids alone give neither the creation order nor its reverse, so the order seen is the one asked for.
+      const sorted = (ids: string[]) => ids.every((id, i) => i === 0 || id < ids[i - 1]) || ids.every((id, i) => i === 0 || id > ids[i - 1]);
+      while (made.length < 3 || sorted(made)) {
         t.server.clock.now = new Date(start + made.length * 60_000);
         made.push((await createCustom(own, `Perk ${made.length + 1}`)).id);
       }
@@ -223,6 +224,9 @@ describe('benefits at /v1/benefits/', () => {
     expect(await ids('')).toEqual(newestFirst);
     expect(await ids('&sorting=-created_at')).toEqual(newestFirst);
     expect(await ids('&sorting=created_at')).toEqual(made);
+    // Their descriptions ("Perk 1", "Perk 2", …) run in the order they were made.
+    expect(await ids('&sorting=description')).toEqual(made);
+    expect(await ids('&sorting=-description')).toEqual(newestFirst);
     const [first, , third] = made;
     // By id, over GraphQL (the REST list takes no ids).
     const picked = await own.gql('query ($id: [UUID!]) { core { benefits(id: $id) { items { id } pagination { totalCount } } } }', { id: [first, third] });
