@@ -10,7 +10,7 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import type { Benefit } from '@polar-sh/sdk/models/components/benefit.js';
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { restClient, type RestResponse } from '../helpers/server.ts';
+import { madeOutOfIdOrder, restClient, type RestResponse } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
@@ -207,24 +207,13 @@ describe('benefits at /v1/benefits/', () => {
 
   it('lists the newest first unless asked otherwise, by creation either way, and by id', async () => {
     const own = await newOrganization(t.server, 'sandbox');
-    const made: string[] = [];
-    const start = Date.now();
-    try {
-      // Until ids alone give neither the creation order nor its reverse, so the order seen is the one asked for.
-      const sorted = (ids: string[]) => ids.every((id, i) => i === 0 || id < ids[i - 1]) || ids.every((id, i) => i === 0 || id > ids[i - 1]);
-      while (made.length < 3 || sorted(made)) {
-        t.server.clock.now = new Date(start + made.length * 60_000);
-        made.push((await createCustom(own, `Perk ${made.length + 1}`)).id);
-      }
-    } finally {
-      t.server.clock.now = null;
-    }
+    // Their descriptions ("Perk 1", "Perk 2", …) run in the order they were made.
+    const made = await madeOutOfIdOrder(t.server, async (i) => (await createCustom(own, `Perk ${i + 1}`)).id);
     const ids = async (query: string) => expectStatus(await own.api('GET', `/benefits/?limit=100${query}`), 200).items.map((b: { id: string }) => b.id);
     const newestFirst = [...made].reverse();
     expect(await ids('')).toEqual(newestFirst);
     expect(await ids('&sorting=-created_at')).toEqual(newestFirst);
     expect(await ids('&sorting=created_at')).toEqual(made);
-    // Their descriptions ("Perk 1", "Perk 2", …) run in the order they were made.
     expect(await ids('&sorting=description')).toEqual(made);
     expect(await ids('&sorting=-description')).toEqual(newestFirst);
     const [first, , third] = made;

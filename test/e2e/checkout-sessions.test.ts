@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Org } from '../helpers/organizations.ts';
 import { userSessionToken } from '../helpers/oauth.ts';
+import { confirmForCustomer } from '../helpers/purchases.ts';
 import { restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
@@ -32,14 +33,6 @@ async function keyedProduct(org: Org, prefix: string, recurring: boolean) {
   return { productId: product.id, benefitId: benefit.id };
 }
 
-/** Buys `productId` for the customer with tok_visa: the checkout's id and its own customer session. */
-async function purchase(org: Org, productId: string, customerId: string, email: string) {
-  const checkout = await org.polar.checkouts.create({ products: [productId], customerId });
-  const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: email, confirmationTokenId: 'tok_visa' } });
-  await settle();
-  return { checkoutId: checkout.id, session: confirmed.customerSessionToken! };
-}
-
 interface Sold {
   plan: { checkoutId: string; session: string; benefitId: string };
   single: { checkoutId: string; session: string; benefitId: string };
@@ -56,8 +49,9 @@ beforeAll(async () => {
     const email = `buyer-${name}@example.com`;
     const customer = await org.api('POST', '/customers/', { email, name: 'Buyer' });
     expect(customer.status).toBe(201);
-    const plan = await purchase(org, monthly.productId, customer.body.id, email);
-    const single = await purchase(org, once.productId, customer.body.id, email);
+    const plan = await confirmForCustomer(org, monthly.productId, customer.body.id, email);
+    const single = await confirmForCustomer(org, once.productId, customer.body.id, email);
+    await settle();
     sold[name] = { plan: { ...plan, benefitId: monthly.benefitId }, single: { ...single, benefitId: once.benefitId }, customerId: customer.body.id };
   }
 });

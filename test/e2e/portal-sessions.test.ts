@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { generateToken } from '../../src/auth/tokens.ts';
 import { Browser as FormBrowser, formFields, userSessionToken } from '../helpers/oauth.ts';
-import { fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
+import { confirmForCustomer, fixedProduct, paidOrderOf } from '../helpers/purchases.ts';
 import { clockFrom, restClient } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
@@ -25,10 +25,8 @@ const sold: Record<'shop' | 'other', { orderIds: string[]; subscriptionId: strin
 
 /** Buys `productId` in `org` for the customer with tok_visa; the checkout's own customer session and the paid order. */
 async function purchase(org: typeof t.shop, productId: string, customerId: string, email: string) {
-  const checkout = await org.polar.checkouts.create({ products: [productId], customerId });
-  const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail: email, confirmationTokenId: 'tok_visa' } });
-  const order = await paidOrderOf(org, checkout.id);
-  return { session: confirmed.customerSessionToken, order };
+  const { checkoutId, session } = await confirmForCustomer(org, productId, customerId, email);
+  return { session, order: await paidOrderOf(org, checkoutId) };
 }
 
 beforeAll(async () => {

@@ -28,6 +28,16 @@ export async function createAndConfirmCheckout(
   return checkout;
 }
 
+/**
+ * A checkout of the product for an existing customer, confirmed by the buyer with tok_visa: its id
+ * and the customer session the confirm hands the buyer (which reaches only what this checkout bought).
+ */
+export async function confirmForCustomer(org: Org, productId: string, customerId: string, customerEmail: string): Promise<{ checkoutId: string; session: string }> {
+  const checkout = await org.polar.checkouts.create({ products: [productId], customerId });
+  const confirmed = await org.buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { customerEmail, confirmationTokenId: 'tok_visa' } });
+  return { checkoutId: checkout.id, session: confirmed.customerSessionToken! };
+}
+
 export async function ordersOfCheckout(org: Org, checkoutId: string): Promise<Order[]> {
   return (await org.polar.orders.list({ checkoutId })).result.items;
 }

@@ -179,3 +179,24 @@ export function clockFrom(server: TestServer, hours: number): (seconds: number) 
     server.clock.now = new Date(start + seconds * 1000);
   };
 }
+
+/**
+ * Makes rows one minute apart on the server's clock (set back to real time after) until their ids
+ * sort neither in the order they were made nor in its reverse, so a list's order cannot come out
+ * right by the id tie-breaker alone. `make` creates the row number `index` and answers its id;
+ * answers the ids in the order made (at least three).
+ */
+export async function madeOutOfIdOrder(server: TestServer, make: (index: number) => Promise<string>): Promise<string[]> {
+  const made: string[] = [];
+  const inIdOrder = (ids: string[]) => ids.every((id, i) => i === 0 || id < ids[i - 1]) || ids.every((id, i) => i === 0 || id > ids[i - 1]);
+  const start = Date.now();
+  try {
+    while (made.length < 3 || inIdOrder(made)) {
+      server.clock.now = new Date(start + made.length * 60_000);
+      made.push(await make(made.length));
+    }
+  } finally {
+    server.clock.now = null;
+  }
+  return made;
+}
