@@ -3,7 +3,7 @@
 // states in which a checkout can no longer change, what a checkout may offer, concurrent and
 // repeated confirms; then the same refusals as GraphQL error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, type Api, type GqlResponse, type RestResponse } from '../helpers/server.ts';
+import { madeOutOfIdOrder, restClient, type Api, type GqlResponse, type RestResponse } from '../helpers/server.ts';
 import { userSessionToken } from '../helpers/oauth.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, type Org } from '../helpers/organizations.ts';
@@ -428,6 +428,19 @@ describe('what creating a checkout refuses, in its words', () => {
     expect(expectStatus(await user('POST', '/checkouts/', createBody([elsewhere.id])), 201).product.organization_id).toBe(second.id);
   });
 
+  it('a malformed id or a negative amount, before anything is looked up', async () => {
+    const custom = await product(org, { amount_type: 'custom', price_currency: 'usd' }, 'Negative');
+    for (const [body, loc] of [
+      [createBody(['not-a-uuid']), ['body', 'products', 0]],
+      [createBody([sold.id], { customer_id: '12345' }), ['body', 'customer_id']],
+      [createBody([sold.id], { discount_id: "'; DROP TABLE checkouts;--" }), ['body', 'discount_id']],
+    ] as const) {
+      const issues = await refused(body);
+      expect(issues.map((issue) => issue.loc)).toEqual([loc]);
+    }
+    expect(await refused(createBody([custom.id], { amount: -500 }))).toEqual([{ loc: ['body', 'amount'], msg: 'The amount must be between 50 and 99999999.', type: 'value_error' }]);
+  });
+
   it('a pay-what-you-want amount outside its bounds, or the defaults of 50 and 99,999,999; in bounds, the amount, the preset or the minimum', async () => {
     const bounded = await product(org, { amount_type: 'custom', minimum_amount: 500, maximum_amount: 5000, preset_amount: 1200, price_currency: 'usd' }, 'Bounded');
     const open = await product(org, { amount_type: 'custom', price_currency: 'usd' }, 'Open');
@@ -630,17 +643,7 @@ describe('what a checkout keeps, and how checkouts are listed', () => {
 
   it('lists the newest first when no order is asked for', async () => {
     const own = await product(org, undefined, `Newest ${crypto.randomUUID()}`);
-    const made: string[] = [];
-    const start = Date.now();
-    try {
-      // Until ids alone would not give the newest first (a later checkout with a greater id), so the order is the creation's.
-      while (made.length < 2 || made.every((id, i) => i === 0 || id < made[i - 1])) {
-        t.server.clock.now = new Date(start + made.length * 60_000);
-        made.push(expectStatus(await org.api('POST', '/checkouts/', createBody([own.id])), 201).id);
-      }
-    } finally {
-      t.server.clock.now = null;
-    }
+    const made = await madeOutOfIdOrder(t.server, async () => expectStatus(await org.api('POST', '/checkouts/', createBody([own.id])), 201).id);
     const listed = expectStatus(await org.api('GET', `/checkouts/?product_id=${own.id}&limit=100`), 200);
     expect(listed.items.map((c: { id: string }) => c.id)).toEqual([...made].reverse());
   });
