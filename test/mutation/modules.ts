@@ -22,12 +22,14 @@ const authTests = [...e2e('auth', 'token-cache', 'personal-access-tokens', 'cust
 
 /**
  * Part `part` of `parts` of a source file, as a Stryker line range (`file:first-last`): the file cut
- * at top-level declarations or class members (with the comments above them) into runs of about
- * equal length. A file
- * too large for one half-hour run is measured in parts; the cuts move with the code.
+ * at top-level declarations or class members (with the comments above them; a statement of a
+ * top-level function body two spaces in can match too, which only moves a cut) into runs of about
+ * equal length. A file too large for one half-hour run is measured in parts; the cuts move with the
+ * code. `within`, a part itself (`file:first-last`), cuts that range instead of the whole file.
  */
-export function filePart(file: string, part: number, parts: number): string {
+export function filePart(file: string, part: number, parts: number, within?: string): string {
   const lines = readFileSync(join(projectRoot, file), 'utf8').split('\n');
+  const [first, last] = within ? parsePattern(within).lines! : [1, lines.length];
   // A top-level declaration, or a member of a top-level class or object (not a statement of a
   // function body, such as `  if (`).
   const declaration =
@@ -35,18 +37,18 @@ export function filePart(file: string, part: number, parts: number): string {
   const starts: number[] = [];
   lines.forEach((line, index) => {
     if (!declaration.test(line)) return;
-    let first = index;
-    while (first > 0 && /^\s*(\/\/|\/\*\*|\*)/.test(lines[first - 1])) first--;
-    starts.push(first + 1);
+    let start = index;
+    while (start > 0 && /^\s*(\/\/|\/\*\*|\*)/.test(lines[start - 1])) start--;
+    if (start + 1 > first && start + 1 <= last) starts.push(start + 1);
   });
-  const cuts = [1];
+  const cuts = [first];
   for (let k = 1; k < parts; k++) {
-    const target = (k * lines.length) / parts;
+    const target = first - 1 + (k * (last - first + 1)) / parts;
     const nearest = starts.filter((line) => line > cuts[cuts.length - 1]).reduce((best, line) => (Math.abs(line - target) < Math.abs(best - target) ? line : best), Infinity);
     if (!Number.isFinite(nearest)) throw new Error(`${file} has too few top-level declarations for ${parts} parts`);
     cuts.push(nearest);
   }
-  cuts.push(lines.length + 1);
+  cuts.push(last + 1);
   return `${file}:${cuts[part - 1]}-${cuts[part] - 1}`;
 }
 
@@ -56,6 +58,7 @@ function partsOf(name: string, file: string, parts: number, tests: string[]): Re
 }
 
 // A checkout link's visit creates a checkout that drops a discount no longer usable (checkout-links).
+const checkoutsFile = 'src/modules/checkouts/service.ts';
 const checkoutTests = e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims', 'checkout-links');
 const subscriptionTests = e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions');
 const benefitTests = e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation');
@@ -134,9 +137,17 @@ export const mutationModules: Record<string, MutationModule> = {
     mutate: ['src/modules/refunds/service.ts'],
     tests: e2e('refunds', 'portal-orders', 'subscription-revocation'),
   },
-  ...partsOf('checkouts', 'src/modules/checkouts/service.ts', 3, checkoutTests),
-  // The third part changes a checkout's discount at update and confirm: discounts.test.ts holds those rules.
-  'checkouts-3': { mutate: [filePart('src/modules/checkouts/service.ts', 3, 3)], tests: [...checkoutTests, ...e2e('discounts')] },
+  // The checkouts service: create's opening (checkouts-1); its stored fields, the list and a buyer's
+  // changes in two (checkouts-2, -3); discounts, update and confirm in three (checkouts-4 … -6). Nearly
+  // every test of these files makes a checkout, so each mutant of the last two thirds runs most of
+  // them: as thirds of the file, the second took 41 minutes and the third was on course for an hour.
+  // The last third changes a checkout's discount at update and confirm: discounts.test.ts holds those rules.
+  'checkouts-1': { mutate: [filePart(checkoutsFile, 1, 3)], tests: checkoutTests },
+  'checkouts-2': { mutate: [filePart(checkoutsFile, 1, 2, filePart(checkoutsFile, 2, 3))], tests: checkoutTests },
+  'checkouts-3': { mutate: [filePart(checkoutsFile, 2, 2, filePart(checkoutsFile, 2, 3))], tests: checkoutTests },
+  'checkouts-4': { mutate: [filePart(checkoutsFile, 1, 3, filePart(checkoutsFile, 3, 3))], tests: [...checkoutTests, ...e2e('discounts')] },
+  'checkouts-5': { mutate: [filePart(checkoutsFile, 2, 3, filePart(checkoutsFile, 3, 3))], tests: [...checkoutTests, ...e2e('discounts')] },
+  'checkouts-6': { mutate: [filePart(checkoutsFile, 3, 3, filePart(checkoutsFile, 3, 3))], tests: [...checkoutTests, ...e2e('discounts')] },
   ...partsOf('subscriptions', 'src/modules/subscriptions/service.ts', 4, subscriptionTests),
   orders: {
     mutate: ['src/modules/orders/service.ts'],

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { moduleSources, mutationModules, sourcesDigest, type MutationScore } from '../mutation/modules.ts';
+import { filePart, moduleSources, mutationModules, parsePattern, sourcesDigest, type MutationScore } from '../mutation/modules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const scoreFile = (name: string) => join(root, 'test/mutation/scores', `${name}.json`);
@@ -45,5 +45,42 @@ describe('recorded mutation scores', () => {
       const doc = readFileSync(join(root, file), 'utf8');
       for (const name of Object.keys(mutationModules)) expect(doc, `${file}: run npm run mutate -- --table`).toMatch(new RegExp(`^\\| ${name} \\| `, 'm'));
     }
+  });
+});
+
+describe('filePart', () => {
+  const file = 'src/modules/checkouts/service.ts';
+  const range = (pattern: string) => parsePattern(pattern).lines!;
+  const lineCount = readFileSync(join(root, file), 'utf8').split('\n').length;
+
+  it('cuts a file into parts that follow one another and cover it', () => {
+    const parts = [1, 2, 3].map((part) => range(filePart(file, part, 3)));
+    expect(parts[0][0]).toBe(1);
+    expect(parts[1][0]).toBe(parts[0][1] + 1);
+    expect(parts[2][0]).toBe(parts[1][1] + 1);
+    expect(parts[2][1]).toBe(lineCount);
+  });
+
+  it('cuts a part into parts that follow one another and cover just that part', () => {
+    const whole = filePart(file, 3, 3);
+    const [first, last] = range(whole);
+    const pieces = [1, 2, 3].map((part) => range(filePart(file, part, 3, whole)));
+    expect(pieces[0][0]).toBe(first);
+    expect(pieces[1][0]).toBe(pieces[0][1] + 1);
+    expect(pieces[2][0]).toBe(pieces[1][1] + 1);
+    expect(pieces[2][1]).toBe(last);
+    for (const [start, end] of pieces) expect(end, `${start}-${end}`).toBeGreaterThan(start);
+  });
+
+  // A cut may also fall at a statement of a top-level function's body (two spaces in): Stryker
+  // mutates by line, so only the lengths of the parts depend on where it falls.
+  it('starts every cut at a line of the top level or two spaces in, or the comment above one', () => {
+    const lines = readFileSync(join(root, file), 'utf8').split('\n');
+    const cuts = [2, 3].flatMap((part) => [range(filePart(file, part, 3))[0], range(filePart(file, part, 3, filePart(file, 3, 3)))[0]]);
+    for (const cut of cuts) expect(lines[cut - 1], `line ${cut}`).toMatch(/^(\/\*\*|\/\/|(export\s+)?(async\s+)?(function|const)\b| {2}\w)/);
+  });
+
+  it('refuses more parts than the range has declarations', () => {
+    expect(() => filePart(file, 1, 40, filePart(file, 3, 3))).toThrow(/too few top-level declarations/);
   });
 });
