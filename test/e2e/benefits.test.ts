@@ -5,6 +5,7 @@
 // or the purchase is refunded or revoked. Through the official client (@polar-sh/sdk), whose schemas parse every response, through
 // REST for status codes and error bodies, and through GraphQL. Grants are made by background jobs;
 // the tests run the due jobs at once rather than waiting for the runner's next poll.
+import { randomUUID } from 'node:crypto';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import type { Benefit } from '@polar-sh/sdk/models/components/benefit.js';
@@ -198,6 +199,9 @@ describe('benefits at /v1/benefits/', () => {
     expect(byDescription.result.items.map((b) => b.description)).toEqual([custom.description, licenseKeys.description].sort());
     const byTypeDescending = expectStatus(await org.api('GET', '/benefits/?sorting=-type'), 200);
     expect(byTypeDescending.items.map((b: { type: string }) => b.type)).toEqual(['license_keys', 'custom']);
+    // Both directions: a list that ignored the type (ordered by id alone) would give one of them wrong.
+    const byType = expectStatus(await org.api('GET', '/benefits/?sorting=type'), 200);
+    expect(byType.items.map((b: { type: string }) => b.type)).toEqual(['custom', 'license_keys']);
     const gold = expectStatus(await org.api('GET', '/benefits/?metadata[tier]=gold'), 200);
     expect(gold.items.map((b: { id: string }) => b.id)).toEqual([custom.id]);
     const refused = await org.api('GET', '/benefits/?sorting=price');
@@ -270,6 +274,20 @@ describe('benefits at /v1/benefits/', () => {
     expect(await benefitCount(org)).toBe(before);
     expect(expectStatus(await org.api('GET', `/benefits/${custom.id}`), 200)).toEqual(custom);
     expect(await eventsOf(t.server, org.organizationId, 'sandbox')).toHaveLength(events);
+  });
+
+  it('trims a new description, and keeps the metadata when a PATCH sends it as null', async () => {
+    const perk = await createCustom(org, 'Trim me', null, { kept: 'yes' });
+    const patched = expectStatus(await org.api('PATCH', `/benefits/${perk.id}`, { type: 'custom', description: '  Trimmed perk  ', metadata: null }), 200);
+    expect(patched).toMatchObject({ description: 'Trimmed perk', metadata: { kept: 'yes' } });
+    expect(expectStatus(await org.api('GET', `/benefits/${perk.id}`), 200)).toMatchObject({ description: 'Trimmed perk', metadata: { kept: 'yes' } });
+  });
+
+  it('deletes a benefit over GraphQL, which answers true', async () => {
+    const perk = await createCustom(org, 'Deleted over GraphQL');
+    const deleted = await org.gql('mutation ($id: UUID!) { core { benefitDelete(id: $id) } }', { id: perk.id });
+    expect(deleted.body).toEqual({ data: { core: { benefitDelete: true } } });
+    expectNotFound(await org.api('GET', `/benefits/${perk.id}`));
   });
 
   it('accepts descriptions of exactly 3 and 42 characters', async () => {
@@ -513,8 +531,28 @@ describe('POST /v1/products/{id}/benefits', () => {
     expect(expectStatus(await org.api('GET', `/products/${productId}`), 200).benefits.map((b: { id: string }) => b.id)).toEqual([keys.id, perk.id]);
   });
 
+  it("changes only its own product's benefits, and marks that product modified at the time", async () => {
+    const other = (await fixedProduct(org, 'Other bundle')).id;
+    await setBenefits(org, other, [perk.id]);
+    const at = new Date(Date.now() + 3 * 3600_000);
+    at.setMilliseconds(0);
+    t.server.clock.now = at;
+    try {
+      const changed = await setBenefits(org, productId, [perk.id, keys.id]);
+      expect(changed.modified_at).toBe(at.toISOString());
+    } finally {
+      t.server.clock.now = null;
+    }
+    const untouched = expectStatus(await org.api('GET', `/products/${other}`), 200);
+    expect(untouched.benefits.map((b: { id: string }) => b.id)).toEqual([perk.id]);
+    expect(untouched.modified_at).not.toBe(at.toISOString());
+    await setBenefits(org, productId, [keys.id, perk.id]);
+  });
+
   it("is not found for another organization's product, and needs products:write", async () => {
-    expectNotFound(await stranger.api('POST', `/products/${productId}/benefits`, { benefits: [] }));
+    const foreign = await stranger.api('POST', `/products/${productId}/benefits`, { benefits: [] });
+    expectNotFound(foreign);
+    expect(foreign.body.detail).toBe('Product not found.');
     const benefitsOnly = restClient(t.server.base('sandbox'), await tokenWithScopes(t.server, org, ['benefits:read', 'benefits:write', 'products:read']));
     expectNotPermitted(await benefitsOnly('POST', `/products/${productId}/benefits`, { benefits: [] }), 'products:write');
     expect(expectStatus(await org.api('GET', `/products/${productId}`), 200).benefits.map((b: { id: string }) => b.id)).toEqual([keys.id, perk.id]);
@@ -817,6 +855,75 @@ describe('a partial refund with revoke_benefits', () => {
 // Grants of subscriptions, and the entitlements through GraphQL
 // ---------------------------------------------------------------------------------------------
 
+/** The payloads of the jobs of a kind made since `before` (the ids of that kind's jobs then). */
+async function jobsSince(kind: string, before: Set<string>) {
+  const jobs = await prisma().job.findMany({ where: { kind }, orderBy: { createdAt: 'asc' } });
+  return jobs.filter((job) => !before.has(job.id)).map((job) => job.payload);
+}
+const jobIds = async (kind: string) => new Set((await prisma().job.findMany({ where: { kind }, select: { id: true } })).map((job) => job.id));
+
+describe('what a change re-syncs', () => {
+  let org: Org;
+  let perk: any;
+  let other: any;
+  let bundle: string;
+  let single: string;
+  let bundleOrder: Order;
+  let singleOrder: Order;
+  beforeAll(async () => {
+    org = await newOrganization(t.server, 'sandbox');
+    perk = await createCustom(org, 'Printed poster', 'Ships in a week');
+    other = await createCustom(org, 'Sticker', 'Ships with the poster');
+    bundle = (await fixedProduct(org, 'Poster bundle', 2500)).id;
+    single = (await fixedProduct(org, 'Sticker only', 300)).id;
+    await setBenefits(org, bundle, [perk.id]);
+    await setBenefits(org, single, [other.id]);
+    await jobsSettled();
+    bundleOrder = await buy(org, bundle, 'poster-buyer@example.com');
+    singleOrder = await buy(org, single, 'sticker-buyer@example.com');
+  });
+
+  it('syncs the purchases holding a benefit whose properties change, and only those; a new description syncs none', async () => {
+    const before = await jobIds('benefits.sync');
+    expectStatus(await org.api('PATCH', `/benefits/${perk.id}`, { type: 'custom', description: 'Printed poster, signed' }), 200);
+    expect(await jobsSince('benefits.sync', before)).toEqual([]);
+    expectStatus(await org.api('PATCH', `/benefits/${perk.id}`, { type: 'custom', properties: { note: 'Ships in two weeks' } }), 200);
+    expect(await jobsSince('benefits.sync', before)).toEqual([{ orderId: bundleOrder.id }]);
+    await jobsSettled();
+  });
+
+  it("syncs the purchases of the product whose benefits are set, and no other product's", async () => {
+    const syncs = await jobIds('benefits.sync');
+    const productSyncs = await jobIds('benefits.sync-product');
+    await setBenefits(org, bundle, [perk.id, other.id]);
+    expect(await jobsSince('benefits.sync-product', productSyncs)).toEqual([{ productId: bundle }]);
+    await jobsSettled();
+    expect(await jobsSince('benefits.sync', syncs)).toEqual([{ orderId: bundleOrder.id }]);
+    expect((await grantsOf(org, other.id)).items.map((g: { order_id: string }) => g.order_id).sort()).toEqual([bundleOrder.id, singleOrder.id].sort());
+  });
+
+  it("lists a benefit's grants newest first, and those made at one instant by id", async () => {
+    const own = await newOrganization(t.server, 'sandbox');
+    const product = (await fixedProduct(own, 'Zine', 400)).id;
+    const zine = await createCustom(own, 'Zine club');
+    await setBenefits(own, product, [zine.id]);
+    await jobsSettled();
+    const grantOf = async (order: Order) => (await grantsOf(own, zine.id)).items.find((g: { order_id: string }) => g.order_id === order.id).id as string;
+    const made = await madeOutOfIdOrder(t.server, async (i) => grantOf(await buy(own, product, `zine-${i}@example.com`)));
+    const listed = async () => (await grantsOf(own, zine.id)).items.map((g: { id: string }) => g.id);
+    expect(await listed()).toEqual([...made].reverse());
+    // Grants made at one instant, until the order they were made in is not their ids' order.
+    const instant: string[] = [];
+    t.server.clock.now = new Date(Date.now() + 24 * 3600_000);
+    try {
+      while (instant.length < 2 || instant.every((id, i) => i === 0 || id > instant[i - 1])) instant.push(await grantOf(await buy(own, product, `zine-at-once-${instant.length}@example.com`)));
+    } finally {
+      t.server.clock.now = null;
+    }
+    expect(await listed()).toEqual([...[...instant].sort(), ...[...made].reverse()]);
+  });
+});
+
 describe('the grants of a subscription', () => {
   let org: Org;
   let members: any;
@@ -891,6 +998,31 @@ describe('the grants of a subscription', () => {
         benefit: { description: 'Handbook license' },
       },
     });
+  });
+
+  it('syncs the subscription holding a benefit whose properties change', async () => {
+    const before = await jobIds('benefits.sync');
+    expectStatus(await org.api('PATCH', `/benefits/${members.id}`, { type: 'custom', properties: { note: 'Log in at members.example.org' } }), 200);
+    expect(await jobsSince('benefits.sync', before)).toEqual([{ subscriptionId: subscriptionOrder.subscriptionId }]);
+    await jobsSettled();
+  });
+
+  it("lists the customer's grants in the portal newest first, by the checkout that made them, and by organization", async () => {
+    const token = (await org.polar.customerSessions.create({ customerId })).token;
+    const portal = restClient(t.server.base('sandbox'), token);
+    const [membersGrant] = (await grantsOf(org, members.id)).items;
+    const [licenseGrant] = (await grantsOf(org, license.id)).items;
+    const listed = async (query: string) => expectStatus(await portal('GET', `/customer-portal/benefit-grants/${query}`), 200).items.map((g: { id: string }) => g.id);
+    expect(await listed('')).toEqual([licenseGrant.id, membersGrant.id]);
+    expect(await listed(`?checkout_id=${subscriptionOrder.checkoutId}`)).toEqual([membersGrant.id]);
+    expect(await listed(`?checkout_id=${oneTimeOrder.checkoutId}`)).toEqual([licenseGrant.id]);
+    expect(await listed(`?checkout_id=${subscriptionOrder.checkoutId}&checkout_id=${oneTimeOrder.checkoutId}`)).toEqual([licenseGrant.id, membersGrant.id]);
+    // One organization: its grants tie, and the next key orders them.
+    expect(await listed('?sorting=organization&sorting=granted_at')).toEqual([membersGrant.id, licenseGrant.id]);
+    expect(await listed('?sorting=organization&sorting=-granted_at')).toEqual([licenseGrant.id, membersGrant.id]);
+    expect(await listed('?sorting=-organization&sorting=granted_at')).toEqual([membersGrant.id, licenseGrant.id]);
+    const unknown = await portal('GET', `/customer-portal/benefit-grants/${randomUUID()}`);
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'ResourceNotFound', detail: 'Benefit grant not found.' }]);
   });
 
   it('keeps the benefits of a subscription canceled at the end of its period until then', async () => {

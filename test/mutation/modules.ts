@@ -61,7 +61,8 @@ function partsOf(name: string, file: string, parts: number, tests: string[]): Re
 const checkoutsFile = 'src/modules/checkouts/service.ts';
 const checkoutTests = e2e('purchase', 'checkout-rules', 'checkout-page', 'email-claims', 'checkout-links');
 const subscriptionTests = e2e('subscriptions', 'subscription-revocation', 'portal-subscriptions');
-const benefitTests = e2e('benefits', 'portal-benefits', 'entitlements-attacks', 'subscription-revocation');
+// A customer's change to a grant is answered by the service (portal-benefit-grant-update).
+const benefitTests = e2e('benefits', 'portal-benefits', 'portal-benefit-grant-update', 'entitlements-attacks', 'subscription-revocation');
 
 export const mutationModules: Record<string, MutationModule> = {
   // src/oauth/ holds about 1,900 mutants, measured in parts of at most about 310, each within a run's
