@@ -185,8 +185,9 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   ...partsOf('benefits', 'src/modules/benefits/service.ts', 2, benefitTests),
   // Nearly every purchase in the benefit tests runs the grant sync, so each of its mutants runs most
-  // of them: whole, the file was on course for well over the half hour.
-  ...partsOf('benefits-grants', 'src/modules/benefits/grants.ts', 3, benefitTests),
+  // of them: whole, the file was on course for well over the half hour. A meter_credit grant credits
+  // a meter (metered), and every grant and revocation is a usage event of the customer (events).
+  ...partsOf('benefits-grants', 'src/modules/benefits/grants.ts', 3, [...benefitTests, ...e2e('metered', 'events')]),
 };
 
 /** Names that stand for several modules on the command line. */
