@@ -754,6 +754,11 @@ describe('the grants of a one-time purchase', () => {
       const [grant] = (await grantsOf(org, license.id, `&customer_id=${bob.customerId}`)).items;
       expect(grant).toMatchObject({ is_granted: true, is_revoked: false });
       expect(expectStatus(await org.api('GET', `/license-keys/${grant.properties.license_key_id}`), 200).status).toBe('granted');
+      // A later sync of the order (the product's benefits set again) still finds no refund that revokes.
+      const benefits = expectStatus(await org.api('GET', `/products/${productId}`), 200).benefits.map((b: { id: string }) => b.id);
+      await setBenefits(org, productId, benefits);
+      await jobsSettled();
+      expect(await grantedBenefitIds(org, bob.customerId)).toEqual(held);
     });
 
     it("revokes the order's grants, and its license key, after a full refund with revoke_benefits", async () => {
@@ -768,6 +773,53 @@ describe('the grants of a one-time purchase', () => {
       // Bob's purchase is untouched.
       expect(await grantedBenefitIds(org, bob.customerId)).toEqual(bobHeld);
     });
+  });
+});
+
+describe('what ends the grants of a one-time purchase', () => {
+  let org: Org;
+  let productId: string;
+  let perk: any;
+  beforeAll(async () => {
+    org = await newOrganization(t.server, 'sandbox');
+    productId = (await fixedProduct(org, 'Workshop seat', 4900)).id;
+    perk = await createCustom(org, 'Workshop recording', 'Watch it at video.example.com');
+    await setBenefits(org, productId, [perk.id]);
+    await jobsSettled();
+  });
+
+  const grantOf = async (order: Order) => (await grantsOf(org, perk.id, `&customer_id=${order.customerId}`)).items[0];
+
+  it('gives the grants back when a refund that revoked them fails', async () => {
+    const checkout = await createAndConfirmCheckout(org, productId, 'refused-refund@example.com', { card: 'tok_refundFail' });
+    const order = await eventually(
+      async () => {
+        await sandbox().jobs.runDue();
+        return ordersOfCheckout(org, checkout.id);
+      },
+      (items) => items.length === 1 && items[0].status === 'paid',
+      'the order to be paid',
+    );
+    await jobsSettled();
+    const refund = expectStatus(await org.api('POST', '/refunds/', { order_id: order[0].id, reason: 'customer_request', amount: 4900, revoke_benefits: true }), 200);
+    await eventually(
+      async () => {
+        await sandbox().jobs.runDue();
+        return expectStatus(await org.api('GET', `/refunds/${refund.id}`), 200);
+      },
+      (read) => read.status === 'failed',
+      'the refund to fail',
+    );
+    await jobsSettled();
+    expect(await grantOf(order[0])).toMatchObject({ is_granted: true, is_revoked: false, revoked_at: null });
+  });
+
+  it("revokes a deleted customer's grants", async () => {
+    const order = await buy(org, productId, 'leaving@example.com');
+    expect(await grantOf(order)).toMatchObject({ is_granted: true });
+    expectStatus(await org.api('DELETE', `/customers/${order.customerId}`), 204);
+    await jobsSettled();
+    expect((await prisma().benefitGrant.findFirstOrThrow({ where: { benefitId: perk.id, customerId: order.customerId } })).revokedAt).toEqual(expect.any(Date));
   });
 });
 
