@@ -88,9 +88,9 @@ async function setBenefits(org: Org, productId: string, benefits: string[]) {
   return expectStatus(await org.api('POST', `/products/${productId}/benefits`, { benefits }), 200);
 }
 
-/** A whole purchase by a buyer with tok_visa: returns the paid order once its grant sync has run. */
-async function buy(org: Org, productId: string, customerEmail: string): Promise<Order> {
-  const checkout = await createAndConfirmCheckout(org, productId, customerEmail);
+/** A whole purchase by a buyer with a test card (tok_visa unless named): returns the paid order once its grant sync has run. */
+async function buy(org: Org, productId: string, customerEmail: string, card = 'tok_visa'): Promise<Order> {
+  const checkout = await createAndConfirmCheckout(org, productId, customerEmail, { card });
   const orders = await eventually(
     async () => {
       await sandbox().jobs.runDue();
@@ -101,6 +101,19 @@ async function buy(org: Org, productId: string, customerEmail: string): Promise<
   );
   await jobsSettled();
   return orders[0];
+}
+
+/** Runs the due jobs until the refund is `status` (succeeded unless named), then until none is left. */
+async function refundSettled(org: Org, refundId: string, status = 'succeeded') {
+  await eventually(
+    async () => {
+      await sandbox().jobs.runDue();
+      return expectStatus(await org.api('GET', `/refunds/${refundId}`), 200);
+    },
+    (refund) => refund.status === status,
+    `the refund to be ${status}`,
+  );
+  await jobsSettled();
 }
 
 async function grantsOf(org: Org, benefitId: string, query = '') {
@@ -732,24 +745,12 @@ describe('the grants of a one-time purchase', () => {
   });
 
   describe('when an order is refunded', () => {
-    async function refundSettled(refundId: string) {
-      await eventually(
-        async () => {
-          await sandbox().jobs.runDue();
-          return expectStatus(await org.api('GET', `/refunds/${refundId}`), 200);
-        },
-        (refund) => refund.status === 'succeeded',
-        'the refund to succeed',
-      );
-      await jobsSettled();
-    }
-
     it('keeps the grants after a partial refund without revoke_benefits', async () => {
       const held = await grantedBenefitIds(org, bob.customerId);
       expect(held).toContain(license.id);
       const refund = expectStatus(await org.api('POST', '/refunds/', { order_id: bob.id, reason: 'customer_request', amount: 500 }), 200);
       expect(refund.revoke_benefits).toBe(false);
-      await refundSettled(refund.id);
+      await refundSettled(org, refund.id);
       expect(await grantedBenefitIds(org, bob.customerId)).toEqual(held);
       const [grant] = (await grantsOf(org, license.id, `&customer_id=${bob.customerId}`)).items;
       expect(grant).toMatchObject({ is_granted: true, is_revoked: false });
@@ -765,7 +766,7 @@ describe('the grants of a one-time purchase', () => {
       const bobHeld = await grantedBenefitIds(org, bob.customerId);
       const refund = await org.polar.refunds.create({ orderId: alice.id, reason: 'customer_request', amount: 1999, revokeBenefits: true });
       expect(refund!.revokeBenefits).toBe(true);
-      await refundSettled(refund!.id);
+      await refundSettled(org, refund!.id);
       expect(await grantedBenefitIds(org, alice.customerId)).toEqual([]);
       const [grant] = (await grantsOf(org, license.id, `&customer_id=${alice.customerId}`)).items;
       expect(grant).toMatchObject({ is_granted: false, is_revoked: true, revoked_at: datetime });
@@ -791,27 +792,10 @@ describe('what ends the grants of a one-time purchase', () => {
   const grantOf = async (order: Order) => (await grantsOf(org, perk.id, `&customer_id=${order.customerId}`)).items[0];
 
   it('gives the grants back when a refund that revoked them fails', async () => {
-    const checkout = await createAndConfirmCheckout(org, productId, 'refused-refund@example.com', { card: 'tok_refundFail' });
-    const order = await eventually(
-      async () => {
-        await sandbox().jobs.runDue();
-        return ordersOfCheckout(org, checkout.id);
-      },
-      (items) => items.length === 1 && items[0].status === 'paid',
-      'the order to be paid',
-    );
-    await jobsSettled();
-    const refund = expectStatus(await org.api('POST', '/refunds/', { order_id: order[0].id, reason: 'customer_request', amount: 4900, revoke_benefits: true }), 200);
-    await eventually(
-      async () => {
-        await sandbox().jobs.runDue();
-        return expectStatus(await org.api('GET', `/refunds/${refund.id}`), 200);
-      },
-      (read) => read.status === 'failed',
-      'the refund to fail',
-    );
-    await jobsSettled();
-    expect(await grantOf(order[0])).toMatchObject({ is_granted: true, is_revoked: false, revoked_at: null });
+    const order = await buy(org, productId, 'refused-refund@example.com', 'tok_refundFail');
+    const refund = expectStatus(await org.api('POST', '/refunds/', { order_id: order.id, reason: 'customer_request', amount: 4900, revoke_benefits: true }), 200);
+    await refundSettled(org, refund.id, 'failed');
+    expect(await grantOf(order)).toMatchObject({ is_granted: true, is_revoked: false, revoked_at: null });
   });
 
   it("revokes a deleted customer's grants", async () => {
