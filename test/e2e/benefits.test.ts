@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { madeOutOfIdOrder, restClient, type RestResponse } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
-import { createAndConfirmCheckout, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
+import { createAndConfirmCheckout, declinedOrder, fixedProduct, ordersOfCheckout } from '../helpers/purchases.ts';
 import { expectStatus } from '../helpers/responses.ts';
 import { uploadFile } from '../helpers/files.ts';
 import { datetime, nullableDatetime, uuid } from '../helpers/matchers.ts';
@@ -928,7 +928,10 @@ describe('what a change re-syncs', () => {
     await jobsSettled();
   });
 
-  it("syncs the purchases of the product whose benefits are set, and no other product's", async () => {
+  it("syncs the paid purchases of the product whose benefits are set, and no other product's", async () => {
+    // An order whose card was declined holds nothing and is not synced.
+    await declinedOrder(org, bundle, 'declined-poster@example.com');
+    await jobsSettled();
     const syncs = await jobIds('benefits.sync');
     const productSyncs = await jobIds('benefits.sync-product');
     await setBenefits(org, bundle, [perk.id, other.id]);
@@ -1034,6 +1037,15 @@ describe('the grants of a subscription', () => {
         benefit: { description: 'Handbook license' },
       },
     });
+  });
+
+  it("syncs a plan's subscriptions when its benefits are set, not their orders nor another plan's", async () => {
+    const otherPlan = await fixedProduct(org, 'Yearly membership', 9000, 'year');
+    await buy(org, otherPlan.id, 'dana-benefits@example.com');
+    const syncs = await jobIds('benefits.sync');
+    await setBenefits(org, subscriptionOrder.productId, [members.id]);
+    await jobsSettled();
+    expect(await jobsSince('benefits.sync', syncs)).toEqual([{ subscriptionId: subscriptionOrder.subscriptionId }]);
   });
 
   it('syncs the subscription holding a benefit whose properties change', async () => {
