@@ -29,7 +29,9 @@ const authTests = [...e2e('auth', 'token-cache', 'personal-access-tokens', 'cust
  */
 export function filePart(file: string, part: number, parts: number, within?: string): string {
   const lines = readFileSync(join(projectRoot, file), 'utf8').split('\n');
-  const [first, last] = within ? parsePattern(within).lines! : [1, lines.length];
+  const range = within ? parsePattern(within).lines : [1, lines.length];
+  if (!range || range[0] < 1 || range[1] > lines.length || range[0] > range[1]) throw new Error(`${within} is not a line range of ${file} (file:first-last)`);
+  const [first, last] = range;
   // A top-level declaration, or a member of a top-level class or object (not a statement of a
   // function body, such as `  if (`).
   const declaration =

@@ -80,6 +80,12 @@ describe('filePart', () => {
     for (const cut of cuts) expect(lines[cut - 1], `line ${cut}`).toMatch(/^(\/\*\*|\/\/|(export\s+)?(async\s+)?(function|const)\b| {2}\w)/);
   });
 
+  it('refuses a range that is not one of the file', () => {
+    expect(() => filePart(file, 1, 2, file)).toThrow(/is not a line range/);
+    expect(() => filePart(file, 1, 2, `${file}:20-10`)).toThrow(/is not a line range/);
+    expect(() => filePart(file, 1, 2, `${file}:1-${lineCount + 1}`)).toThrow(/is not a line range/);
+  });
+
   it('refuses more parts than the range has declarations', () => {
     expect(() => filePart(file, 1, 40, filePart(file, 3, 3))).toThrow(/too few top-level declarations/);
   });
