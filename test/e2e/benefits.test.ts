@@ -813,6 +813,7 @@ describe('the grants of a downloadables benefit', () => {
   let appendix: string;
   let downloads: any;
   let order: Order;
+  let productId: string;
 
   /** A downloadable file uploaded in one part through the signed link POST /v1/files/ hands out. */
   async function uploadedFile(name: string, content: string): Promise<string> {
@@ -839,6 +840,7 @@ describe('the grants of a downloadables benefit', () => {
     appendix = await uploadedFile('appendix.txt', 'The appendix.');
     downloads = expectStatus(await org.api('POST', '/benefits/', { type: 'downloadables', description: 'Downloads', properties: { files: [manual] } }), 201);
     const product = await fixedProduct(org, 'Manual', 500);
+    productId = product.id;
     await setBenefits(org, product.id, [downloads.id]);
     order = await buy(org, product.id, 'erin-benefits@example.com');
   });
@@ -856,6 +858,15 @@ describe('the grants of a downloadables benefit', () => {
     expect(grant).toMatchObject({ is_granted: true, properties: { files: [manual, appendix] } });
     const [held] = (await stateOf(org, order.customerId)).granted_benefits;
     expect(held.properties).toEqual({ files: [manual, appendix] });
+  });
+
+  it('keeps an archived file for those who hold it, and gives it to no new holder', async () => {
+    expectStatus(await org.api('PATCH', `/benefits/${downloads.id}`, { type: 'downloadables', properties: { files: [manual, appendix], archived: { [appendix]: true } } }), 200);
+    await jobsSettled();
+    const newcomer = await buy(org, productId, 'fred-benefits@example.com');
+    const filesOf = async (of: Order) => (await grantsOf(org, downloads.id, `&customer_id=${of.customerId}`)).items[0].properties.files;
+    expect(await filesOf(order)).toEqual([manual, appendix]);
+    expect(await filesOf(newcomer)).toEqual([manual]);
   });
 });
 

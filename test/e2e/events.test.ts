@@ -231,7 +231,7 @@ describe('system events', () => {
       (items) => items.length === 1,
       'benefit.revoked to be recorded',
     );
-    expect(revoked[0]).toMatchObject({ customerId: event.customerId, metadata: { benefitId: benefit.id, benefitGrantId: (event.metadata as { benefitGrantId: string }).benefitGrantId } });
+    expect(revoked[0]).toMatchObject({ customerId: event.customerId, metadata: { benefitId: benefit.id, benefitGrantId: (event.metadata as { benefitGrantId: string }).benefitGrantId, benefitType: 'custom' } });
     const names = (await org.polar.events.listNames({ source: 'system', query: 'benefit.' })).result.items.map((n) => n.name).sort();
     expect(names).toEqual(['benefit.granted', 'benefit.revoked']);
   });
