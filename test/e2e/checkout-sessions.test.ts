@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Org } from '../helpers/organizations.ts';
 import { userSessionToken } from '../helpers/oauth.ts';
 import { confirmForCustomer } from '../helpers/purchases.ts';
-import { restClient } from '../helpers/server.ts';
+import { restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 const start = new Date('2027-03-10T09:00:00.000Z');
@@ -15,7 +15,7 @@ const t = useTestServer({ stopSandboxJobs: true, clock: start, organizations: { 
 
 /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await t.server.kassa.environments.sandbox.jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(t.server.kassa.environments.sandbox.jobs);
 }
 
 const base = () => t.server.base('sandbox');

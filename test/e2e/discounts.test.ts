@@ -15,7 +15,7 @@ import { checkoutWhen, fixedProduct, paidOrderOf } from '../helpers/purchases.ts
 import { expectStatus, expectValidationError } from '../helpers/responses.ts';
 import { datetime, uuid } from '../helpers/matchers.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
-import { restClient } from '../helpers/server.ts';
+import { restClient, settleJobs } from '../helpers/server.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, organizations: { org: 'sandbox', other: 'sandbox' } });
 
@@ -358,7 +358,7 @@ describe('a subscription bought with a discount', () => {
 
   /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
   async function settle() {
-    for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+    await settleJobs(environment().jobs);
   }
 
   /** Buys the monthly plan with the discount, then renews it `renewals` times; returns its orders, oldest first. */

@@ -11,6 +11,7 @@ import { renewalRetryDelaysMs } from '../../src/modules/subscriptions/service.ts
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
+import { settleJobs } from '../helpers/server.ts';
 
 const start = new Date('2027-01-10T10:00:00.000Z');
 const t = useTestServer({ env: { EMAIL_TRANSPORT: 'memory', TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, clock: start });
@@ -22,7 +23,7 @@ const mailTo = (to: string) => mailbox().sent.filter((m) => m.to === to);
 
 /** Runs every due job (and those they cause) until nothing is left at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(environment().jobs);
 }
 
 async function at(time: Date) {

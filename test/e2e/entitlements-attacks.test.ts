@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The server (and with it the whole schema) first: the services below import each other in cycles.
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { uploadFile } from '../helpers/files.ts';
@@ -30,7 +30,7 @@ const quietLogger = { info() {}, warn() {}, error() {}, debug() {}, child() { re
 
 /** Runs the sweeps and every due job until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 /** The renewal sweep alone, as the runner calls it, at the test clock. */

@@ -7,7 +7,7 @@
 import type { Product } from '@polar-sh/sdk/models/components/product.js';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, usePostgres } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
@@ -25,7 +25,7 @@ const environment = () => t.server.kassa.environments.sandbox;
 const prisma = () => environment().environment.prisma;
 
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(environment().jobs);
 }
 
 /** Moves the clock without running the scheduler: events can be ingested at the boundary first. */

@@ -9,7 +9,7 @@ import { RFCDate } from '@polar-sh/sdk/types/rfcdate.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentName } from '../../src/config.ts';
-import { restClient } from '../helpers/server.ts';
+import { restClient, settleJobs } from '../helpers/server.ts';
 import { tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
@@ -25,7 +25,7 @@ const environment = (name: EnvironmentName) => t.server.kassa.environments[name]
 const prisma = (name: EnvironmentName = 'production') => environment(name).environment.prisma;
 
 async function settle(name: EnvironmentName) {
-  for (let idle = 0; idle < 2; ) idle = (await environment(name).jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(environment(name).jobs);
 }
 
 async function at(iso: string, name: EnvironmentName = 'production') {

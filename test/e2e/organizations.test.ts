@@ -11,7 +11,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { WebhookOrganizationUpdatedPayload$inboundSchema } from '@polar-sh/sdk/models/components/webhookorganizationupdatedpayload.js';
 import type { EnvironmentName } from '../../src/config.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { enumName, eventsOf, sdkServerURL, tokenWithScopes, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectValidationError } from '../helpers/responses.ts';
@@ -290,7 +290,7 @@ describe('creating an organization', () => {
 describe('allow_customer_updates, on a real subscription', () => {
   const sandbox = () => t.server.kassa.environments.sandbox;
   async function settle() {
-    for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+    await settleJobs(sandbox().jobs);
   }
 
   it("while off, a customer cannot change their subscription's product in the portal (422); the organization still can", async () => {

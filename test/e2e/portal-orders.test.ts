@@ -17,7 +17,7 @@ import { NotPaidOrder } from '@polar-sh/sdk/models/errors/notpaidorder.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient, type Api } from '../helpers/server.ts';
+import { type Api, graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventsOf, newOrganization, sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
@@ -36,7 +36,7 @@ const prisma = () => sandbox().environment.prisma;
 
 /** Runs the sweeps and every due job until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 /** The official client as a customer's app uses it: no organization token, a customer session per call. */

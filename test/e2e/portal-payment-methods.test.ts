@@ -13,7 +13,7 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxStripe } from '../helpers/stripe.ts';
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus, expectValidationError } from '../helpers/responses.ts';
 import { fixedProduct } from '../helpers/purchases.ts';
@@ -38,7 +38,7 @@ const paymentMethods = '/customer-portal/customers/me/payment-methods';
 
 /** Runs the due jobs and sweeps until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 /** What Stripe.js does on the customer's page: a ConfirmationToken for a test card. */

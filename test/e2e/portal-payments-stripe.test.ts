@@ -12,7 +12,7 @@ import { useSandboxStripe } from '../helpers/stripe.ts';
 import { sdkServerURL } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
 import { expectStatus, graphqlFailure } from '../helpers/responses.ts';
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 
 const { keys, env, double } = useSandboxStripe('portalretry1', { PRODUCTION_PAYMENT_PROCESSOR: 'test' });
@@ -23,7 +23,7 @@ const portal = () => new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') })
 const paymentsOf = (orderId: string) => sandbox().environment.prisma.payment.findMany({ where: { orderId }, orderBy: { createdAt: 'asc' } });
 
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 /** What Stripe.js does on the customer's page: a ConfirmationToken for a test card. */

@@ -12,7 +12,7 @@ import { useTestServer } from '../helpers/use-test-server.ts';
 import { sdkServerURL } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout, fixedProduct } from '../helpers/purchases.ts';
 import { expectErrorBody, expectStatus, expectValidationError, graphqlFailure } from '../helpers/responses.ts';
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { rejectionOf } from '../helpers/waiting.ts';
 
 const t = useTestServer({ env: { TEST_CARD_DELAY_MS: '0' }, stopSandboxJobs: true, organizations: { org: 'sandbox' } });
@@ -21,7 +21,7 @@ const sandbox = () => t.server.kassa.environments.sandbox;
 const portal = () => new Polar({ serverURL: sdkServerURL(t.server, 'sandbox') });
 
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 /** A purchase whose card is declined: the customer's session and the unpaid order. */

@@ -11,7 +11,7 @@ import { AlreadyCanceledSubscription } from '@polar-sh/sdk/models/errors/already
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, restClient } from '../helpers/server.ts';
+import { graphqlClient, restClient, settleJobs } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, sdkServerURL, type Org } from '../helpers/organizations.ts';
 import { expectErrorBody, expectStatus } from '../helpers/responses.ts';
@@ -34,7 +34,7 @@ const rest = (token?: string) => restClient(t.server.base('sandbox'), token);
 
 /** Runs the due jobs until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await sandbox().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(sandbox().jobs);
 }
 
 async function plan(org: Org, name: string, amount: number, recurringInterval: 'month' | 'year' | null = 'month', benefits: string[] = []) {

@@ -10,6 +10,7 @@ import { useSandboxStripe } from '../helpers/stripe.ts';
 import type { Org } from '../helpers/organizations.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { eventually } from '../helpers/waiting.ts';
+import { settleJobs } from '../helpers/server.ts';
 
 const start = new Date('2027-03-15T10:00:00.000Z');
 const { keys, env, double } = useSandboxStripe('subs1');
@@ -21,7 +22,7 @@ const prisma = () => environment().environment.prisma;
 
 /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(environment().jobs);
 }
 
 async function monthlyPlan(org: Org, name: string, amount: number) {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
 import { eventually, sleep } from '../helpers/waiting.ts';
+import { settleJobs } from '../helpers/server.ts';
 
 // Long enough that a revocation sent once the charge has begun lands before it is recorded, even on a busy machine.
 const CARD_DELAY_MS = 3000;
@@ -36,7 +37,7 @@ const jobs = () => t.server.kassa.environments.sandbox.jobs;
 const prisma = () => t.server.kassa.environments.sandbox.environment.prisma;
 
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await jobs().runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(jobs());
 }
 
 /** A new monthly subscription, paid for its first month, renewed with `card`; the clock starts a day later than the last one's. */

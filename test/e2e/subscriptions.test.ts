@@ -10,7 +10,7 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import type { Subscription } from '@polar-sh/sdk/models/components/subscription.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient, usePostgres } from '../helpers/server.ts';
+import { graphqlClient, settleJobs, usePostgres } from '../helpers/server.ts';
 import { useTestServer } from '../helpers/use-test-server.ts';
 import { newOrganization, type Org } from '../helpers/organizations.ts';
 import { createAndConfirmCheckout } from '../helpers/purchases.ts';
@@ -31,7 +31,7 @@ const prisma = () => environment().environment.prisma;
 
 /** Runs the scheduler and every job it causes until nothing is left to do at the current time. */
 async function settle() {
-  for (let idle = 0; idle < 2; ) idle = (await environment().jobs.runDue()) === 0 ? idle + 1 : 0;
+  await settleJobs(environment().jobs);
 }
 
 async function at(time: Date) {

@@ -168,6 +168,11 @@ export function graphqlClient(base: string, token?: string) {
   };
 }
 
+/** Runs the due jobs until two rounds in a row find none: a job may schedule another. */
+export async function settleJobs(jobs: { runDue(): Promise<number> }): Promise<void> {
+  for (let idle = 0; idle < 2; ) idle = (await jobs.runDue()) === 0 ? idle + 1 : 0;
+}
+
 /**
  * Fixes the server's clock `hours` hours from the real time (a window of its own, past what other
  * tests wrote) and answers a function that moves it to that start plus some seconds.
