@@ -694,6 +694,16 @@ describe('the grants of a one-time purchase', () => {
     expect((await eventsOf(t.server, org.organizationId, 'sandbox')).slice(before).map((e) => e.type)).toEqual([]);
   });
 
+  it('issues license keys for the license key benefit only', async () => {
+    const keys = expectStatus(await org.api('GET', '/license-keys/?limit=100'), 200).items;
+    expect(keys.map((k: { benefit_id: string; customer_id: string }) => [k.benefit_id, k.customer_id]).sort()).toEqual(
+      [
+        [license.id, alice.customerId],
+        [license.id, bob.customerId],
+      ].sort(),
+    );
+  });
+
   describe('when the benefits change', () => {
     let extra: any;
 
@@ -731,8 +741,10 @@ describe('the grants of a one-time purchase', () => {
       expect(alicesChange.data).toEqual(await stateOf(org, alice.customerId));
     });
 
-    it('revokes every grant of a deleted benefit', async () => {
+    it('revokes every grant of a deleted benefit, and none that is revoked already again', async () => {
       const extraGrants = (await grantsOf(org, extra.id)).items.map((g: { id: string }) => g.id);
+      const revokedAt = async () => (await grantsOf(org, community.id)).items.map((g: { id: string; revoked_at: string }) => [g.id, g.revoked_at]).sort();
+      const communityRevokedBefore = await revokedAt();
       expectStatus(await org.api('DELETE', `/benefits/${extra.id}`), 204);
       await jobsSettled();
       expect(await grantedBenefitIds(org, alice.customerId)).toEqual([license.id]);
@@ -741,6 +753,10 @@ describe('the grants of a one-time purchase', () => {
       expect(revoked.map((e) => e.resourceId).sort()).toEqual(extraGrants.sort());
       const stored = await prisma().benefitGrant.findMany({ where: { benefitId: extra.id } });
       expect(stored.map((g) => g.revokedAt)).toEqual([expect.any(Date), expect.any(Date)]);
+      // The syncs that revoked these found the detached benefit's grants revoked, and left them so.
+      expect(await revokedAt()).toEqual(communityRevokedBefore);
+      const communityRevoked = (await eventsOfType(org.organizationId, 'benefit_grant.revoked')).filter((e) => (e.data as any).benefit_id === community.id);
+      expect(communityRevoked).toHaveLength(2);
     });
   });
 
@@ -798,12 +814,19 @@ describe('what ends the grants of a one-time purchase', () => {
     expect(await grantOf(order)).toMatchObject({ is_granted: true, is_revoked: false, revoked_at: null });
   });
 
-  it("revokes a deleted customer's grants", async () => {
+  it("revokes a deleted customer's grants, announcing no state for the customer", async () => {
     const order = await buy(org, productId, 'leaving@example.com');
-    expect(await grantOf(order)).toMatchObject({ is_granted: true });
+    const grant = await grantOf(order);
+    expect(grant).toMatchObject({ is_granted: true });
+    const stateChanges = async () => (await eventsOfType(org.organizationId, 'customer.state_changed')).filter((e) => e.resourceId === order.customerId).length;
+    const changedBefore = await stateChanges();
     expectStatus(await org.api('DELETE', `/customers/${order.customerId}`), 204);
     await jobsSettled();
     expect((await prisma().benefitGrant.findFirstOrThrow({ where: { benefitId: perk.id, customerId: order.customerId } })).revokedAt).toEqual(expect.any(Date));
+    const revoked = (await eventsOfType(org.organizationId, 'benefit_grant.revoked')).filter((e) => e.resourceId === grant.id);
+    expect(revoked).toHaveLength(1);
+    // Its customer.deleted said it has no state any more.
+    expect(await stateChanges()).toBe(changedBefore);
   });
 });
 
@@ -858,6 +881,8 @@ describe('the grants of a downloadables benefit', () => {
     expect(grant).toMatchObject({ is_granted: true, properties: { files: [manual, appendix] } });
     const [held] = (await stateOf(org, order.customerId)).granted_benefits;
     expect(held.properties).toEqual({ files: [manual, appendix] });
+    const updated = await eventsOfType(org.organizationId, 'benefit_grant.updated');
+    expect(updated.map((e) => [e.resourceId, (e.data as any).properties])).toEqual([[grant.id, { files: [manual, appendix] }]]);
   });
 
   it('keeps an archived file for those who hold it, and gives it to no new holder', async () => {

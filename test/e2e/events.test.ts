@@ -212,26 +212,37 @@ describe('system events', () => {
   it('records benefit.granted and benefit.revoked for the customer, as the client library types them', async () => {
     const org = t.org;
     const benefit = expectStatus(await org.api('POST', '/benefits/', { type: 'custom', description: 'Community access', properties: { note: null } }), 201);
+    const license = expectStatus(await org.api('POST', '/benefits/', { type: 'license_keys', description: 'Licence', properties: {} }), 201);
     const product = await fixedProduct(org, 'Membership', 1500);
-    expectStatus(await org.api('POST', `/products/${product.id}/benefits`, { benefits: [benefit.id] }), 200);
+    expectStatus(await org.api('POST', `/products/${product.id}/benefits`, { benefits: [benefit.id, license.id] }), 200);
     const email = `${randomUUID()}@example.com`;
     await createAndConfirmCheckout(org, product.id, email);
-    const granted = await eventually(
-      async () => (await org.polar.events.list({ source: 'system', name: 'benefit.granted', limit: 100 })).result.items,
-      (items) => items.some((e) => (e.metadata as { benefitId?: string }).benefitId === benefit.id),
-      'benefit.granted to be recorded',
+    const ofThese = <T extends { metadata: unknown }>(items: T[]) => items.filter((e) => [benefit.id, license.id].includes((e.metadata as { benefitId?: string }).benefitId));
+    const granted = ofThese(
+      await eventually(
+        async () => (await org.polar.events.list({ source: 'system', name: 'benefit.granted', limit: 100 })).result.items,
+        (items) => ofThese(items).length === 2,
+        'benefit.granted to be recorded for both benefits',
+      ),
     );
     const event = granted.find((e) => (e.metadata as { benefitId?: string }).benefitId === benefit.id)!;
     expect(event).toMatchObject({ source: 'system', name: 'benefit.granted', metadata: { benefitId: benefit.id, benefitGrantId: expect.any(String), benefitType: 'custom' } });
     expect(event.customer?.email).toBe(email);
+    // Each event names its own benefit's type, though one sync granted both.
+    const licensed = granted.find((e) => (e.metadata as { benefitId?: string }).benefitId === license.id)!;
+    expect(licensed).toMatchObject({ customerId: event.customerId, metadata: { benefitId: license.id, benefitType: 'license_keys' } });
 
     expectStatus(await org.api('POST', `/products/${product.id}/benefits`, { benefits: [] }), 200);
     const revoked = await eventually(
       async () => (await org.polar.events.list({ source: 'system', name: 'benefit.revoked', customerId: event.customerId!, limit: 100 })).result.items,
-      (items) => items.length === 1,
-      'benefit.revoked to be recorded',
+      (items) => items.length === 2,
+      'benefit.revoked to be recorded for both benefits',
     );
-    expect(revoked[0]).toMatchObject({ customerId: event.customerId, metadata: { benefitId: benefit.id, benefitGrantId: (event.metadata as { benefitGrantId: string }).benefitGrantId, benefitType: 'custom' } });
+    expect(revoked.find((e) => (e.metadata as { benefitId?: string }).benefitId === benefit.id)).toMatchObject({
+      customerId: event.customerId,
+      metadata: { benefitId: benefit.id, benefitGrantId: (event.metadata as { benefitGrantId: string }).benefitGrantId, benefitType: 'custom' },
+    });
+    expect(revoked.find((e) => (e.metadata as { benefitId?: string }).benefitId === license.id)).toMatchObject({ metadata: { benefitId: license.id, benefitType: 'license_keys' } });
     const names = (await org.polar.events.listNames({ source: 'system', query: 'benefit.' })).result.items.map((n) => n.name).sort();
     expect(names).toEqual(['benefit.granted', 'benefit.revoked']);
   });

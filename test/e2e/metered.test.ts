@@ -294,6 +294,81 @@ describe('two subscriptions of one customer billing one meter', () => {
   });
 });
 
+describe('meter credits granted and taken back', () => {
+  const june = new Date('2027-06-01T10:00:00.000Z');
+  const july = new Date('2027-07-01T00:00:00.000Z');
+
+  async function storageMeter(org: Org) {
+    return org.polar.meters.create({ name: 'Storage', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'storage.used' }] }, aggregation: { func: 'sum', property: 'units' } });
+  }
+
+  async function creditBenefit(org: Org, meterId: string, units: number) {
+    return org.polar.benefits.create({ type: 'meter_credit', description: 'Included storage', properties: { meterId, units, rollover: false } });
+  }
+
+  async function meterOfCustomer(org: Org, customerId: string, meterId: string) {
+    return (await org.polar.customerMeters.list({ customerId, meterId })).result.items;
+  }
+
+  it('credit each one-time purchase from the moment it is made, adding to what the customer holds', async () => {
+    clockTo(june);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await storageMeter(org)).id;
+    const product = await org.polar.products.create({ name: 'Storage pack', recurringInterval: null, prices: [{ amountType: 'fixed', priceAmount: 500, priceCurrency: 'usd' }] });
+    await org.polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [(await creditBenefit(org, meterId, 20)).id] } });
+    await createAndConfirmCheckout(org, product.id, 'pack@example.com');
+    await settle();
+    const [order] = (await org.polar.orders.list({ productId: product.id })).result.items;
+    expect(order).toMatchObject({ paid: true, billingReason: 'purchase' });
+    const customerId = order.customerId;
+    clockTo(new Date(june.getTime() + 60_000));
+    // Before the purchase: outside the window the purchase opened.
+    await org.polar.events.ingest({
+      events: [
+        { name: 'storage.used', customerId, timestamp: new Date(june.getTime() - 3600_000), metadata: { units: 100 } },
+        { name: 'storage.used', customerId, timestamp: new Date(june.getTime() + 30_000), metadata: { units: 3 } },
+      ],
+    });
+    expect(await meterOfCustomer(org, customerId, meterId)).toEqual([expect.objectContaining({ creditedUnits: 20, consumedUnits: 3, balance: 17 })]);
+    // A second purchase by the same customer (a guest's email alone would make a new one).
+    const again = await org.polar.checkouts.create({ products: [product.id], customerId });
+    await org.buyer.checkouts.clientConfirm({ clientSecret: again.clientSecret, checkoutConfirmStripe: { customerEmail: 'pack@example.com', confirmationTokenId: 'tok_visa' } });
+    await settle();
+    expect((await org.polar.orders.list({ productId: product.id })).result.items.map((o) => [o.customerId, o.paid])).toEqual([
+      [customerId, true],
+      [customerId, true],
+    ]);
+    expect(await meterOfCustomer(org, customerId, meterId)).toEqual([expect.objectContaining({ creditedUnits: 40, consumedUnits: 3, balance: 37 })]);
+    expect((await org.polar.events.list({ customerId, name: 'meter.credited' })).result.items.map((e) => e.metadata)).toEqual([
+      { meterId, units: 20, rollover: false },
+      { meterId, units: 20, rollover: false },
+    ]);
+    expect((await org.polar.events.list({ customerId, name: 'meter.reset' })).result.items).toEqual([]);
+  });
+
+  it('open the window of a credit granted mid-period at the period start, and reset the credits when the grant is revoked', async () => {
+    clockTo(july);
+    const org = await newOrganization(t.server, 'sandbox');
+    const meterId = (await storageMeter(org)).id;
+    const plan = await org.polar.products.create({ name: 'Storage plan', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000, priceCurrency: 'usd' }] });
+    const subscription = await subscribe(org, plan.id, 'storage-plan@example.com');
+    clockTo(new Date('2027-07-10T00:00:00.000Z'));
+    await org.polar.events.ingest({ events: [{ name: 'storage.used', customerId: subscription.customerId, timestamp: new Date('2027-07-05T00:00:00.000Z'), metadata: { units: 4 } }] });
+    expect(await meterOfCustomer(org, subscription.customerId, meterId)).toEqual([]);
+    const benefit = await creditBenefit(org, meterId, 10);
+    await org.polar.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+    await settle();
+    // The period began on July 1st: the usage of July 5th counts against the credit.
+    expect(await meterOfCustomer(org, subscription.customerId, meterId)).toEqual([expect.objectContaining({ creditedUnits: 10, consumedUnits: 4, balance: 6 })]);
+    expect((await org.polar.events.list({ customerId: subscription.customerId, name: 'meter.reset' })).result.items).toEqual([]);
+
+    await org.polar.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [] } });
+    await settle();
+    expect(await meterOfCustomer(org, subscription.customerId, meterId)).toEqual([expect.objectContaining({ creditedUnits: 0, consumedUnits: 4 })]);
+    expect((await org.polar.events.list({ customerId: subscription.customerId, name: 'meter.reset' })).result.items.map((e) => e.metadata)).toEqual([{ meterId }]);
+  });
+});
+
 describe('customer meters sorted by consumption and balance', () => {
   it('orders every page in the database by consumed units, balance and the stored properties, and refuses unknown sorts at sorting', async () => {
     clockTo(start);
