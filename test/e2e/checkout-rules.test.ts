@@ -582,6 +582,7 @@ describe('what a checkout keeps, and how checkouts are listed', () => {
     expect(switched).toMatchObject({ customer_billing_address: address, customer_tax_id: 'DE1' });
     const kept = expectStatus(await buyer({ is_business_customer: null, product_id: null }), 200);
     expect(kept).toMatchObject({ is_business_customer: true, product_id: second.id, customer_billing_address: address, customer_tax_id: 'DE1', customer_name: 'Grace' });
+    expect(expectStatus(await buyer({ customer_tax_id: 'DE2' }), 200)).toMatchObject({ customer_tax_id: 'DE2', customer_billing_address: address, product_id: second.id });
     const cleared = expectStatus(await buyer({ customer_billing_address: null, customer_tax_id: null, customer_email: null }), 200);
     expect(cleared).toMatchObject({ customer_billing_address: null, customer_tax_id: null, customer_email: null, customer_name: 'Grace', product_id: second.id });
   });
