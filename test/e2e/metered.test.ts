@@ -31,8 +31,9 @@ async function settle() {
 /** Moves the clock without running the scheduler: events can be ingested at the boundary first. */
 const clockTo = (time: Date) => (t.server.clock.now = time);
 
-async function meterOf(org: Org, name = 'API calls') {
-  return org.polar.meters.create({ name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api.call' }] }, aggregation: { func: 'sum', property: 'units' } });
+/** A meter summing the `units` of the events named `event`. */
+async function meterOf(org: Org, name = 'API calls', event = 'api.call') {
+  return org.polar.meters.create({ name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: event }] }, aggregation: { func: 'sum', property: 'units' } });
 }
 
 async function meteredPlan(org: Org, meterId: string, options: { unitAmount: string; capAmount?: number; credits?: { units: number; rollover: boolean } }): Promise<Product> {
@@ -298,9 +299,7 @@ describe('meter credits granted and taken back', () => {
   const june = new Date('2027-06-01T10:00:00.000Z');
   const july = new Date('2027-07-01T00:00:00.000Z');
 
-  async function storageMeter(org: Org) {
-    return org.polar.meters.create({ name: 'Storage', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'storage.used' }] }, aggregation: { func: 'sum', property: 'units' } });
-  }
+  const storageMeter = (org: Org) => meterOf(org, 'Storage', 'storage.used');
 
   async function creditBenefit(org: Org, meterId: string, units: number) {
     return org.polar.benefits.create({ type: 'meter_credit', description: 'Included storage', properties: { meterId, units, rollover: false } });
@@ -331,8 +330,7 @@ describe('meter credits granted and taken back', () => {
     });
     expect(await meterOfCustomer(org, customerId, meterId)).toEqual([expect.objectContaining({ creditedUnits: 20, consumedUnits: 3, balance: 17 })]);
     // A second purchase by the same customer (a guest's email alone would make a new one).
-    const again = await org.polar.checkouts.create({ products: [product.id], customerId });
-    await org.buyer.checkouts.clientConfirm({ clientSecret: again.clientSecret, checkoutConfirmStripe: { customerEmail: 'pack@example.com', confirmationTokenId: 'tok_visa' } });
+    await createAndConfirmCheckout(org, product.id, 'pack@example.com', { customerId });
     await settle();
     expect((await org.polar.orders.list({ productId: product.id })).result.items.map((o) => [o.customerId, o.paid])).toEqual([
       [customerId, true],

@@ -18,9 +18,9 @@ export async function createAndConfirmCheckout(
   org: Org,
   productId: string,
   customerEmail: string,
-  { customerName, card = 'tok_visa' }: { customerName?: string; card?: string } = {},
+  { customerName, card = 'tok_visa', customerId }: { customerName?: string; card?: string; customerId?: string } = {},
 ): Promise<Checkout> {
-  const checkout = await org.polar.checkouts.create({ products: [productId] });
+  const checkout = await org.polar.checkouts.create({ products: [productId], ...(customerId ? { customerId } : {}) });
   await org.buyer.checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
     checkoutConfirmStripe: { customerEmail, ...(customerName ? { customerName } : {}), confirmationTokenId: card },
